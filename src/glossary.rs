@@ -1,0 +1,273 @@
+//! Glossary entries, loading and validation (SPEC.md, "Glossary").
+
+use crate::error::{line_of, read_text, InputError};
+use crate::phrase;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Phrases that keep or drop an entry for a post (used by sense filters).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub any: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not: Vec<String>,
+}
+
+/// One glossary entry as written in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Unique in the glossary; defaults to `source`.
+    #[serde(default)]
+    pub id: String,
+    pub source: String,
+    pub target: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sense: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    /// Phrase key of `source` (SPEC.md phrase rule 6).
+    #[serde(skip)]
+    pub key: String,
+    /// Phrase keys of `aliases`, in order.
+    #[serde(skip)]
+    pub alias_keys: Vec<String>,
+    /// Line of the entry in its file (0 when not loaded from a file).
+    #[serde(skip)]
+    pub line: usize,
+}
+
+impl Entry {
+    /// Number of words in the source key.
+    pub fn word_count(&self) -> usize {
+        word_count(&self.key)
+    }
+}
+
+/// Number of words in a phrase key.
+pub fn word_count(key: &str) -> usize {
+    if key.is_empty() {
+        0
+    } else {
+        key.split(' ').count()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GlossaryFile<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    source_lang: Option<String>,
+    #[serde(default)]
+    target_lang: Option<String>,
+    #[serde(borrow)]
+    entries: Vec<&'a RawValue>,
+}
+
+/// A validated glossary. Entries keep their file order, which is the order
+/// every output lists them in.
+#[derive(Debug, Clone, Serialize)]
+pub struct Glossary {
+    pub name: String,
+    pub source_lang: String,
+    pub target_lang: String,
+    pub entries: Vec<Entry>,
+    /// The path it was loaded from, as given.
+    #[serde(skip)]
+    pub path: String,
+    #[serde(skip)]
+    by_id: HashMap<String, usize>,
+}
+
+impl Glossary {
+    /// Load and validate `path`.
+    pub fn load(path: &Path) -> Result<Glossary, InputError> {
+        let text = read_text(path)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Glossary::parse(&path.display().to_string(), &stem, &text)
+    }
+
+    /// Parse and validate glossary JSON; `path` is used in messages and
+    /// `default_name` when the file has no `name`.
+    pub fn parse(path: &str, default_name: &str, text: &str) -> Result<Glossary, InputError> {
+        if text.trim().is_empty() {
+            return Err(InputError::file(
+                path,
+                "empty file: expected a glossary JSON object with \"entries\"",
+            ));
+        }
+        let file: GlossaryFile =
+            serde_json::from_str(text).map_err(|e| InputError::json(path, 1, &e))?;
+        let mut entries = Vec::with_capacity(file.entries.len());
+        for raw in &file.entries {
+            // The raw value borrows `text`, so its address gives its line.
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let line = line_of(text, offset);
+            let mut entry: Entry =
+                serde_json::from_str(raw.get()).map_err(|e| InputError::json(path, line, &e))?;
+            entry.line = line;
+            entries.push(entry);
+        }
+        Glossary::new(
+            path,
+            file.name.unwrap_or_else(|| default_name.to_string()),
+            file.source_lang.unwrap_or_else(|| "en".to_string()),
+            file.target_lang.unwrap_or_else(|| "target".to_string()),
+            entries,
+        )
+    }
+
+    /// Validate entries, fill in default ids and compute keys.
+    pub fn new(
+        path: &str,
+        name: String,
+        source_lang: String,
+        target_lang: String,
+        mut entries: Vec<Entry>,
+    ) -> Result<Glossary, InputError> {
+        if entries.is_empty() {
+            return Err(InputError::file(path, "the glossary has no entries"));
+        }
+        let mut by_id = HashMap::with_capacity(entries.len());
+        for (i, entry) in entries.iter_mut().enumerate() {
+            let line = entry.line;
+            let at = |msg: String| InputError {
+                path: path.to_string(),
+                line: (line > 0).then_some(line),
+                column: None,
+                message: msg,
+            };
+            let name = if entry.id.is_empty() {
+                &entry.source
+            } else {
+                &entry.id
+            };
+            if entry.source.trim().is_empty() {
+                return Err(at(format!("entry {} (`{name}`): `source` is empty", i + 1)));
+            }
+            if entry.target.trim().is_empty() {
+                return Err(at(format!("entry `{name}`: `target` is empty")));
+            }
+            if entry.id.is_empty() {
+                entry.id = entry.source.clone();
+            }
+            entry.key = phrase::key(&entry.source);
+            if entry.key.is_empty() {
+                return Err(at(format!(
+                    "entry `{}`: `source` {:?} has no words (letters or digits)",
+                    entry.id, entry.source
+                )));
+            }
+            entry.alias_keys.clear();
+            for alias in &entry.aliases {
+                let key = phrase::key(alias);
+                if key.is_empty() {
+                    return Err(at(format!(
+                        "entry `{}`: alias {alias:?} has no words",
+                        entry.id
+                    )));
+                }
+                entry.alias_keys.push(key);
+            }
+            if let Some(&first) = by_id.get(&entry.id) {
+                return Err(at(format!(
+                    "duplicate entry id `{}` (first used by entry {}); ids must be unique",
+                    entry.id,
+                    first + 1
+                )));
+            }
+            by_id.insert(entry.id.clone(), i);
+        }
+        Ok(Glossary {
+            name,
+            source_lang,
+            target_lang,
+            entries,
+            path: path.to_string(),
+            by_id,
+        })
+    }
+
+    /// Index of the entry with this id.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Glossary, InputError> {
+        Glossary::parse("g.json", "g", text)
+    }
+
+    #[test]
+    fn id_defaults_to_source_and_keys_are_computed() {
+        let g = parse(
+            r#"{"name":"cafe","entries":[
+                {"source":"Cold Coffee","target":"frosk mavi"},
+                {"id":"date","source":"date","target":"zimbo","aliases":["Dates"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].id, "Cold Coffee");
+        assert_eq!(g.entries[0].key, "cold coffee");
+        assert_eq!(g.entries[1].alias_keys, ["dates"]);
+        assert_eq!(g.entries[1].line, 3);
+        assert_eq!(g.index_of("date"), Some(1));
+        assert_eq!(g.source_lang, "en");
+    }
+
+    #[test]
+    fn unknown_field_names_the_field_and_line() {
+        let err = parse("{\"entries\":[\n{\"source\":\"a b\",\"target\":\"x\"},\n{\"source\":\"tea\",\"targt\":\"y\"}]}")
+            .unwrap_err();
+        assert_eq!(err.line, Some(3));
+        assert!(err.message.contains("unknown field `targt`"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_ids_and_empty_fields_are_errors() {
+        let dup =
+            parse(r#"{"entries":[{"source":"tea","target":"x"},{"source":"tea","target":"y"}]}"#);
+        assert!(dup
+            .unwrap_err()
+            .message
+            .contains("duplicate entry id `tea`"));
+        let empty = parse(r#"{"entries":[{"source":" ","target":"x"}]}"#);
+        assert!(empty.unwrap_err().message.contains("`source` is empty"));
+        let missing = parse(r#"{"entries":[{"source":"tea"}]}"#);
+        assert!(missing
+            .unwrap_err()
+            .message
+            .contains("missing field `target`"));
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let err =
+            parse("{\"entries\": [\n  {\"source\": \"tea\" \"target\": \"x\"}\n]}").unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.column.is_some());
+        assert!(err.message.starts_with("invalid JSON"), "{err}");
+    }
+}

@@ -1,0 +1,338 @@
+//! Words, phrases and phrase keys: the rules of SPEC.md ("Phrases"), nothing else.
+//!
+//! 1. lower-case with `str::to_lowercase`;
+//! 2. a word is a maximal run of alphanumeric characters, an apostrophe
+//!    (`'` or `’`) between two letters stays inside it and is written `'`;
+//! 3. a phrase is 1–4 consecutive words that do not cross a line break or
+//!    one of `. , ; : ! ? ( ) [ ] " “ ” …`;
+//! 4. a phrase's key is its words joined by one space;
+//! 5. single words that are stop words, shorter than 3 characters or all
+//!    digits are not looked up;
+//! 6. glossary sources and aliases are keyed by rules 1–4.
+
+use serde::Serialize;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// Longest phrase, in words.
+pub const MAX_PHRASE_WORDS: usize = 4;
+
+/// The Snowball English stop-word list, shipped with the crate.
+const STOPWORDS_FILE: &str = include_str!("../data/stopwords-en.txt");
+
+/// One word of a text, with where it stands in the original text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Word {
+    /// The lower-cased word, apostrophes written `'`.
+    pub text: String,
+    /// Byte range in the original (not lower-cased) text.
+    pub start: usize,
+    pub end: usize,
+    /// Index of the boundary-free segment the word belongs to; phrases
+    /// never span two segments.
+    pub segment: usize,
+}
+
+/// A run of 1–4 consecutive words inside one segment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Phrase {
+    /// The words joined by one space.
+    pub key: String,
+    /// Index of the first word in the text's word list.
+    pub first_word: usize,
+    /// Number of words (1–4).
+    pub len: usize,
+    /// Byte range in the original text, from the first word's start to the
+    /// last word's end.
+    pub start: usize,
+    pub end: usize,
+    /// False for single words that rule 5 keeps out of look-ups.
+    pub lookup: bool,
+}
+
+impl Phrase {
+    /// Whether `self` lies inside `other` (word positions), and is shorter.
+    pub fn inside(&self, other: &Phrase) -> bool {
+        self.len < other.len
+            && self.first_word >= other.first_word
+            && self.first_word + self.len <= other.first_word + other.len
+    }
+}
+
+fn is_boundary(c: char) -> bool {
+    matches!(
+        c,
+        '.' | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '"'
+            | '“'
+            | '”'
+            | '…'
+            | '\n'
+            | '\r'
+            | '\u{0B}'
+            | '\u{0C}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+fn is_apostrophe(c: char) -> bool {
+    c == '\'' || c == '’'
+}
+
+/// Split `text` into words (rules 1–3). Boundaries are recorded as segment
+/// changes so that [`phrases`] can respect them.
+pub fn words(text: &str) -> Vec<Word> {
+    let lower = text.to_lowercase();
+    // Map every char of `lower` back to the byte offset of the original char
+    // it came from: `to_lowercase` maps each char to one or more chars, in
+    // order, so walking both strings side by side recovers the alignment.
+    let mut origin: Vec<(usize, usize)> = Vec::with_capacity(lower.len());
+    for (offset, c) in text.char_indices() {
+        let end = offset + c.len_utf8();
+        for _ in c.to_lowercase() {
+            origin.push((offset, end));
+        }
+    }
+    let chars: Vec<char> = lower.chars().collect();
+    debug_assert_eq!(chars.len(), origin.len());
+
+    let mut out = Vec::new();
+    let mut segment = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() {
+            let start = i;
+            let mut word = String::new();
+            while i < chars.len() {
+                let c = chars[i];
+                if c.is_alphanumeric() {
+                    word.push(c);
+                    i += 1;
+                } else if is_apostrophe(c)
+                    && i > start
+                    && chars[i - 1].is_alphabetic()
+                    && chars.get(i + 1).is_some_and(|n| n.is_alphabetic())
+                {
+                    word.push('\'');
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            out.push(Word {
+                text: word,
+                start: origin[start].0,
+                end: origin[i - 1].1,
+                segment,
+            });
+        } else {
+            if is_boundary(c) {
+                segment += 1;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+fn stopwords() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        STOPWORDS_FILE
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+/// Whether `word` is in the shipped stop-word list.
+pub fn is_stopword(word: &str) -> bool {
+    stopwords().contains(word)
+}
+
+/// Rule 5: whether a single word is looked up on its own.
+pub fn is_lookup_word(word: &str) -> bool {
+    !(is_stopword(word) || word.chars().count() < 3 || word.chars().all(char::is_numeric))
+}
+
+/// Every phrase of `words`, ordered by start position, then by length.
+pub fn phrases_of(words: &[Word]) -> Vec<Phrase> {
+    let mut out = Vec::with_capacity(words.len() * MAX_PHRASE_WORDS);
+    for first in 0..words.len() {
+        let mut key = String::new();
+        for len in 1..=MAX_PHRASE_WORDS {
+            let last = first + len - 1;
+            if last >= words.len() || words[last].segment != words[first].segment {
+                break;
+            }
+            if len > 1 {
+                key.push(' ');
+            }
+            key.push_str(&words[last].text);
+            out.push(Phrase {
+                key: key.clone(),
+                first_word: first,
+                len,
+                start: words[first].start,
+                end: words[last].end,
+                lookup: len > 1 || is_lookup_word(&key),
+            });
+        }
+    }
+    out
+}
+
+/// Every phrase of `text` (rules 1–5).
+pub fn phrases(text: &str) -> Vec<Phrase> {
+    phrases_of(&words(text))
+}
+
+/// The key of a glossary source or alias (rule 6): all its words joined by
+/// one space, whatever separated them.
+pub fn key(text: &str) -> String {
+    let words = words(text);
+    let mut key = String::with_capacity(text.len());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            key.push(' ');
+        }
+        key.push_str(&w.text);
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<String> {
+        phrases(text).into_iter().map(|p| p.key).collect()
+    }
+
+    fn word_texts(text: &str) -> Vec<String> {
+        words(text).into_iter().map(|w| w.text).collect()
+    }
+
+    #[test]
+    fn lower_cases_with_unicode_mapping() {
+        assert_eq!(word_texts("CAFÉ Straße ÖL"), ["café", "straße", "öl"]);
+        // Final sigma is mapped as str::to_lowercase does.
+        assert_eq!(word_texts("ΟΔΟΣ"), ["οδος"]);
+    }
+
+    #[test]
+    fn apostrophes_between_letters_stay_in_the_word() {
+        assert_eq!(word_texts("Don’t stop"), ["don't", "stop"]);
+        assert_eq!(word_texts("don't"), ["don't"]);
+        assert_eq!(word_texts("'quoted' words'"), ["quoted", "words"]);
+        assert_eq!(word_texts("90's"), ["90", "s"]);
+        assert_eq!(word_texts("rock'n'roll"), ["rock'n'roll"]);
+        assert_eq!(word_texts("it''s"), ["it", "s"]);
+    }
+
+    #[test]
+    fn hyphen_slash_and_spaces_separate_words_but_not_phrases() {
+        assert_eq!(
+            keys("week-ends/daily  deal"),
+            [
+                "week",
+                "week ends",
+                "week ends daily",
+                "week ends daily deal",
+                "ends",
+                "ends daily",
+                "ends daily deal",
+                "daily",
+                "daily deal",
+                "deal"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_boundary_character_stops_a_phrase() {
+        for b in [
+            ".", ",", ";", ":", "!", "?", "(", ")", "[", "]", "\"", "“", "”", "…", "\n", "\r\n",
+        ] {
+            let text = format!("hot{b}tea");
+            assert_eq!(keys(&text), ["hot", "tea"], "boundary {b:?}");
+        }
+    }
+
+    #[test]
+    fn other_symbols_only_separate_words() {
+        for s in ["&", "+", "*", "#", "@", "'", "’", "-", "/", "😀", "\t"] {
+            let text = format!("hot {s} tea");
+            assert_eq!(keys(&text), ["hot", "hot tea", "tea"], "symbol {s:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_are_ordered_by_start_then_length_and_capped_at_four() {
+        let k = keys("a b c d e");
+        assert_eq!(k.len(), 4 + 4 + 3 + 2 + 1);
+        assert_eq!(&k[..5], ["a", "a b", "a b c", "a b c d", "b"]);
+        assert!(!k.contains(&"a b c d e".to_string()));
+    }
+
+    #[test]
+    fn single_words_skipped_by_rule_five() {
+        let p = phrases("Free home delivry on week-ends at 12 to 4!");
+        let skipped: Vec<&str> = p
+            .iter()
+            .filter(|p| !p.lookup)
+            .map(|p| p.key.as_str())
+            .collect();
+        assert_eq!(skipped, ["on", "at", "12", "to", "4"]);
+        assert!(p.iter().filter(|p| p.len > 1).all(|p| p.lookup));
+    }
+
+    #[test]
+    fn short_words_counted_in_characters_not_bytes() {
+        assert!(is_lookup_word("çay"));
+        assert!(!is_lookup_word("çy"));
+        assert!(!is_lookup_word("2026"));
+        assert!(is_lookup_word("4th"));
+    }
+
+    #[test]
+    fn spans_point_into_the_original_text() {
+        let text = "Try ÉCLAIRS, now";
+        let p = phrases(text);
+        let eclairs = p.iter().find(|p| p.key == "éclairs").unwrap();
+        assert_eq!(&text[eclairs.start..eclairs.end], "ÉCLAIRS");
+        let try_eclairs = p.iter().find(|p| p.key == "try éclairs").unwrap();
+        assert_eq!(&text[try_eclairs.start..try_eclairs.end], "Try ÉCLAIRS");
+    }
+
+    #[test]
+    fn emoji_and_repeated_spaces() {
+        assert_eq!(keys("cold   ☕coffee🎉"), ["cold", "cold coffee", "coffee"]);
+    }
+
+    #[test]
+    fn keys_of_sources_join_words_whatever_separates_them() {
+        assert_eq!(key("Cold-Coffee"), "cold coffee");
+        assert_eq!(key("  Don’t  Panic "), "don't panic");
+        assert_eq!(key("..."), "");
+    }
+
+    #[test]
+    fn stop_word_list_is_loaded() {
+        assert!(is_stopword("the"));
+        assert!(is_stopword("don't"));
+        assert!(!is_stopword("coffee"));
+    }
+}

@@ -1,0 +1,121 @@
+//! Tables of an [`EvalResult`].
+
+use super::{n_of, Align, Format, Table};
+use crate::eval::EvalResult;
+use crate::score::Counts;
+
+const HEADERS: [(&str, Align); 5] = [
+    ("Posts complete", Align::Right),
+    ("Needed found (recall)", Align::Right),
+    ("Extra", Align::Right),
+    ("Precision", Align::Right),
+    ("Wrong sense", Align::Right),
+];
+
+fn cells(c: &Counts) -> Vec<String> {
+    vec![
+        n_of(c.complete, c.posts),
+        n_of(c.found, c.needed),
+        c.extra.to_string(),
+        n_of(c.found, c.retrieved),
+        c.wrong_sense.to_string(),
+    ]
+}
+
+/// The tables to show: the summary; per split when there are several (dev
+/// is for tuning, test for reporting); per tag when asked.
+pub fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
+    let mut headers = vec![("Retriever", Align::Left)];
+    headers.extend(HEADERS);
+    let mut summary = Table::new(None, &headers);
+    for r in &result.retrievers {
+        let mut row = vec![r.name.clone()];
+        row.extend(cells(r.counts()));
+        summary.push(row);
+    }
+    let mut out = vec![summary];
+
+    let several_splits = result.retrievers.iter().any(|r| r.by_split.len() > 1);
+    if several_splits {
+        let mut headers = vec![("Retriever", Align::Left), ("Split", Align::Left)];
+        headers.extend(HEADERS);
+        let mut t = Table::new(Some("By split (tune on dev, report test)"), &headers);
+        for r in &result.retrievers {
+            for (split, f) in &r.by_split {
+                let mut row = vec![r.name.clone(), split.to_string()];
+                row.extend(cells(&f.0));
+                t.push(row);
+            }
+        }
+        out.push(t);
+    }
+    if by_tag {
+        let mut headers = vec![("Retriever", Align::Left), ("Tag", Align::Left)];
+        headers.extend(HEADERS);
+        let mut t = Table::new(Some("By tag"), &headers);
+        for r in &result.retrievers {
+            for (tag, f) in &r.by_tag {
+                let mut row = vec![r.name.clone(), tag.clone()];
+                row.extend(cells(&f.0));
+                t.push(row);
+            }
+        }
+        out.push(t);
+    }
+    out
+}
+
+/// One flat, numeric table for spreadsheets: a row per retriever and scope
+/// (`all`, `split:dev`, `tag:typo`, ...).
+pub fn flat_table(result: &EvalResult) -> Table {
+    let mut t = Table::new(
+        None,
+        &[
+            ("retriever", Align::Left),
+            ("scope", Align::Left),
+            ("posts", Align::Right),
+            ("complete", Align::Right),
+            ("needed", Align::Right),
+            ("found", Align::Right),
+            ("retrieved", Align::Right),
+            ("extra", Align::Right),
+            ("wrong_sense", Align::Right),
+            ("recall", Align::Right),
+            ("precision", Align::Right),
+        ],
+    );
+    let ratio = |r: Option<f64>| r.map(|r| format!("{r:.4}")).unwrap_or_default();
+    for r in &result.retrievers {
+        let scopes = std::iter::once(("all".to_string(), r.counts()))
+            .chain(r.by_split.iter().map(|(s, f)| (format!("split:{s}"), &f.0)))
+            .chain(r.by_tag.iter().map(|(tag, f)| (format!("tag:{tag}"), &f.0)));
+        for (scope, c) in scopes {
+            t.push(vec![
+                r.name.clone(),
+                scope,
+                c.posts.to_string(),
+                c.complete.to_string(),
+                c.needed.to_string(),
+                c.found.to_string(),
+                c.retrieved.to_string(),
+                c.extra.to_string(),
+                c.wrong_sense.to_string(),
+                ratio(c.recall()),
+                ratio(c.precision()),
+            ]);
+        }
+    }
+    t
+}
+
+/// Render `result` in a non-JSON format.
+pub fn render(result: &EvalResult, format: Format, by_tag: bool) -> String {
+    let tables = match format {
+        Format::Csv => vec![flat_table(result)],
+        _ => tables(result, by_tag),
+    };
+    match super::exporter(format) {
+        Some(e) => e.render(&tables),
+        None => serde_json::to_string_pretty(result).expect("results serialise") + "\n",
+    }
+}

@@ -1,0 +1,50 @@
+//! `oracle`: exactly the post's labelled `needed` entries. It separates
+//! search failures from generation failures; it exists only for labelled
+//! posts.
+
+use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+
+pub const INFO: RetrieverInfo = RetrieverInfo {
+    name: "oracle",
+    summary: "exactly the label's needed entries (labelled posts only): the ceiling for retrieval",
+    build: |_, _: &Params| Box::new(Oracle),
+};
+
+pub struct Oracle;
+
+impl Retriever for Oracle {
+    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        post.needed
+            .unwrap_or_default()
+            .iter()
+            .map(|&entry| Match {
+                entry,
+                kind: MatchKind::Oracle,
+                phrase: String::new(),
+                score: 1.0,
+                words: None,
+            })
+            .collect()
+    }
+
+    fn needs_labels(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::glossary;
+    use super::super::{build, Params, PostView};
+
+    #[test]
+    fn returns_exactly_the_needed_entries() {
+        let g = glossary(&[("tea", "tea"), ("date", "date")]);
+        let r = build("oracle", &g, &Params::default()).unwrap();
+        assert!(r.needs_labels());
+        let needed = [1];
+        let got = r.retrieve(&PostView::new("tea, and nothing else", Some(&needed)));
+        assert_eq!(got.iter().map(|m| m.entry).collect::<Vec<_>>(), [1]);
+        assert!(r.retrieve(&PostView::new("tea", None)).is_empty());
+    }
+}

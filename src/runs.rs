@@ -1,0 +1,100 @@
+//! Where results are saved: `runs/<UTC timestamp>_<suite>_<kind>.json`.
+
+use anyhow::Context as _;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Default folder for saved results.
+pub const RUNS_DIR: &str = "runs";
+
+/// The current UTC time as `YYYYMMDDTHHMMSSZ`, safe in file names.
+pub fn utc_timestamp() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format_timestamp(secs)
+}
+
+/// Format seconds since the Unix epoch as `YYYYMMDDTHHMMSSZ`.
+pub fn format_timestamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days to civil date (Howard Hinnant's algorithm), valid for any date
+    // after 1970.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A file-name-safe form of a suite name.
+pub fn suite_name(path: &str) -> String {
+    let stem = Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        "suite".to_string()
+    } else {
+        clean
+    }
+}
+
+/// Write `value` as pretty JSON to `dir/<timestamp>_<suite>_<kind>.json`,
+/// creating `dir`; returns the path.
+pub fn save_json<T: Serialize>(
+    dir: &Path,
+    suite: &str,
+    kind: &str,
+    value: &T,
+) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(format!("{}_{suite}_{kind}.json", utc_timestamp()));
+    let json = serde_json::to_string_pretty(value)?;
+    // Write to a temporary name first so a crash never leaves half a file.
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(format_timestamp(0), "19700101T000000Z");
+        assert_eq!(format_timestamp(951_782_400), "20000229T000000Z");
+        assert_eq!(format_timestamp(1_795_984_218), "20261129T203018Z");
+    }
+
+    #[test]
+    fn suite_names_are_file_safe() {
+        assert_eq!(suite_name("posts/cafe.jsonl"), "cafe");
+        assert_eq!(suite_name("a b.jsonl"), "a-b");
+    }
+}
