@@ -6,6 +6,7 @@ use crate::eval::{evaluate, Sources};
 use crate::report::{self, Format};
 use crate::retrieve::{expand_list, Params};
 use crate::runs;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -42,10 +43,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     };
     let result = evaluate(&glossary, &posts, &specs, &params, &sources)?;
 
-    print!(
-        "{}",
-        report::eval::render(&result, args.format, args.by_tag)
-    );
+    super::emit(&report::eval::render(&result, args.format, args.by_tag))?;
     if !args.no_save {
         let path = runs::save_json(
             &args.runs_dir,
@@ -55,7 +53,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         )?;
         eprintln!("saved {}", path.display());
     }
-    if args.format == Format::Table && !args.by_tag {
+    if args.format == Format::Table && !args.by_tag && std::io::stderr().is_terminal() {
         eprintln!("(--by-tag for a breakdown by tag, --format json for per-post detail)");
     }
     Ok(ExitCode::SUCCESS)

@@ -11,7 +11,7 @@ use crate::demo;
 use crate::error::{decode_text, read_text, InputError};
 use crate::glossary::Glossary;
 use anyhow::Context as _;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -24,6 +24,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Retrieve(args) => retrieve::run(args),
         Command::Phrases(args) => phrases::run(args),
         Command::Retrievers => retrievers::run(),
+    }
+}
+
+/// Write command output to stdout. A closed pipe (`glossa eval | head`)
+/// is not an error.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to standard output")
+        }
+        _ => Ok(()),
     }
 }
 

@@ -12,7 +12,7 @@ pub fn run(args: PhrasesArgs) -> anyhow::Result<ExitCode> {
     match exporter(args.format) {
         None => {
             let keys: Vec<&str> = phrases.iter().map(|p| p.key.as_str()).collect();
-            println!("{}", serde_json::to_string(&keys)?);
+            super::emit(&(serde_json::to_string(&keys)? + "\n"))?;
         }
         Some(e) => {
             let mut t = Table::new(
@@ -35,7 +35,7 @@ pub fn run(args: PhrasesArgs) -> anyhow::Result<ExitCode> {
                 };
                 t.push(vec![p.key.clone(), p.len.to_string(), looked_up]);
             }
-            print!("{}", e.render(&[t]));
+            super::emit(&e.render(&[t]))?;
             if args.format == Format::Table && phrases.is_empty() {
                 eprintln!("no words in the text");
             }

@@ -62,7 +62,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
                 "text": text,
                 "matches": rows,
             });
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            super::emit(&(serde_json::to_string_pretty(&out)? + "\n"))?;
         }
         Some(e) => {
             let mut t = Table::new(
@@ -84,7 +84,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
                     format!("{:.3}", r.score),
                 ]);
             }
-            print!("{}", e.render(&[t]));
+            super::emit(&e.render(&[t]))?;
             if rows.is_empty() {
                 eprintln!(
                     "no entry of {} matched (`glossa phrases` shows what was looked up)",

@@ -59,6 +59,8 @@ pub fn stem_word(stemmer: &Stemmer, word: &str) -> String {
 pub struct Normalised {
     stemmer: Stemmer,
     by_stem: HashMap<String, Vec<usize>>,
+    /// Unstemmed keys, to report `exact` when no stemming was needed.
+    keys: Vec<String>,
 }
 
 impl Normalised {
@@ -71,6 +73,7 @@ impl Normalised {
         Normalised {
             stemmer: Stemmer::create(Algorithm::English),
             by_stem,
+            keys: glossary.entries.iter().map(|e| e.key.clone()).collect(),
         }
     }
 }
@@ -97,7 +100,12 @@ impl Retriever for Normalised {
             }
             if let Some(entries) = self.by_stem.get(&key) {
                 for &e in entries {
-                    out.push(Match::of_phrase(e, MatchKind::Stem, phrase, 1.0));
+                    let kind = if self.keys[e] == phrase.key {
+                        MatchKind::Exact
+                    } else {
+                        MatchKind::Stem
+                    };
+                    out.push(Match::of_phrase(e, kind, phrase, 1.0));
                 }
             }
         }
