@@ -10,6 +10,9 @@ pub const DEMO_GLOSSARY: &str = "glossaries/cafe.json";
 pub const DEMO_POSTS: &str = "posts/cafe.jsonl";
 pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
 
+/// The retriever `translate` and `run` use unless told otherwise.
+pub const DEFAULT_RETRIEVER: &str = "normalised+fuzzy";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "glossa",
@@ -33,8 +36,15 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa eval                                   # the bundled cafe demo, all five retrievers\n  \
         glossa eval --retriever exact,fuzzy --threshold 0.8 --by-tag\n  \
-        glossa eval --glossary g.json --posts p.jsonl --labels l.jsonl --split test --format json\n\n\
-        Results are saved to runs/<UTC timestamp>_<suite>_eval.json unless --no-save.")]
+        glossa eval --glossary g.json --posts p.jsonl --labels l.jsonl --split test --format json\n  \
+        glossa eval --retriever exact,normalised,fuzzy --compare      # paired test for every pair, p-values\n  \
+        glossa eval --retriever fuzzy --fail-under recall=0.9,complete=0.8 --fail-over wrong_sense=0   # CI gate\n\n\
+        Results are saved to runs/<UTC timestamp>_<suite>_eval.json unless --no-save.\n\n\
+        Gate: --fail-under bounds ratios (recall, precision, complete = share of posts complete; \
+        0.9 or 90%), --fail-over bounds counts (wrong_sense, extra, missed). A bound applies to every \
+        retriever evaluated, or to one when prefixed with its name: --fail-under fuzzy:recall=0.9. \
+        Bounds are checked on the posts scored (--split). Exit codes: 0 ok, 1 a bound was not met \
+        (each failing figure, its value and the bound are printed on stderr), 2 bad input.")]
     Eval(EvalArgs),
     /// Show one post's glossary matches: entry, target, how it matched, phrase, score
     #[command(
@@ -50,10 +60,91 @@ pub enum Command {
     Phrases(PhrasesArgs),
     /// List the retrievers that --retriever accepts
     Retrievers,
+    /// Check a glossary: duplicate and nested keys, keys that never match, English targets, ambiguous words
+    #[command(after_help = "Each finding names the entry, its line in the glossary and a suggestion. \
+        Warnings: duplicate-key, never-matches, target-english, ambiguous (no `context`). \
+        Notes: nested, redundant-alias, ambiguous (no `sense`).\n\n\
+        --suggest-aliases proposes synonyms from WordNet's data files (Debian: `apt-get install wordnet-base`), \
+        restricted to each entry's sense; nothing is written, a person decides.\n\n\
+        Exit codes: 0 no warnings (notes may be listed), 1 at least one warning, \
+        2 the glossary cannot be read, or --suggest-aliases without WordNet data files.\n\n\
+        Examples:\n  \
+        glossa lint glossaries/cafe.json\n  \
+        glossa lint my.json --format json\n  \
+        glossa lint my.json --suggest-aliases --domain food")]
+    Lint(LintArgs),
+    /// Translate one post with its glossary entries, and check the output
+    #[command(after_help = "Examples:\n  \
+        glossa translate \"Try our cold coffee this weekend.\"          # offline: dictionary substitution\n  \
+        echo \"Fresh cookies!\" | glossa translate --provider openai --model gpt-4o-mini\n  \
+        glossa translate --file post.txt --provider openai --base-url http://127.0.0.1:11434/v1 --model llama3\n  \
+        glossa translate \"...\" --format json                          # the whole trace, every stage timed")]
+    Translate(TranslateArgs),
+    /// Batch experiment: every retriever x repeat x labelled post through a model, checked
+    #[command(after_help = "Examples:\n  \
+        glossa run --repeat 3                                       # cafe demo, offline provider\n  \
+        glossa run --retriever exact,normalised+fuzzy,oracle --repeat 3 --provider openai --model M -j 8\n  \
+        glossa run --resume runs/20261129T203018Z_cafe_run           # finish an interrupted run\n  \
+        glossa run --retry-errors runs/20261129T203018Z_cafe_run     # redo only the failed calls\n\n\
+        Every call is appended to DIR/calls.jsonl as it finishes; DIR/summary.json and the table come at the end.\n\
+        Exit codes: 0 every call answered, 1 some calls failed (see DIR/calls.jsonl), 2 bad input, 130 interrupted.")]
+    Run(RunArgs),
+    /// A local web page: translate a post, see the glossary words used and why, keep the glossary
+    #[command(after_help = "Examples:\n  \
+        glossa serve                                  # http://127.0.0.1:8080/, glossaries/ beside you\n  \
+        glossa serve --addr 127.0.0.1:9000 --glossaries ~/shop/glossaries\n  \
+        OPENAI_API_KEY=... glossa serve               # offers OpenAI next to the offline provider\n\n\
+        The page edits NAME.json files in --glossaries: every save is validated, written atomically, \
+        and the previous version kept in DIR/.backup/. Keys are read from the server's environment and \
+        never sent to the page. The JSON API is described in the README.")]
+    Serve(ServeArgs),
+    /// Score one retriever over a range of one parameter's values (dev split); table + SVG chart
+    #[command(after_help = sweep_help())]
+    Sweep(SweepArgs),
+    /// Compare two saved results (eval JSON or run folders): figure changes, changed posts, p-values
+    #[command(after_help = "Examples:\n  \
+        glossa diff runs/20261129T203018Z_cafe_eval.json runs/20261130T091500Z_cafe_eval.json\n  \
+        glossa diff old.json new.json --retriever fuzzy                 # one retriever, same name in both\n  \
+        glossa diff a.json b.json --retriever exact=normalised+fuzzy    # two retrievers with different names\n  \
+        glossa diff runs/20261129T203018Z_cafe_run runs/20261130T101010Z_cafe_run --format markdown\n\n\
+        A and B are two eval results (`glossa eval` JSON) or two run folders (`glossa run`; a folder, \
+        or its calls.jsonl or summary.json). Retrievers are paired by name (or, when each side has \
+        exactly one, with each other). Figures and tests are over the posts present in both.\n\
+        Eval: complete, recall, precision, extra, wrong sense; a post changed when it became complete, \
+        broke, or its missed or wrong-sense entries changed. Run: posts right, complete retrieval, \
+        wrong sense used, failed calls.\n\
+        p: a paired randomisation test over posts (each resample swaps A and B on each post with \
+        probability 1/2), two-sided, on completeness and recall (run: right and completeness).")]
+    Diff(DiffArgs),
+    /// Make a glossary from a spreadsheet (TSV/CSV source,target[,sense,aliases]) or a TBX file
+    #[command(after_help = "Examples:\n  \
+        glossa import terms.tsv --out glossaries/shop.json\n  \
+        glossa import terms.csv --out glossaries/shop.json --target-lang fr\n  \
+        glossa import termbase.tbx --out glossaries/shop.json --source-lang en --target-lang de\n  \
+        glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n\n\
+        Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
+        optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
+        services take for glossaries. A header row may name the columns in any order: id, source, target, \
+        sense, aliases, context_any, context_not. A header of two language codes (`en,fr`) sets the \
+        glossary's languages. Blank rows are skipped.\n\
+        TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
+        the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
+        Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
+        by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
+    Import(ImportArgs),
+    /// Write a glossary as TSV or CSV (for spreadsheets and machine-translation services)
+    #[command(after_help = "Examples:\n  \
+        glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
+        glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n\n\
+        Columns: source and target; id, sense, aliases, context_any and context_not are added when \
+        some entry has them, with a header row naming every column. A plain two-column glossary is \
+        written without a header unless --header. `glossa import` reads the result back unchanged.")]
+    Export(ExportArgs),
 }
 
 /// Which labelled posts to score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SplitChoice {
     /// Posts labelled `dev`: use these for tuning.
     Dev,
@@ -63,11 +154,27 @@ pub enum SplitChoice {
     All,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct RetrieverArgs {
     /// Minimum character-trigram Dice coefficient for `fuzzy`, in [0, 1]
     #[arg(long, default_value_t = 0.75, value_parser = parse_unit)]
     pub threshold: f64,
+    /// `edit`: key words of at least this many characters tolerate one edit (shorter: none)
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[serde(default = "default_edit_one_from")]
+    pub edit_one_from: u16,
+    /// `edit`: key words of at least this many characters tolerate two edits
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[serde(default = "default_edit_two_from")]
+    pub edit_two_from: u16,
+}
+
+fn default_edit_one_from() -> u16 {
+    crate::retrieve::EditBounds::default().one_from as u16
+}
+
+fn default_edit_two_from() -> u16 {
+    crate::retrieve::EditBounds::default().two_from as u16
 }
 
 #[derive(Debug, Args)]
@@ -81,7 +188,7 @@ pub struct EvalArgs {
     /// Labels JSONL file
     #[arg(long, short = 'l', default_value = DEMO_LABELS)]
     pub labels: PathBuf,
-    /// Retrievers to score, comma-separated; `a+b` is a union; `all` is the reference five
+    /// Retrievers to score, comma-separated; `a+b` is a union, `a|f` a filter; `all` is the reference five (`all,glossa` adds the recommended one)
     #[arg(long, short = 'r', default_value = "all")]
     pub retriever: String,
     #[command(flatten)]
@@ -101,6 +208,21 @@ pub struct EvalArgs {
     /// Where results are saved
     #[arg(long, default_value = crate::runs::RUNS_DIR)]
     pub runs_dir: PathBuf,
+    /// Compare every pair of retrievers: paired randomisation test over posts on completeness and recall
+    #[arg(long)]
+    pub compare: bool,
+    /// --compare: resamples of the randomisation test
+    #[arg(long, default_value_t = crate::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub resamples: u32,
+    /// --compare: seed of the randomisation test
+    #[arg(long, default_value_t = crate::stats::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Exit 1 when a ratio falls below its bound: [RETRIEVER:]recall|precision|complete=MIN, comma-separated
+    #[arg(long, value_name = "FIGURE=MIN", value_delimiter = ',', value_parser = crate::gate::parse_under)]
+    pub fail_under: Vec<crate::gate::Bound>,
+    /// Exit 1 when a count exceeds its bound: [RETRIEVER:]wrong_sense|extra|missed=MAX, comma-separated
+    #[arg(long, value_name = "FIGURE=MAX", value_delimiter = ',', value_parser = crate::gate::parse_over)]
+    pub fail_over: Vec<crate::gate::Bound>,
 }
 
 #[derive(Debug, Args)]
@@ -110,8 +232,8 @@ pub struct RetrieveArgs {
     /// Glossary JSON file
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
     pub glossary: PathBuf,
-    /// Retriever; `a+b` is a union (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = "normalised+fuzzy")]
+    /// Retriever; `a+b` is a union, `a|f` a filter (see `glossa retrievers`)
+    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -129,6 +251,113 @@ pub struct PhrasesArgs {
     pub format: Format,
 }
 
+/// Which model to call and how (shared by `translate` and `run`).
+#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
+pub struct ProviderArgs {
+    /// Provider, or several comma-separated for failover: offline, openai, gemini
+    #[arg(long, default_value = "offline")]
+    pub provider: String,
+    /// Model name (required for openai; gemini defaults to gemini-2.5-flash)
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable that holds the API key (default OPENAI_API_KEY / GEMINI_API_KEY)
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Sampling temperature
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// Sampling seed, where the provider supports one
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Maximum tokens in a reply
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Seconds before one attempt is abandoned
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Attempts per provider before failing over (429, 5xx, timeouts are retried with backoff)
+    #[arg(long, default_value_t = 5)]
+    pub attempts: u32,
+    /// Do not read or write the response cache
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Where model replies are cached
+    #[arg(long, default_value = "runs/cache")]
+    pub cache_dir: PathBuf,
+    /// How the text is simplified before retrieval and translation
+    #[arg(long, value_enum, default_value_t = crate::generate::simplify::Simplify::Rules)]
+    pub simplify: crate::generate::simplify::Simplify,
+    /// Prompt template file instead of the built-in prompts/translate.v1.md
+    #[arg(long)]
+    pub prompt: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TranslateArgs {
+    /// The post text; `-` or nothing reads standard input (or use --file)
+    pub text: Option<String>,
+    /// Read the post from this file
+    #[arg(long, conflicts_with = "text")]
+    pub file: Option<PathBuf>,
+    /// Glossary JSON file
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    pub glossary: PathBuf,
+    /// Retriever (see `glossa retrievers`)
+    #[arg(long, short = 'r', default_value = DEFAULT_RETRIEVER)]
+    pub retriever: String,
+    #[command(flatten)]
+    pub params: RetrieverArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Output format (json: the whole trace)
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Glossary JSON file
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    pub glossary: PathBuf,
+    /// Posts JSONL file
+    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
+    pub posts: PathBuf,
+    /// Labels JSONL file
+    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
+    pub labels: PathBuf,
+    /// Retrievers, comma-separated (`a+b` is a union; `all` the reference five)
+    #[arg(long, short = 'r', default_value = DEFAULT_RETRIEVER)]
+    pub retriever: String,
+    #[command(flatten)]
+    pub params: RetrieverArgs,
+    /// Which labelled posts to run
+    #[arg(long, value_enum, default_value_t = SplitChoice::All)]
+    pub split: SplitChoice,
+    /// Runs per (retriever, post): real samples, never served from one another's cache
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Model calls in flight at once
+    #[arg(long, short = 'j', default_value_t = 4)]
+    pub concurrency: usize,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Run folder (default runs/<UTC timestamp>_<suite>_run)
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue the interrupted run in this folder (its settings are reused)
+    #[arg(long, conflicts_with_all = ["out", "retry_errors"])]
+    pub resume: Option<PathBuf>,
+    /// Redo only the failed calls of the run in this folder
+    #[arg(long, conflicts_with = "out")]
+    pub retry_errors: Option<PathBuf>,
+    /// Output format of the summary
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
 fn parse_unit(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if (0.0..=1.0).contains(&v) {
@@ -136,4 +365,183 @@ fn parse_unit(s: &str) -> Result<f64, String> {
     } else {
         Err(format!("{v} is outside [0, 1]"))
     }
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Glossary JSON file to check
+    #[arg(default_value = DEMO_GLOSSARY)]
+    pub glossary: PathBuf,
+    /// Also propose aliases (synonyms) from WordNet, in each entry's sense; nothing is changed
+    #[arg(long)]
+    pub suggest_aliases: bool,
+    /// WordNet data folder (index.noun, data.noun, ...) [default: $WNSEARCHDIR or /usr/share/wordnet]
+    #[arg(long, value_name = "DIR")]
+    pub wordnet: Option<PathBuf>,
+    /// Sense domain for --suggest-aliases: `auto`, `any`, or WordNet lexicographer files (noun.food, or just food)
+    #[arg(long, default_value = "auto")]
+    pub domain: String,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; beyond 127.0.0.1 anyone who can reach it can change the glossaries
+    #[arg(long, default_value = crate::serve::DEFAULT_ADDR)]
+    pub addr: String,
+    /// Folder of the glossaries the page lists and edits (NAME.json)
+    #[arg(long, default_value = "glossaries", value_name = "DIR")]
+    pub glossaries: PathBuf,
+    /// Retriever the page uses (see `glossa retrievers`)
+    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    pub retriever: String,
+    #[command(flatten)]
+    pub params: RetrieverArgs,
+    /// Model for the `openai` provider (offered when OPENAI_API_KEY is set, or with --openai-base-url)
+    #[arg(long, default_value = "gpt-4o-mini")]
+    pub openai_model: String,
+    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
+    #[arg(long)]
+    pub openai_base_url: Option<String>,
+    /// Model for the `gemini` provider (offered when GEMINI_API_KEY is set)
+    #[arg(long, default_value = "gemini-2.5-flash")]
+    pub gemini_model: String,
+    /// Seconds before one model attempt is abandoned
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Where model replies are cached
+    #[arg(long, default_value = "runs/cache")]
+    pub cache_dir: PathBuf,
+    /// Do not read or write the reply cache
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Do not log a line per request on stderr
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+const SWEEP_HELP: &str = "Examples:\n  \
+    glossa sweep --retriever fuzzy --param threshold --from 0.5 --to 1.0 --step 0.05\n  \
+    glossa sweep --retriever edit --param edit_one_from --from 2 --to 8 --step 1\n  \
+    glossa sweep --retriever normalised+fuzzy --values 0.7,0.75,0.8 --format json --no-save\n\n\
+    Each value is scored exactly as `glossa eval --retriever R --PARAM VALUE --split dev` would score it \
+    (the other parameters from their flags). The JSON goes to runs/<UTC timestamp>_<suite>_sweep.json and \
+    the chart beside it (.svg): recall, precision and the share of complete posts (left axis), wrong-sense \
+    entries (right axis), the default value dashed. --no-save writes neither; --svg FILE writes the chart there.\n\
+    Tune on dev, then report the chosen value once on test: glossa eval --split test --threshold V.";
+
+/// The sweep help: examples, then every parameter that can be swept.
+fn sweep_help() -> String {
+    format!("{SWEEP_HELP}\n\n{}", crate::sweep::params_help())
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Glossary JSON file
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    pub glossary: PathBuf,
+    /// Posts JSONL file
+    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
+    pub posts: PathBuf,
+    /// Labels JSONL file
+    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
+    pub labels: PathBuf,
+    /// The retriever to score (one spec: `a+b` is a union, `a|f` a filter)
+    #[arg(long, short = 'r', default_value = "fuzzy")]
+    pub retriever: String,
+    /// The numeric parameter to vary (see --list-params)
+    #[arg(long, default_value = "threshold")]
+    pub param: String,
+    /// First value
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "values")]
+    pub from: Option<f64>,
+    /// Last value (included)
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "values")]
+    pub to: Option<f64>,
+    /// Step between values
+    #[arg(long, conflicts_with = "values")]
+    pub step: Option<f64>,
+    /// Explicit values instead of --from/--to/--step, comma-separated
+    #[arg(long, value_delimiter = ',')]
+    pub values: Vec<f64>,
+    /// The other parameters (the swept one is overridden)
+    #[command(flatten)]
+    pub params: RetrieverArgs,
+    /// Which labelled posts to score (tune on dev)
+    #[arg(long, value_enum, default_value_t = SplitChoice::Dev)]
+    pub split: SplitChoice,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Save neither the JSON nor the chart under --runs-dir
+    #[arg(long)]
+    pub no_save: bool,
+    /// Where results are saved
+    #[arg(long, default_value = crate::runs::RUNS_DIR)]
+    pub runs_dir: PathBuf,
+    /// Also write the SVG chart to this file (even with --no-save)
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier result: an eval JSON file or a run folder
+    pub a: PathBuf,
+    /// The later result, of the same kind
+    pub b: PathBuf,
+    /// Only this retriever (same name in both), or A_NAME=B_NAME
+    #[arg(long, short = 'r')]
+    pub retriever: Option<String>,
+    /// Resamples of the randomisation test
+    #[arg(long, default_value_t = crate::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub resamples: u32,
+    /// Seed of the randomisation test
+    #[arg(long, default_value_t = crate::stats::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The file to read: .tsv, .csv or .tbx
+    pub file: PathBuf,
+    /// Where to write the glossary JSON (default: standard output)
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// The file's format, when its extension does not say
+    #[arg(long, value_enum)]
+    pub from: Option<crate::interchange::SheetFormat>,
+    /// Glossary name (default: the --out file name, else the input's)
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Language of the sources (default en; for TBX, which terms are sources)
+    #[arg(long)]
+    pub source_lang: Option<String>,
+    /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
+    #[arg(long)]
+    pub target_lang: Option<String>,
+    /// Overwrite --out if it exists
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Glossary JSON file
+    #[arg(default_value = DEMO_GLOSSARY)]
+    pub glossary: PathBuf,
+    /// tsv or csv
+    #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
+    pub format: crate::interchange::SheetFormat,
+    /// Write here instead of standard output
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Write a header row even for a plain two-column glossary
+    #[arg(long)]
+    pub header: bool,
 }

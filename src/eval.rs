@@ -5,13 +5,13 @@ use crate::dataset::{LabelledPost, Split};
 use crate::glossary::Glossary;
 use crate::retrieve::{self, best_per_entry, MatchKind, Params, PostView, UnknownRetriever};
 use crate::score::{Counts, Figures, PostScore, Tally};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// A match as written in results: the entry by id.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchOut {
     pub entry: String,
     pub kind: MatchKind,
@@ -20,7 +20,7 @@ pub struct MatchOut {
 }
 
 /// One post's result for one retriever.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PostResult {
     pub post: String,
     pub retrieved: Vec<String>,
@@ -29,20 +29,26 @@ pub struct PostResult {
     pub extra: Vec<String>,
     pub wrong_sense: Vec<String>,
     pub complete: bool,
+    #[serde(default)]
     pub matches: Vec<MatchOut>,
+    #[serde(default)]
     pub tags: Vec<String>,
+    #[serde(default)]
     pub split: Split,
 }
 
 /// One retriever's result over the evaluated posts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RetrieverResult {
     pub name: String,
     #[serde(flatten)]
     pub figures: Figures,
+    #[serde(default)]
     pub by_tag: BTreeMap<String, Figures>,
+    #[serde(default)]
     pub by_split: BTreeMap<Split, Figures>,
     /// Wall time spent retrieving and scoring, in seconds.
+    #[serde(default)]
     pub seconds: f64,
     pub per_post: Vec<PostResult>,
 }
@@ -53,15 +59,19 @@ impl RetrieverResult {
     }
 }
 
-/// The whole result of `glossa eval`.
-#[derive(Debug, Clone, Serialize)]
+/// The whole result of `glossa eval`. Reads back what it writes; fields
+/// beyond SPEC.md's stable ones default when absent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EvalResult {
     pub glossary: String,
     pub posts_file: String,
     pub labels_file: String,
     /// `all`, `dev` or `test`: which posts were scored.
+    #[serde(default)]
     pub split: String,
+    #[serde(default)]
     pub params: Params,
+    #[serde(default)]
     pub glossa_version: String,
     pub retrievers: Vec<RetrieverResult>,
 }

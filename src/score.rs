@@ -71,6 +71,13 @@ impl Serialize for Figures {
     }
 }
 
+/// Reads the counts back; the ratios beside them are derived, so ignored.
+impl<'de> Deserialize<'de> for Figures {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Counts::deserialize(d).map(Figures)
+    }
+}
+
 /// How one post fared: entries as glossary indexes, in glossary order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostScore {
@@ -228,5 +235,20 @@ mod tests {
         assert_eq!(v["needed"], 4);
         assert_eq!(v["recall"], 0.25);
         assert_eq!(v["precision"], 0.5);
+    }
+
+    #[test]
+    fn figures_read_back_their_counts() {
+        let c = Counts {
+            posts: 3,
+            complete: 1,
+            needed: 4,
+            found: 1,
+            retrieved: 2,
+            extra: 1,
+            wrong_sense: 1,
+        };
+        let text = serde_json::to_string(&Figures(c)).unwrap();
+        assert_eq!(serde_json::from_str::<Figures>(&text).unwrap(), Figures(c));
     }
 }

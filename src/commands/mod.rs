@@ -1,19 +1,31 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod diff;
 pub mod eval;
+pub mod export;
+pub mod import;
+pub mod lint;
 pub mod phrases;
 pub mod retrieve;
 pub mod retrievers;
+pub mod run;
+pub mod serve;
+pub mod sweep;
+pub mod translate;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ProviderArgs};
 use crate::dataset::{self, LabelledPost, Post};
 use crate::demo;
 use crate::error::{decode_text, read_text, InputError};
+use crate::generate::cache::Cache;
+use crate::generate::prompt::Template;
+use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::glossary::Glossary;
 use anyhow::Context as _;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Exit code for bad input or usage.
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -24,7 +36,60 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Retrieve(args) => retrieve::run(args),
         Command::Phrases(args) => phrases::run(args),
         Command::Retrievers => retrievers::run(),
+        Command::Lint(args) => lint::run(args),
+        Command::Translate(args) => translate::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Import(args) => import::run(args),
+        Command::Export(args) => export::run(args),
     }
+}
+
+/// The model client for `--provider` and friends: providers in failover
+/// order, retries, and the reply cache (not for the offline provider, which
+/// is cheaper to recompute than to cache).
+pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
+    let settings = Settings {
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        api_key_env: args.api_key_env.clone(),
+        temperature: args.temperature,
+        seed: args.seed,
+        max_tokens: args.max_tokens,
+        timeout: Some(Duration::try_from_secs_f64(args.timeout).context("--timeout must be a positive number of seconds")?),
+    };
+    let names: Vec<&str> = args.provider.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+    if names.is_empty() {
+        anyhow::bail!("--provider names no provider");
+    }
+    let providers = names
+        .iter()
+        .map(|name| provider::build(name, &settings))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cache = (!args.no_cache && names.iter().any(|n| *n != "offline")).then(|| Cache::new(&args.cache_dir));
+    let retry = RetryPolicy {
+        max_attempts: args.attempts.max(1),
+        ..RetryPolicy::default()
+    };
+    Ok(Client::new(providers, retry, cache))
+}
+
+/// The translate template: `--prompt FILE` or the built-in one.
+pub fn translate_template(args: &ProviderArgs) -> Result<Template, InputError> {
+    match &args.prompt {
+        Some(path) => Template::load(path),
+        None => Ok(Template::builtin("translate.v1")),
+    }
+}
+
+/// A runtime for model calls.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
 }
 
 /// Write command output to stdout. A closed pipe (`glossa eval | head`)

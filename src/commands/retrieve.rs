@@ -23,9 +23,7 @@ struct MatchRow<'a> {
 pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let text = super::text_or_stdin(args.text)?;
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
-    let params = Params {
-        threshold: args.params.threshold,
-    };
+    let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
     if retriever.needs_labels() {
         anyhow::bail!(

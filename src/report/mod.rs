@@ -6,7 +6,12 @@ mod csv;
 mod markdown;
 mod table;
 
+pub mod chart;
+pub mod diff;
 pub mod eval;
+pub mod run;
+pub mod run_split;
+pub mod sweep;
 
 use clap::ValueEnum;
 

@@ -1,5 +1,6 @@
 //! `exact`: an entry is retrieved when its key equals a phrase's key.
 
+use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use std::collections::HashMap;
@@ -15,10 +16,19 @@ pub struct Exact {
 }
 
 impl Exact {
+    /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary) -> Exact {
-        let mut by_key: HashMap<String, Vec<usize>> = HashMap::with_capacity(glossary.len());
-        for (i, e) in glossary.entries.iter().enumerate() {
-            by_key.entry(e.key.clone()).or_default().push(i);
+        Exact::over(&keys::sources(glossary))
+    }
+
+    /// Over any list of keys.
+    pub fn over(keys: &[Keyed]) -> Exact {
+        let mut by_key: HashMap<String, Vec<usize>> = HashMap::with_capacity(keys.len());
+        for k in keys {
+            let entries = by_key.entry(k.key.clone()).or_default();
+            if !entries.contains(&k.entry) {
+                entries.push(k.entry);
+            }
         }
         Exact { by_key }
     }

@@ -3,6 +3,7 @@
 //! least the threshold. Trigrams are of Unicode characters over the whole
 //! key, spaces included, unpadded; a key under 3 characters is its own gram.
 
+use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::MAX_PHRASE_WORDS;
@@ -54,19 +55,25 @@ pub fn dice(a: &[Gram], b: &[Gram]) -> f64 {
 
 pub struct Fuzzy {
     threshold: f64,
-    /// Entries grouped by word count (index 0 holds 1-word keys), with
-    /// their trigram sets and keys.
+    /// Keys grouped by word count (index 0 holds 1-word keys), with their
+    /// entries and trigram sets.
     by_words: Vec<Vec<(usize, Vec<Gram>, String)>>,
 }
 
 impl Fuzzy {
+    /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary, threshold: f64) -> Fuzzy {
+        Fuzzy::over(&keys::sources(glossary), threshold)
+    }
+
+    /// Over any list of keys.
+    pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
         let mut by_words: Vec<Vec<(usize, Vec<Gram>, String)>> = vec![Vec::new(); MAX_PHRASE_WORDS];
-        for (i, e) in glossary.entries.iter().enumerate() {
-            let n = word_count(&e.key);
+        for k in keys {
+            let n = word_count(&k.key);
             // Keys of more than four words can never equal a phrase's size.
             if (1..=MAX_PHRASE_WORDS).contains(&n) {
-                by_words[n - 1].push((i, trigrams(&e.key), e.key.clone()));
+                by_words[n - 1].push((k.entry, trigrams(&k.key), k.key.clone()));
             }
         }
         Fuzzy {
@@ -140,7 +147,10 @@ mod tests {
     fn threshold_is_inclusive_and_configurable() {
         let g = glossary(&[("focaccia", "focaccia")]);
         let at = |t: f64| {
-            let r = build("fuzzy", &g, &Params { threshold: t }).unwrap();
+            let r = build("fuzzy", &g, &Params {
+                    threshold: t,
+                    ..Params::default()
+                }).unwrap();
             r.retrieve(&PostView::new("focacia", None)).len()
         };
         assert_eq!(at(8.0 / 11.0), 1);

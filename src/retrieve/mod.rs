@@ -1,16 +1,32 @@
 //! Retrievers: from a post's phrases to glossary matches.
 //!
 //! Every retriever implements [`Retriever`] and is registered by name in
-//! [`REGISTRY`]; a retriever spec such as `normalised+fuzzy` is parsed by
-//! [`build`] into a union of registered retrievers. Adding a retriever is one
-//! file plus one line in the registry.
+//! [`REGISTRY`]; every filter implements [`Filter`] and is registered in
+//! [`FILTERS`]; a few recommended compositions have short names in
+//! [`COMPOSITIONS`] (`glossa`). A spec is parsed by [`build`]:
+//!
+//! ```text
+//! spec  = union ("|" filter)*        normalised+fuzzy+edit+alias|sense|longest
+//! union = name ("+" name)*           a retriever or a composition name
+//! ```
+//!
+//! `a+b` is the union of the matches of `a` and `b`; `x|f` passes the
+//! matches of `x` through the filter `f`, left to right. Adding a retriever
+//! or a filter is one file plus one line in its registry.
 
+mod alias;
+mod edit;
 mod exact;
 mod fuzzy;
+mod keys;
+mod longest;
 mod normalised;
 mod oracle;
+mod sense;
+mod split;
 mod union;
 
+pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
 
@@ -21,7 +37,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// How an entry matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchKind {
     /// The phrase key equals the entry key.
@@ -30,6 +46,12 @@ pub enum MatchKind {
     Stem,
     /// Character-trigram Dice at or above the threshold.
     Fuzzy,
+    /// Within the edit-distance bound, word by word.
+    Edit,
+    /// The same letters split or joined differently (`home made`).
+    Split,
+    /// Through one of the entry's declared aliases.
+    Alias,
     /// Taken from the post's label.
     Oracle,
 }
@@ -40,6 +62,9 @@ impl fmt::Display for MatchKind {
             MatchKind::Exact => "exact",
             MatchKind::Stem => "stem",
             MatchKind::Fuzzy => "fuzzy",
+            MatchKind::Edit => "edit",
+            MatchKind::Split => "split",
+            MatchKind::Alias => "alias",
             MatchKind::Oracle => "oracle",
         };
         f.write_str(name)
@@ -112,16 +137,62 @@ pub trait Retriever: Send + Sync {
     }
 }
 
+/// Takes a post's matches (all of them, one per matching phrase) and keeps
+/// some. Filters see every match, not only the best one per entry, so they
+/// can tell where else an entry matched.
+pub trait Filter: Send + Sync {
+    fn filter(&self, post: &PostView, matches: Vec<Match>) -> Vec<Match>;
+}
+
 /// Tunable numbers shared by retrievers; each reads the ones it uses.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// Build it from the command line with `Params::from(&args.params)`, or
+/// start from `Params::default()` (`Params { threshold, ..Default::default() }`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Params {
     /// Minimum trigram Dice coefficient for `fuzzy`.
     pub threshold: f64,
+    /// `edit`: key words of at least this many characters tolerate one edit.
+    pub edit_one_from: usize,
+    /// `edit`: key words of at least this many characters tolerate two edits.
+    pub edit_two_from: usize,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { threshold: 0.75 }
+        let edit = EditBounds::default();
+        Params {
+            threshold: 0.75,
+            edit_one_from: edit.one_from,
+            edit_two_from: edit.two_from,
+        }
+    }
+}
+
+impl Params {
+    /// Edit-distance bounds for `edit` (and `alias`).
+    pub fn edit_bounds(&self) -> EditBounds {
+        EditBounds {
+            one_from: self.edit_one_from,
+            two_from: self.edit_two_from,
+        }
+    }
+}
+
+impl From<&crate::cli::RetrieverArgs> for Params {
+    fn from(args: &crate::cli::RetrieverArgs) -> Params {
+        Params {
+            threshold: args.threshold,
+            edit_one_from: usize::from(args.edit_one_from),
+            edit_two_from: usize::from(args.edit_two_from),
+        }
+    }
+}
+
+impl crate::cli::RetrieverArgs {
+    /// The retriever parameters these flags give.
+    pub fn params(&self) -> Params {
+        Params::from(self)
     }
 }
 
@@ -132,20 +203,108 @@ pub struct RetrieverInfo {
     pub build: fn(&Arc<Glossary>, &Params) -> Box<dyn Retriever>,
 }
 
-/// Every retriever, by name. The order is the order of `all`.
-pub const REGISTRY: &[RetrieverInfo] = &[exact::INFO, normalised::INFO, fuzzy::INFO, oracle::INFO];
+/// A registered filter.
+pub struct FilterInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub build: fn(&Arc<Glossary>, &Params) -> Box<dyn Filter>,
+}
+
+/// A named composition: a short name for a spec.
+pub struct Composition {
+    pub name: &'static str,
+    pub spec: &'static str,
+    pub summary: &'static str,
+}
+
+/// Every retriever, by name, in the order `glossa retrievers` lists them.
+pub const REGISTRY: &[RetrieverInfo] = &[
+    exact::INFO,
+    normalised::INFO,
+    fuzzy::INFO,
+    edit::INFO,
+    split::INFO,
+    alias::INFO,
+    oracle::INFO,
+];
+
+/// Every filter, by name.
+pub const FILTERS: &[FilterInfo] = &[sense::INFO, longest::INFO];
+
+/// The recommended composition: the default of `retrieve`, `translate` and `run`.
+pub const RECOMMENDED: &str = "glossa";
+
+/// Short names for compositions.
+pub const COMPOSITIONS: &[Composition] = &[Composition {
+    name: RECOMMENDED,
+    spec: "normalised+edit+split+alias|sense|longest",
+    summary: "recommended: inflections, bounded typos, split/joined words, aliases; then senses, longest match",
+}];
 
 /// The five reference retrievers of SPEC.md, in report order.
 pub const REFERENCE: &[&str] = &["exact", "normalised", "fuzzy", "normalised+fuzzy", "oracle"];
 
-/// An unknown or malformed retriever spec.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown retriever `{name}` in `{spec}`; known: {known} (combine with `+`, e.g. normalised+fuzzy; `all` runs the reference five)")]
+/// An unknown or malformed retriever spec: the part that is wrong, and
+/// what would have been accepted there.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownRetriever {
     pub spec: String,
+    /// The unknown name (empty for an empty part such as `a+`).
     pub name: String,
+    /// The names accepted in that place, comma-separated.
     pub known: String,
+    /// `retriever` or `filter`.
+    pub what: &'static str,
 }
+
+impl UnknownRetriever {
+    fn retriever(spec: &str, name: &str) -> UnknownRetriever {
+        let known: Vec<&str> = REGISTRY
+            .iter()
+            .map(|i| i.name)
+            .chain(COMPOSITIONS.iter().map(|c| c.name))
+            .collect();
+        UnknownRetriever {
+            spec: spec.to_string(),
+            name: name.to_string(),
+            known: known.join(", "),
+            what: "retriever",
+        }
+    }
+
+    fn filter(spec: &str, name: &str) -> UnknownRetriever {
+        UnknownRetriever {
+            spec: spec.to_string(),
+            name: name.to_string(),
+            known: FILTERS
+                .iter()
+                .map(|i| i.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            what: "filter",
+        }
+    }
+}
+
+impl fmt::Display for UnknownRetriever {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "empty {} name in `{}`", self.what, self.spec)?;
+        } else {
+            write!(f, "unknown {} `{}` in `{}`", self.what, self.name, self.spec)?;
+        }
+        write!(
+            f,
+            "; known {}s: {} (`a+b` is a union, `a|{}` a filter, e.g. normalised+fuzzy|sense; \
+             `all` runs the reference five; see `glossa retrievers`)",
+            self.what,
+            self.known,
+            FILTERS.first().map_or("filter", |i| i.name),
+        )
+    }
+}
+
+impl std::error::Error for UnknownRetriever {}
 
 /// Expand a comma-separated list of specs (`all` → the reference five).
 pub fn expand_list(list: &str) -> Vec<String> {
@@ -165,33 +324,58 @@ pub fn expand_list(list: &str) -> Vec<String> {
     out
 }
 
-/// Build the retriever named by `spec`: a registered name, or several
-/// joined by `+` for their union.
+/// Build the retriever named by `spec` (see the module documentation):
+/// registered retrievers and compositions joined by `+`, then filters
+/// after `|`.
 pub fn build(
     spec: &str,
     glossary: &Arc<Glossary>,
     params: &Params,
 ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
+    build_part(spec, spec, glossary, params, 0)
+}
+
+fn build_part(
+    whole: &str,
+    spec: &str,
+    glossary: &Arc<Glossary>,
+    params: &Params,
+    depth: usize,
+) -> Result<Box<dyn Retriever>, UnknownRetriever> {
+    let mut pieces = spec.split('|');
+    let union_part = pieces.next().unwrap_or_default();
     let mut parts = Vec::new();
-    for name in spec.split('+').map(str::trim) {
-        let info = REGISTRY
+    for name in union_part.split('+').map(str::trim) {
+        if let Some(info) = REGISTRY.iter().find(|info| info.name == name) {
+            parts.push((info.build)(glossary, params));
+        } else if let Some(c) = COMPOSITIONS
             .iter()
-            .find(|info| info.name == name)
-            .ok_or_else(|| UnknownRetriever {
-                spec: spec.to_string(),
-                name: name.to_string(),
-                known: REGISTRY
-                    .iter()
-                    .map(|i| i.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        parts.push((info.build)(glossary, params));
+            .find(|c| c.name == name && depth < 4)
+        {
+            parts.push(build_part(whole, c.spec, glossary, params, depth + 1)?);
+        } else {
+            return Err(UnknownRetriever::retriever(whole, name));
+        }
     }
-    Ok(if parts.len() == 1 {
+    let inner = if parts.len() == 1 {
         parts.pop().expect("one part")
     } else {
         Box::new(union::Union::new(parts))
+    };
+    let filters = pieces
+        .map(str::trim)
+        .map(|name| {
+            FILTERS
+                .iter()
+                .find(|info| info.name == name)
+                .map(|info| (info.build)(glossary, params))
+                .ok_or_else(|| UnknownRetriever::filter(whole, name))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(if filters.is_empty() {
+        inner
+    } else {
+        Box::new(union::Filtered::new(inner, filters))
     })
 }
 
@@ -259,9 +443,10 @@ mod tests {
             .err()
             .unwrap();
         assert_eq!(err.name, "fuzy");
-        assert!(err
-            .to_string()
-            .contains("known: exact, normalised, fuzzy, oracle"));
+        assert_eq!(err.what, "retriever");
+        assert!(err.to_string().starts_with(
+            "unknown retriever `fuzy` in `normalised+fuzy`; known retrievers: exact, normalised, fuzzy,"
+        ));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `normalised`: both sides stemmed word by word with the Snowball English
 //! (Porter2) stemmer of rust-stemmers, then compared as `exact`.
 
+use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use rust_stemmers::{Algorithm, Stemmer};
@@ -58,22 +59,29 @@ pub fn stem_word(stemmer: &Stemmer, word: &str) -> String {
 
 pub struct Normalised {
     stemmer: Stemmer,
+    /// Stemmed key → indexes into `keys`.
     by_stem: HashMap<String, Vec<usize>>,
-    /// Unstemmed keys, to report `exact` when no stemming was needed.
-    keys: Vec<String>,
+    /// The keys, to report `exact` when no stemming was needed.
+    keys: Vec<Keyed>,
 }
 
 impl Normalised {
+    /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary) -> Normalised {
+        Normalised::over(keys::sources(glossary))
+    }
+
+    /// Over any list of keys.
+    pub fn over(keys: Vec<Keyed>) -> Normalised {
         let mut stems = Stems::default();
-        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::with_capacity(glossary.len());
-        for (i, e) in glossary.entries.iter().enumerate() {
-            by_stem.entry(stems.key(&e.key)).or_default().push(i);
+        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            by_stem.entry(stems.key(&k.key)).or_default().push(i);
         }
         Normalised {
             stemmer: Stemmer::create(Algorithm::English),
             by_stem,
-            keys: glossary.entries.iter().map(|e| e.key.clone()).collect(),
+            keys,
         }
     }
 }
@@ -98,14 +106,14 @@ impl Retriever for Normalised {
                 }
                 key.push_str(stem);
             }
-            if let Some(entries) = self.by_stem.get(&key) {
-                for &e in entries {
-                    let kind = if self.keys[e] == phrase.key {
+            if let Some(found) = self.by_stem.get(&key) {
+                for &k in found {
+                    let kind = if self.keys[k].key == phrase.key {
                         MatchKind::Exact
                     } else {
                         MatchKind::Stem
                     };
-                    out.push(Match::of_phrase(e, kind, phrase, 1.0));
+                    out.push(Match::of_phrase(self.keys[k].entry, kind, phrase, 1.0));
                 }
             }
         }

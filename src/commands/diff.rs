@@ -1,0 +1,32 @@
+//! `glossa diff A B`: what changed between two saved results, and whether
+//! it is more than chance.
+
+use crate::cli::DiffArgs;
+use crate::diff::{self, parse_pairing, shown};
+use crate::report;
+use crate::stats::TestSettings;
+use std::process::ExitCode;
+
+pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
+    let (a, b) = diff::load_both(&args.a, &args.b)?;
+    let pairing = args.retriever.as_deref().and_then(parse_pairing);
+    let test = TestSettings::new(args.resamples, args.seed);
+    let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
+    super::emit(&report::diff::render(&d, args.format))?;
+    if !d.unpaired_a.is_empty() {
+        eprintln!("note: only in A, not compared: {}", d.unpaired_a.join(", "));
+    }
+    if !d.unpaired_b.is_empty() {
+        eprintln!("note: only in B, not compared: {}", d.unpaired_b.join(", "));
+    }
+    for r in &d.retrievers {
+        let name = if r.a == r.b { r.a.clone() } else { format!("{} → {}", r.a, r.b) };
+        if !r.only_in_a.is_empty() {
+            eprintln!("note: {name}: {} posts only in A, not compared: {}", r.only_in_a.len(), r.only_in_a.join(", "));
+        }
+        if !r.only_in_b.is_empty() {
+            eprintln!("note: {name}: {} posts only in B, not compared: {}", r.only_in_b.len(), r.only_in_b.join(", "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,92 @@
+//! `glossa serve`: the web page and its JSON API (see `crate::serve`).
+
+use crate::cli::ServeArgs;
+use crate::retrieve::{self, Params};
+use crate::serve::{self, AppState, ModelSettings, Options};
+use anyhow::Context as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let params = Params::from(&args.params);
+    // Check the retriever spec now, not on the first request.
+    let demo = Arc::new(super::load_glossary(std::path::Path::new(crate::cli::DEMO_GLOSSARY))?);
+    let retriever = retrieve::build(&args.retriever, &demo, &params)?;
+    if retriever.needs_labels() {
+        anyhow::bail!("`{}` needs labelled posts; the page translates unlabelled ones", args.retriever);
+    }
+    let timeout = Duration::try_from_secs_f64(args.timeout).context("--timeout must be a positive number of seconds")?;
+    let (providers, warnings) = serve::providers_from_env(&ModelSettings {
+        openai_model: args.openai_model.clone(),
+        openai_base_url: args.openai_base_url.clone(),
+        gemini_model: args.gemini_model.clone(),
+        cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
+        timeout: Some(timeout),
+    });
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let offered: Vec<String> = providers.iter().map(|p| p.name.clone()).collect();
+    let state = AppState::new(Options {
+        glossaries: args.glossaries.clone(),
+        retriever: args.retriever.clone(),
+        params,
+        providers,
+        log: !args.quiet,
+    });
+    let cleaned = state.store.clean_temporaries();
+    if cleaned > 0 {
+        eprintln!(
+            "note: removed {cleaned} temporary file(s) left in {} by an interrupted save (the glossaries themselves are whole)",
+            args.glossaries.display()
+        );
+    }
+    match state.store.list() {
+        Ok(list) if list.is_empty() => eprintln!(
+            "note: no glossaries (NAME.json) in {}; pass --glossaries DIR, or run from the folder that holds glossaries/",
+            args.glossaries.display()
+        ),
+        Ok(list) => {
+            for bad in list.iter().filter(|s| s.error.is_some()) {
+                eprintln!("warning: {}", bad.error.as_deref().unwrap_or_default());
+            }
+        }
+        Err(e) => eprintln!("warning: {e}"),
+    }
+
+    super::runtime()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.addr))?;
+        let addr = listener.local_addr().context("cannot read the listening address")?;
+        if !addr.ip().is_loopback() {
+            eprintln!(
+                "warning: listening on {addr}, beyond this machine: anyone who can reach it can read and change \
+                 the glossaries in {} and use the model keys of this server. Use --addr 127.0.0.1:PORT unless you mean it.",
+                args.glossaries.display()
+            );
+        }
+        let shown = if addr.ip().is_unspecified() {
+            format!("http://127.0.0.1:{}/", addr.port())
+        } else {
+            format!("http://{addr}/")
+        };
+        println!("glossa serve: open {shown}");
+        let _ = std::io::stdout().flush();
+        eprintln!(
+            "glossaries: {} · retriever: {} · providers: {} · Ctrl-C stops",
+            args.glossaries.display(),
+            args.retriever,
+            offered.join(", ")
+        );
+        axum::serve(listener, serve::router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("the server stopped")?;
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,121 @@
+//! `glossa sweep`: score one retriever over a range of one parameter's
+//! values, with a table, a JSON result and an SVG chart.
+
+use crate::cli::{SplitChoice, SweepArgs};
+use crate::dataset::Split;
+use crate::eval::Sources;
+use crate::report::{self, chart};
+use crate::retrieve::{expand_list, Params};
+use crate::runs;
+use crate::sweep::{self, format_value};
+use anyhow::Context as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Write `text` to `path` through a temporary file, so a crash never
+/// leaves half a file.
+fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let param = sweep::tunable(&args.param)?;
+    let values = if !args.values.is_empty() {
+        args.values.clone()
+    } else {
+        match (args.from, args.to, args.step) {
+            (Some(from), Some(to), Some(step)) => sweep::steps(from, to, step)?,
+            (None, None, None) => {
+                let (from, to, step) = param.range;
+                sweep::steps(from, to, step)?
+            }
+            _ => anyhow::bail!("give --from, --to and --step together (or --values, or none of them for the default range)"),
+        }
+    };
+    for &v in &values {
+        param.check(v)?;
+    }
+    let specs = expand_list(&args.retriever);
+    if specs.len() != 1 {
+        anyhow::bail!(
+            "sweep scores one retriever at a time; --retriever gives {} ({})",
+            specs.len(),
+            specs.join(", ")
+        );
+    }
+
+    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
+    let mut posts = super::load_labelled(&glossary, &args.posts, &args.labels)?;
+    let (split_name, keep) = match args.split {
+        SplitChoice::All => ("all", None),
+        SplitChoice::Dev => ("dev", Some(Split::Dev)),
+        SplitChoice::Test => ("test", Some(Split::Test)),
+    };
+    if let Some(split) = keep {
+        posts.retain(|p| p.label.split == split);
+        if posts.is_empty() {
+            anyhow::bail!("no labelled post in {} is in the {split} split", args.labels.display());
+        }
+    }
+    let posts_file = args.posts.display().to_string();
+    let labels_file = args.labels.display().to_string();
+    let sources = Sources {
+        posts_file: &posts_file,
+        labels_file: &labels_file,
+        split: split_name,
+    };
+    let base = Params::from(&args.params);
+    let mut result = sweep::sweep(&glossary, &posts, &specs[0], param, &values, &base, &sources)?;
+
+    let svg = chart::sweep_svg(&result).map_err(anyhow::Error::msg)?;
+    let mut written = Vec::new();
+    if let Some(path) = &args.svg {
+        write_atomic(path, &svg)?;
+        written.push(path.display().to_string());
+    }
+    if !args.no_save {
+        let stem = format!("{}_{}_sweep", runs::utc_timestamp(), runs::suite_name(&posts_file));
+        let svg_path = args.runs_dir.join(format!("{stem}.svg"));
+        let json_path = args.runs_dir.join(format!("{stem}.json"));
+        write_atomic(&svg_path, &svg)?;
+        result.chart = Some(svg_path.display().to_string());
+        write_atomic(&json_path, &(serde_json::to_string_pretty(&result)? + "\n"))?;
+        written.push(json_path.display().to_string());
+        written.push(svg_path.display().to_string());
+    } else if let Some(path) = &args.svg {
+        result.chart = Some(path.display().to_string());
+    }
+
+    super::emit(&report::sweep::render(&result, args.format))?;
+    if !written.is_empty() {
+        eprintln!("saved {}", written.join(", "));
+    }
+    if result.flat() && result.rows.len() > 1 {
+        eprintln!(
+            "note: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
+            result.retriever, result.param
+        );
+    } else if let Some(best) = result
+        .rows
+        .iter()
+        .filter(|r| r.complete_rate.is_some())
+        .max_by(|a, b| a.counts.complete.cmp(&b.counts.complete).then(b.counts.wrong_sense.cmp(&a.counts.wrong_sense)))
+    {
+        eprintln!(
+            "most posts complete on {}: {} = {} ({} of {}); report it once on test with `glossa eval --split test`",
+            result.split,
+            result.param,
+            format_value(best.value),
+            best.counts.complete,
+            best.counts.posts
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

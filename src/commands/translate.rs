@@ -1,0 +1,119 @@
+//! `glossa translate`: one post through the pipeline, with what the user
+//! should know about it — entries used, words no entry covered, matches
+//! worth a second look, and whether each target reached the output.
+
+use crate::cli::TranslateArgs;
+use crate::error::read_text;
+use crate::generate::pipeline::{Pipeline, Trace};
+use crate::generate::prompt::Template;
+use crate::report::{exporter, Align, Format, Table};
+use crate::retrieve::{self, Params};
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
+    let text = match &args.file {
+        Some(path) => read_text(path)?,
+        None => super::text_or_stdin(args.text.clone())?,
+    };
+    if text.trim().is_empty() {
+        anyhow::bail!("the post is empty: give the text as an argument, with --file, or on standard input");
+    }
+    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
+    let params = Params::from(&args.params);
+    let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    if retriever.needs_labels() {
+        anyhow::bail!("`{}` needs labels; use it with `glossa run`", args.retriever);
+    }
+    let pipeline = Pipeline {
+        glossary: Arc::clone(&glossary),
+        retriever_name: args.retriever.clone(),
+        retriever: Arc::from(retriever),
+        template: super::translate_template(&args.provider)?,
+        simplify: args.provider.simplify,
+        simplify_template: Template::builtin("simplify.v1"),
+        client: Arc::new(super::build_client(&args.provider)?),
+    };
+    let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
+
+    if args.format == Format::Json {
+        super::emit(&(serde_json::to_string_pretty(&trace)? + "\n"))?;
+    } else {
+        super::emit(&render(&trace, args.format))?;
+    }
+    match &trace.generate.output.error {
+        Some(err) => {
+            eprintln!("error: {err}");
+            Ok(ExitCode::from(1))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn render(trace: &Trace, format: Format) -> String {
+    let mut out = String::new();
+    if let Some(text) = &trace.generate.output.text {
+        out.push_str(text.trim_end());
+        out.push_str("\n\n");
+    }
+    let mut t = Table::new(
+        Some("Glossary entries used"),
+        &[
+            ("Entry", Align::Left),
+            ("Target", Align::Left),
+            ("Phrase", Align::Left),
+            ("Match", Align::Left),
+            ("In output", Align::Left),
+        ],
+    );
+    for (used, target) in trace.retrieve.output.iter().zip(&trace.review.targets) {
+        t.push(vec![
+            used.entry.clone(),
+            used.target.clone(),
+            used.phrase.clone(),
+            format!("{} {:.2}", used.kind, used.score),
+            if target.in_output { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    if let Some(e) = exporter(format) {
+        if t.rows.is_empty() {
+            out.push_str("No glossary entry matched.\n");
+        } else {
+            out.push_str(&e.render(&[t]));
+        }
+    }
+    let missing: Vec<&str> = trace
+        .review
+        .targets
+        .iter()
+        .filter(|t| !t.in_output)
+        .map(|t| t.target.as_str())
+        .collect();
+    let _ = writeln!(out);
+    if trace.generate.output.text.is_some() {
+        if missing.is_empty() {
+            let _ = writeln!(out, "Check: every glossary target is in the output.");
+        } else {
+            let _ = writeln!(out, "Check: not in the output: {}", missing.join(", "));
+        }
+    }
+    if !trace.review.not_exact.is_empty() {
+        let _ = writeln!(out, "Second look (matched by spelling, not exactly): {}", trace.review.not_exact.join(", "));
+    }
+    if !trace.review.uncovered.is_empty() {
+        let _ = writeln!(out, "No entry covers: {} (candidates for the glossary)", trace.review.uncovered.join(", "));
+    }
+    let g = &trace.generate.output;
+    let provider = if g.model.is_empty() { g.provider.clone() } else { format!("{} {}", g.provider, g.model) };
+    let _ = writeln!(
+        out,
+        "({provider}, prompt {}.{}, {} attempt{}{})",
+        trace.prompt.output.template.name,
+        trace.prompt.output.template.version,
+        g.attempts,
+        if g.attempts == 1 { "" } else { "s" },
+        if g.cached { ", cached" } else { "" }
+    );
+    out
+}

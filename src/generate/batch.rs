@@ -1,0 +1,482 @@
+//! Batch runs: every (retriever, repeat, post) through the pipeline, with
+//! bounded concurrency. Each finished call is appended to `calls.jsonl` at
+//! once, so an interrupted run loses nothing and `--resume` skips what is
+//! done. The summary is computed from `calls.jsonl`, never from memory.
+
+use super::check::Verdict;
+use super::pipeline::{Group, Pipeline, Trace};
+use super::prompt::PromptId;
+use crate::dataset::LabelledPost;
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+pub const CALLS_FILE: &str = "calls.jsonl";
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// One line of `calls.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub retriever: String,
+    /// 1-based.
+    pub repeat: u32,
+    pub post: String,
+    pub prompt: PromptId,
+    pub provider: String,
+    pub model: String,
+    pub output: Option<String>,
+    pub check: Verdict,
+    /// Where retrieval left the post: complete, missed, wrong_sense.
+    pub group: Group,
+    pub retrieved: Vec<String>,
+    pub wrong_sense_retrieved: Vec<String>,
+    pub wrong_sense_used: Vec<String>,
+    pub attempts: u32,
+    pub cached: bool,
+    /// `null` on success.
+    pub error: Option<String>,
+    pub ms: f64,
+}
+
+impl CallRecord {
+    fn from_trace(post: &str, trace: Trace) -> CallRecord {
+        let labelled = trace.labelled.expect("batch posts are labelled");
+        let g = trace.generate.output;
+        CallRecord {
+            retriever: trace.retriever,
+            repeat: trace.repeat,
+            post: post.to_string(),
+            prompt: trace.prompt.output.template,
+            provider: g.provider,
+            model: g.model,
+            output: g.text,
+            check: labelled.check,
+            group: labelled.group,
+            retrieved: trace.retrieve.output.into_iter().map(|u| u.entry).collect(),
+            wrong_sense_retrieved: labelled.wrong_sense_retrieved,
+            wrong_sense_used: labelled.wrong_sense_used,
+            attempts: g.attempts,
+            cached: g.cached,
+            error: g.error,
+            ms: trace.simplify.ms
+                + trace.phrases.ms
+                + trace.retrieve.ms
+                + trace.prompt.ms
+                + trace.generate.ms,
+        }
+    }
+
+    fn key(&self) -> CallKey {
+        (self.retriever.clone(), self.repeat, self.post.clone())
+    }
+}
+
+/// Call every record of `calls.jsonl` in file order (records are not kept,
+/// so memory does not grow with the run). A torn last line (a run killed
+/// mid-write) is skipped with a warning; a bad line elsewhere is an error
+/// naming the line. A missing file has no records.
+pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> anyhow::Result<()> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut lines = BufReader::new(file).lines().enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<CallRecord>(&line) {
+            Ok(record) => f(record),
+            Err(_) if lines.peek().is_none() => {
+                eprintln!("warning: {}:{}: ignoring a torn last line (the run was cut off)", path.display(), i + 1)
+            }
+            Err(e) => anyhow::bail!("{}:{}: not a call record: {e}", path.display(), i + 1),
+        }
+    }
+    Ok(())
+}
+
+/// A call's identity: retriever, repeat, post.
+pub type CallKey = (String, u32, String);
+
+/// For every call in `calls.jsonl`, whether its latest record succeeded.
+pub fn call_status(path: &Path) -> anyhow::Result<HashMap<CallKey, bool>> {
+    let mut status = HashMap::new();
+    for_each_call(path, |r| {
+        status.insert(r.key(), r.error.is_none());
+    })?;
+    Ok(status)
+}
+
+/// Which calls a run still has to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Todo {
+    /// Every call not yet in `calls.jsonl`.
+    Missing,
+    /// Only calls whose latest record failed.
+    Failed,
+}
+
+/// What a batch run did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub done: usize,
+    pub failed: usize,
+    pub interrupted: bool,
+    /// Why the run stopped early, when a provider said every further call
+    /// would fail.
+    pub stopped: Option<String>,
+}
+
+/// The calls to make, in order: retriever, repeat, post.
+pub fn plan(
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    repeats: u32,
+    status: &HashMap<CallKey, bool>,
+    todo: Todo,
+) -> Vec<(usize, u32, usize)> {
+    let mut out = Vec::new();
+    for (ri, p) in pipelines.iter().enumerate() {
+        for repeat in 1..=repeats {
+            for (pi, post) in posts.iter().enumerate() {
+                let key = (p.retriever_name.clone(), repeat, post.post.id.clone());
+                let wanted = match (todo, status.get(&key)) {
+                    (Todo::Missing, None) => true,
+                    (Todo::Failed, Some(false)) => true,
+                    _ => false,
+                };
+                if wanted {
+                    out.push((ri, repeat, pi));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Run `calls` with at most `concurrency` in flight, appending each record
+/// to `dir/calls.jsonl` as it finishes. Ctrl-C stops starting new calls and
+/// waits for those in flight (a second Ctrl-C abandons them).
+pub async fn execute(
+    dir: &Path,
+    pipelines: Vec<Arc<Pipeline>>,
+    posts: Arc<Vec<LabelledPost>>,
+    calls: Vec<(usize, u32, usize)>,
+    concurrency: usize,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<Outcome> {
+    let path = dir.join(CALLS_FILE);
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut outcome = Outcome::default();
+    let mut queue = calls.into_iter();
+    let mut running: JoinSet<(usize, Trace)> = JoinSet::new();
+    let mut stopping = false;
+    let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
+    loop {
+        while !stopping && running.len() < concurrency.max(1) {
+            let Some((ri, repeat, pi)) = queue.next() else {
+                break;
+            };
+            let pipeline = Arc::clone(&pipelines[ri]);
+            let posts = Arc::clone(&posts);
+            running.spawn(async move {
+                let post = &posts[pi];
+                let trace = pipeline
+                    .run(&post.post.text, Some(&post.label), repeat)
+                    .await;
+                (pi, trace)
+            });
+        }
+        if running.is_empty() {
+            break;
+        }
+        tokio::select! {
+            joined = running.join_next() => {
+                let Some(joined) = joined else { break };
+                let (pi, trace) = joined.context("a call panicked")?;
+                let stops = trace.generate.output.stops_run;
+                let record = CallRecord::from_trace(&posts[pi].post.id, trace);
+                let line = serde_json::to_string(&record)? + "\n";
+                out.write_all(line.as_bytes()).and_then(|_| out.flush()).with_context(|| format!("cannot write {}", path.display()))?;
+                outcome.done += 1;
+                if let Some(err) = &record.error {
+                    outcome.failed += 1;
+                    progress.println(format!("call failed: {} repeat {} post {}: {err}", record.retriever, record.repeat, record.post));
+                    if stops && outcome.stopped.is_none() {
+                        outcome.stopped = Some(err.clone());
+                        stopping = true;
+                    }
+                }
+                progress.set_message(format!("{} failed", outcome.failed));
+                progress.inc(1);
+            }
+            _ = &mut ctrl_c => {
+                if outcome.interrupted {
+                    running.abort_all();
+                    break;
+                }
+                outcome.interrupted = true;
+                stopping = true;
+                progress.println(format!("stopping: waiting for {} calls in flight (Ctrl-C again to abandon them)", running.len()));
+                ctrl_c = Box::pin(tokio::signal::ctrl_c());
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// How the posts of one retrieval group fared in one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRun {
+    pub posts: usize,
+    pub right: usize,
+}
+
+/// One repeat of one retriever.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub repeat: u32,
+    pub posts: usize,
+    pub right: usize,
+    pub failed: usize,
+    pub by_group: BTreeMap<Group, GroupRun>,
+}
+
+/// One retriever over every repeat.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrieverSummary {
+    pub name: String,
+    pub runs: Vec<RunFigures>,
+    /// (post, repeat) pairs where a wrong-sense entry was retrieved, and
+    /// those where the output then used its target.
+    pub wrong_sense_retrieved: usize,
+    pub wrong_sense_used: usize,
+}
+
+/// The summary of a batch run (`summary.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    pub run_dir: PathBuf,
+    pub calls: usize,
+    pub failed: usize,
+    pub retrievers: Vec<RetrieverSummary>,
+}
+
+/// What one call adds to the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Contribution {
+    group: Group,
+    right: bool,
+    failed: bool,
+    wrong_sense_retrieved: bool,
+    wrong_sense_used: bool,
+}
+
+impl Contribution {
+    fn of(r: &CallRecord) -> Contribution {
+        Contribution {
+            group: r.group,
+            right: r.error.is_none() && r.check.ok,
+            failed: r.error.is_some(),
+            wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
+            wrong_sense_used: !r.wrong_sense_used.is_empty(),
+        }
+    }
+}
+
+/// Builds a [`Summary`] one record at a time. A later record of the same
+/// call replaces the earlier one (a `--retry-errors` run appends).
+#[derive(Debug, Default)]
+pub struct Summariser {
+    latest: HashMap<CallKey, Contribution>,
+    runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
+    wrong: HashMap<String, (usize, usize)>,
+}
+
+impl Summariser {
+    pub fn add(&mut self, r: &CallRecord) {
+        let c = Contribution::of(r);
+        if let Some(old) = self.latest.insert(r.key(), c) {
+            self.apply(&r.retriever, r.repeat, old, false);
+        }
+        self.apply(&r.retriever, r.repeat, c, true);
+    }
+
+    fn apply(&mut self, retriever: &str, repeat: u32, c: Contribution, add: bool) {
+        let step = |n: &mut usize, on: bool| {
+            if on {
+                if add {
+                    *n += 1
+                } else {
+                    *n -= 1
+                }
+            }
+        };
+        let run = self
+            .runs
+            .entry(retriever.to_string())
+            .or_default()
+            .entry(repeat)
+            .or_insert_with(|| RunFigures {
+                repeat,
+                ..RunFigures::default()
+            });
+        step(&mut run.posts, true);
+        step(&mut run.right, c.right);
+        step(&mut run.failed, c.failed);
+        let group = run.by_group.entry(c.group).or_default();
+        step(&mut group.posts, true);
+        step(&mut group.right, c.right);
+        let w = self.wrong.entry(retriever.to_string()).or_default();
+        step(&mut w.0, c.wrong_sense_retrieved);
+        step(&mut w.1, c.wrong_sense_retrieved && c.wrong_sense_used);
+    }
+
+    /// The summary, retrievers in the order given.
+    pub fn finish(mut self, run_dir: &Path, order: &[String]) -> Summary {
+        let retrievers = order
+            .iter()
+            .filter_map(|name| {
+                let mut runs: Vec<RunFigures> = self.runs.remove(name)?.into_values().collect();
+                for run in &mut runs {
+                    run.by_group.retain(|_, g| g.posts > 0);
+                }
+                let (retrieved, used) = self.wrong.get(name).copied().unwrap_or_default();
+                Some(RetrieverSummary {
+                    name: name.clone(),
+                    runs,
+                    wrong_sense_retrieved: retrieved,
+                    wrong_sense_used: used,
+                })
+            })
+            .collect();
+        Summary {
+            run_dir: run_dir.to_path_buf(),
+            calls: self.latest.len(),
+            failed: self.latest.values().filter(|c| c.failed).count(),
+            retrievers,
+        }
+    }
+}
+
+/// Summarise `dir/calls.jsonl`, streaming.
+pub fn summarise_file(dir: &Path, order: &[String]) -> anyhow::Result<Summary> {
+    let mut s = Summariser::default();
+    for_each_call(&dir.join(CALLS_FILE), |r| s.add(&r))?;
+    Ok(s.finish(dir, order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        retriever: &str,
+        repeat: u32,
+        post: &str,
+        group: Group,
+        ok: bool,
+        error: bool,
+    ) -> CallRecord {
+        CallRecord {
+            retriever: retriever.into(),
+            repeat,
+            post: post.into(),
+            prompt: PromptId {
+                name: "translate".into(),
+                version: "v1".into(),
+            },
+            provider: "offline".into(),
+            model: String::new(),
+            output: (!error).then(|| "x".into()),
+            check: Verdict {
+                ok,
+                ..Verdict::default()
+            },
+            group,
+            retrieved: vec![],
+            wrong_sense_retrieved: if group == Group::WrongSense {
+                vec!["date".into()]
+            } else {
+                vec![]
+            },
+            wrong_sense_used: if group == Group::WrongSense && !ok {
+                vec!["date".into()]
+            } else {
+                vec![]
+            },
+            attempts: 1,
+            cached: false,
+            error: error.then(|| "boom".into()),
+            ms: 1.0,
+        }
+    }
+
+    #[test]
+    fn summary_counts_right_posts_per_group_and_run() {
+        let records = vec![
+            record("exact", 1, "a", Group::Complete, true, false),
+            record("exact", 1, "b", Group::Missed, false, false),
+            record("exact", 2, "a", Group::Complete, false, true),
+            record("exact", 2, "b", Group::Missed, true, false),
+            record("exact", 1, "c", Group::WrongSense, false, false),
+        ];
+        let mut s = Summariser::default();
+        records.iter().for_each(|r| s.add(r));
+        let s = s.finish(Path::new("d"), &["exact".into(), "absent".into()]);
+        assert_eq!(s.calls, 5);
+        assert_eq!(s.failed, 1);
+        assert_eq!(s.retrievers.len(), 1);
+        let r = &s.retrievers[0];
+        assert_eq!(r.runs[0].repeat, 1);
+        assert_eq!((r.runs[0].posts, r.runs[0].right), (3, 1));
+        assert_eq!(
+            r.runs[1].by_group[&Group::Complete],
+            GroupRun { posts: 1, right: 0 }
+        );
+        assert_eq!(r.runs[1].failed, 1);
+        assert_eq!((r.wrong_sense_retrieved, r.wrong_sense_used), (1, 1));
+    }
+
+    #[test]
+    fn a_later_record_replaces_an_earlier_one_and_a_torn_tail_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let first = record("exact", 1, "a", Group::Complete, false, true);
+        let second = record("exact", 1, "a", Group::Complete, true, false);
+        let other = record("exact", 1, "b", Group::Missed, false, false);
+        let text = [&first, &second, &other].iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect::<String>()
+            + "{\"retriever\":\"ex";
+        std::fs::write(&path, text).unwrap();
+        let status = call_status(&path).unwrap();
+        assert_eq!(status.len(), 2);
+        assert_eq!(status[&("exact".to_string(), 1, "a".to_string())], true);
+        let s = summarise_file(dir.path(), &["exact".into()]).unwrap();
+        assert_eq!((s.calls, s.failed), (2, 0));
+        let run = &s.retrievers[0].runs[0];
+        assert_eq!((run.posts, run.right, run.failed), (2, 1, 0));
+        assert_eq!(run.by_group[&Group::Complete], GroupRun { posts: 1, right: 1 });
+    }
+
+    #[test]
+    fn a_bad_line_in_the_middle_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let good = serde_json::to_string(&record("exact", 1, "a", Group::Complete, true, false)).unwrap();
+        std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
+        let err = call_status(&path).unwrap_err().to_string();
+        assert!(err.contains("calls.jsonl:2"), "{err}");
+    }
+}

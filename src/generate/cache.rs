@@ -1,0 +1,126 @@
+//! The reply cache: one file per answered request, named by a hash of
+//! everything that decides the answer, so reruns cost nothing and a crash
+//! loses no paid-for reply.
+
+use crate::generate::provider::Request;
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Where replies are cached unless told otherwise.
+pub const DEFAULT_DIR: &str = "runs/cache";
+
+/// Bumped whenever the key recipe changes, so old entries stop matching.
+const KEY_VERSION: &str = "glossa-cache-v1";
+
+/// Cached replies under `dir`, as `dir/ab/abcd….txt`: the first two hex
+/// digits shard the directory, the file holds the reply text.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache::new(DEFAULT_DIR)
+    }
+}
+
+impl Cache {
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// SHA-256 (hex) of the provider identity and the whole request: the
+    /// full prompt, the repeat number (repeats are distinct samples) and the
+    /// text and substitutions the offline provider works from. Hashing the
+    /// latter for model providers too costs at most a miss, never a wrong hit.
+    pub fn key(identity: &str, req: &Request) -> String {
+        // A JSON array keeps the fields apart: no concatenation of two
+        // different requests can produce the same bytes.
+        let framed = serde_json::to_vec(&(
+            KEY_VERSION,
+            identity,
+            &req.prompt,
+            &req.text,
+            &req.substitutions,
+            req.repeat,
+        ))
+        .expect("strings and numbers always serialise");
+        hex(&Sha256::digest(&framed))
+    }
+
+    /// The cached reply for `key`, if any. An unreadable entry is a miss.
+    pub fn get(&self, key: &str) -> Option<String> {
+        fs::read_to_string(self.path(key)?).ok()
+    }
+
+    /// Store `text` under `key`: written to a temporary file and renamed, so
+    /// a reader (or a crash) never sees half a reply.
+    pub fn put(&self, key: &str, text: &str) -> io::Result<()> {
+        let path = self.path(key).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("not a cache key: {key:?}"),
+            )
+        })?;
+        let shard = path.parent().expect("a cache path has a shard directory");
+        fs::create_dir_all(shard)?;
+        // Unique per process and call: concurrent writers of the same key
+        // each rename a complete file, and the last one wins.
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let temp = shard.join(format!(
+            ".{key}.{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = fs::write(&temp, text).and_then(|()| fs::rename(&temp, &path));
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        written
+    }
+
+    /// Keys are hex digests; anything else could escape the directory.
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        let valid = key.len() >= 3 && key.bytes().all(|b| b.is_ascii_hexdigit());
+        valid.then(|| self.dir.join(&key[..2]).join(format!("{key}.txt")))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_of_a_known_digest() {
+        assert_eq!(
+            hex(&Sha256::digest(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn keys_that_are_not_hex_are_refused() {
+        let cache = Cache::new("unused");
+        assert!(cache.path("../../etc/passwd").is_none());
+        assert!(cache.get("../x").is_none());
+        assert!(cache.put("ab/cd", "x").is_err());
+    }
+}

@@ -1,0 +1,11 @@
+//! Generation: prompts, providers, the pipeline for one post, batch runs
+//! and the output check.
+
+pub mod batch;
+pub mod cache;
+pub mod check;
+pub mod pipeline;
+pub mod prompt;
+pub mod provider;
+pub mod retry;
+pub mod simplify;

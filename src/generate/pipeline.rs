@@ -1,0 +1,373 @@
+//! One post through every stage: simplify → phrases → retrieve → prompt →
+//! generate → check. Each stage's output and duration is recorded in the
+//! [`Trace`], which is what `glossa translate --format json` prints and
+//! what a batch call line is made from.
+
+use super::check::{check, contains_target, Target, Verdict};
+use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
+use super::provider::{Client, ProviderError, Request, Substitution};
+use super::simplify::{sentences, sentences_from_reply, Simplify};
+use crate::dataset::Label;
+use crate::glossary::Glossary;
+use crate::retrieve::{best_per_entry, MatchKind, PostView, Retriever};
+use crate::score::PostScore;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Everything fixed for a batch: glossary, retriever, templates, provider.
+pub struct Pipeline {
+    pub glossary: Arc<Glossary>,
+    pub retriever_name: String,
+    pub retriever: Arc<dyn Retriever>,
+    pub template: Template,
+    pub simplify: Simplify,
+    pub simplify_template: Template,
+    pub client: Arc<Client>,
+}
+
+/// A stage's output and how long it took.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stage<T> {
+    pub ms: f64,
+    pub output: T,
+}
+
+fn timed<T>(started: Instant, output: T) -> Stage<T> {
+    Stage {
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+        output,
+    }
+}
+
+/// A retrieved entry as given to the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct UsedEntry {
+    pub entry: String,
+    pub source: String,
+    pub target: String,
+    pub kind: MatchKind,
+    /// The matched words as written in the simplified text.
+    pub phrase: String,
+    pub score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sense: Option<String>,
+}
+
+/// The prompt stage's output.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptOut {
+    pub template: PromptId,
+    pub text: String,
+}
+
+/// The generate stage's output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generation {
+    pub provider: String,
+    pub model: String,
+    pub text: Option<String>,
+    pub attempts: u32,
+    pub cached: bool,
+    pub error: Option<String>,
+    /// The error should stop a batch (quota spent for the day, key refused).
+    #[serde(skip)]
+    pub stops_run: bool,
+}
+
+/// Whether a retrieved target made it into the output.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetUse {
+    pub entry: String,
+    pub target: String,
+    pub in_output: bool,
+}
+
+/// What a user should look at, labels or not.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Review {
+    /// Content words no entry covered: candidates for the glossary.
+    pub uncovered: Vec<String>,
+    /// Entries that matched other than exactly (stem, fuzzy, ...): worth a
+    /// second look.
+    pub not_exact: Vec<String>,
+    /// For each retrieved entry, whether its target is in the output.
+    pub targets: Vec<TargetUse>,
+}
+
+/// Where a labelled post's retrieval left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Every needed entry retrieved, no wrong sense.
+    Complete,
+    /// A needed entry was not retrieved.
+    Missed,
+    /// Nothing missed, but a wrong-sense entry was retrieved.
+    WrongSense,
+}
+
+/// The labelled side of a trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Labelled {
+    pub group: Group,
+    pub check: Verdict,
+    /// Wrong-sense entries that were retrieved, and those whose target the
+    /// output then used.
+    pub wrong_sense_retrieved: Vec<String>,
+    pub wrong_sense_used: Vec<String>,
+}
+
+/// One post through the pipeline.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trace {
+    pub retriever: String,
+    pub repeat: u32,
+    pub input: String,
+    pub simplify: Stage<Vec<String>>,
+    pub phrases: Stage<Vec<String>>,
+    pub retrieve: Stage<Vec<UsedEntry>>,
+    pub prompt: Stage<PromptOut>,
+    pub generate: Stage<Generation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labelled: Option<Labelled>,
+    pub review: Review,
+}
+
+impl Pipeline {
+    /// Run one post. A failed model call is recorded in the trace, not
+    /// returned as an error, so a batch goes on.
+    pub async fn run(&self, text: &str, label: Option<&Label>, repeat: u32) -> Trace {
+        let g = &self.glossary;
+
+        let started = Instant::now();
+        let (simplified, simplify_error) = self.simplify(text, repeat).await;
+        let simplify = timed(started, simplified);
+        let joined = simplify.output.join("\n");
+
+        let started = Instant::now();
+        let view = PostView::new(&joined, label.map(|l| l.needed.as_slice()));
+        let phrases = timed(
+            started,
+            view.lookup_phrases()
+                .map(|p| p.key.clone())
+                .collect::<Vec<_>>(),
+        );
+
+        let started = Instant::now();
+        let matches = best_per_entry(self.retriever.retrieve(&view));
+        let used: Vec<UsedEntry> = matches
+            .iter()
+            .map(|m| {
+                let e = &g.entries[m.entry];
+                let phrase = match m.words {
+                    Some((first, len)) => {
+                        joined[view.words[first].start..view.words[first + len - 1].end].to_string()
+                    }
+                    None => e.source.clone(),
+                };
+                UsedEntry {
+                    entry: e.id.clone(),
+                    source: e.source.clone(),
+                    target: e.target.clone(),
+                    kind: m.kind,
+                    phrase,
+                    score: m.score,
+                    sense: e.sense.clone(),
+                }
+            })
+            .collect();
+        let retrieve = timed(started, used);
+
+        let started = Instant::now();
+        let lines: Vec<GlossaryLine> = retrieve
+            .output
+            .iter()
+            .map(|u| GlossaryLine {
+                source: u.source.clone(),
+                target: u.target.clone(),
+                sense: u.sense.clone(),
+            })
+            .collect();
+        let rendered = self.template.render(
+            &joined,
+            &glossary_block(&lines),
+            &g.source_lang,
+            &g.target_lang,
+        );
+        let prompt = timed(
+            started,
+            PromptOut {
+                template: self.template.id(),
+                text: rendered,
+            },
+        );
+
+        let started = Instant::now();
+        let generation = match simplify_error {
+            Some(err) => self.failed(err, 0),
+            None => {
+                let request = Request {
+                    prompt: prompt.output.text.clone(),
+                    text: joined.clone(),
+                    substitutions: retrieve
+                        .output
+                        .iter()
+                        .map(|u| Substitution {
+                            phrase: u.phrase.clone(),
+                            target: u.target.clone(),
+                        })
+                        .collect(),
+                    repeat,
+                };
+                match self.client.generate_counted(&request).await {
+                    (Ok(reply), _) => Generation {
+                        provider: reply.provider,
+                        model: reply.model,
+                        text: Some(reply.text),
+                        attempts: reply.attempts,
+                        cached: reply.cached,
+                        error: None,
+                        stops_run: false,
+                    },
+                    (Err(err), attempts) => self.failed(err, attempts),
+                }
+            }
+        };
+        let generate = timed(started, generation);
+        let output = generate.output.text.as_deref();
+
+        let labelled = label.map(|label| {
+            let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), label);
+            let group = if !score.missed.is_empty() {
+                Group::Missed
+            } else if !score.wrong_sense.is_empty() {
+                Group::WrongSense
+            } else {
+                Group::Complete
+            };
+            let target = |&e: &usize| Target {
+                id: &g.entries[e].id,
+                text: &g.entries[e].target,
+            };
+            let needed: Vec<Target> = label.needed.iter().map(target).collect();
+            let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
+            let verdict = match output {
+                Some(out) => check(out, &needed, &wrong),
+                // No output: everything needed is missing.
+                None => Verdict {
+                    missing: needed.iter().map(|t| t.id.to_string()).collect(),
+                    leaked: Vec::new(),
+                    ok: false,
+                },
+            };
+            let wrong_sense_retrieved: Vec<String> = score
+                .wrong_sense
+                .iter()
+                .map(|&e| g.entries[e].id.clone())
+                .collect();
+            let wrong_sense_used = score
+                .wrong_sense
+                .iter()
+                .filter(|&&e| output.is_some_and(|o| contains_target(o, &g.entries[e].target)))
+                .map(|&e| g.entries[e].id.clone())
+                .collect();
+            Labelled {
+                group,
+                check: verdict,
+                wrong_sense_retrieved,
+                wrong_sense_used,
+            }
+        });
+
+        let review = review(&view, &matches, &retrieve.output, output);
+        Trace {
+            retriever: self.retriever_name.clone(),
+            repeat,
+            input: text.to_string(),
+            simplify,
+            phrases,
+            retrieve,
+            prompt,
+            generate,
+            labelled,
+            review,
+        }
+    }
+
+    async fn simplify(&self, text: &str, repeat: u32) -> (Vec<String>, Option<ProviderError>) {
+        match self.simplify {
+            Simplify::None => (vec![text.trim().to_string()], None),
+            Simplify::Rules => (sentences(text), None),
+            Simplify::Llm => {
+                let request = Request {
+                    prompt: self.simplify_template.render(
+                        text,
+                        "",
+                        &self.glossary.source_lang,
+                        &self.glossary.target_lang,
+                    ),
+                    text: text.to_string(),
+                    substitutions: Vec::new(),
+                    repeat,
+                };
+                match self.client.generate(&request).await {
+                    Ok(reply) => (sentences_from_reply(&reply.text), None),
+                    // Fall back to the rules so the trace still shows something.
+                    Err(err) => (sentences(text), Some(err)),
+                }
+            }
+        }
+    }
+
+    fn failed(&self, err: ProviderError, attempts: u32) -> Generation {
+        let first = self.client.providers().first();
+        Generation {
+            provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
+            model: first.map(|p| p.model().to_string()).unwrap_or_default(),
+            text: None,
+            attempts,
+            cached: false,
+            stops_run: err.stops_run(),
+            error: Some(err.to_string()),
+        }
+    }
+}
+
+fn review(
+    view: &PostView,
+    matches: &[crate::retrieve::Match],
+    used: &[UsedEntry],
+    output: Option<&str>,
+) -> Review {
+    let mut covered = vec![false; view.words.len()];
+    for m in matches {
+        if let Some((first, len)) = m.words {
+            covered[first..first + len]
+                .iter_mut()
+                .for_each(|c| *c = true);
+        }
+    }
+    let mut uncovered: Vec<String> = Vec::new();
+    for (i, w) in view.words.iter().enumerate() {
+        if !covered[i] && crate::phrase::is_lookup_word(&w.text) && !uncovered.contains(&w.text) {
+            uncovered.push(w.text.clone());
+        }
+    }
+    Review {
+        uncovered,
+        not_exact: used
+            .iter()
+            .filter(|u| !matches!(u.kind, MatchKind::Exact | MatchKind::Oracle))
+            .map(|u| u.entry.clone())
+            .collect(),
+        targets: used
+            .iter()
+            .map(|u| TargetUse {
+                entry: u.entry.clone(),
+                target: u.target.clone(),
+                in_output: output.is_some_and(|o| contains_target(o, &u.target)),
+            })
+            .collect(),
+    }
+}

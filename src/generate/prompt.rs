@@ -1,0 +1,215 @@
+//! Versioned prompt templates (`prompts/<name>.v<N>.md`) and the glossary
+//! block they receive.
+//!
+//! Placeholders: `{{text}}` (required), `{{glossary}}`, `{{target_lang}}`,
+//! `{{source_lang}}`. The template's name and version are recorded in every
+//! result, so two runs with different prompts are never confused.
+
+use crate::error::{read_text, InputError};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+const PLACEHOLDERS: [&str; 4] = ["text", "glossary", "target_lang", "source_lang"];
+
+const BUILTIN: [(&str, &str); 2] = [
+    (
+        "translate.v1",
+        include_str!("../../prompts/translate.v1.md"),
+    ),
+    ("simplify.v1", include_str!("../../prompts/simplify.v1.md")),
+];
+
+/// A prompt template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Template {
+    pub name: String,
+    pub version: String,
+    #[serde(skip)]
+    pub body: String,
+}
+
+/// The identity of a template in results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptId {
+    pub name: String,
+    pub version: String,
+}
+
+/// One line of the glossary block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlossaryLine {
+    pub source: String,
+    pub target: String,
+    pub sense: Option<String>,
+}
+
+impl Template {
+    /// A template shipped with glossa, e.g. `translate.v1`.
+    pub fn builtin(full_name: &str) -> Template {
+        let body = BUILTIN
+            .iter()
+            .find(|(n, _)| *n == full_name)
+            .map(|(_, b)| *b)
+            .unwrap_or_else(|| panic!("no built-in prompt {full_name}"));
+        let (name, version) = split_name(full_name);
+        Template {
+            name,
+            version,
+            body: body.to_string(),
+        }
+    }
+
+    /// Load a template file; its name and version come from the file name
+    /// (`translate.v2.md` → `translate`, `v2`).
+    pub fn load(path: &Path) -> Result<Template, InputError> {
+        let body = read_text(path)?;
+        let shown = path.display().to_string();
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (name, version) = split_name(&stem);
+        let template = Template {
+            name,
+            version,
+            body,
+        };
+        template.validate(&shown)?;
+        Ok(template)
+    }
+
+    fn validate(&self, path: &str) -> Result<(), InputError> {
+        let mut rest = self.body.as_str();
+        let mut offset = 0;
+        while let Some(i) = rest.find("{{") {
+            let after = &rest[i + 2..];
+            let line = crate::error::line_of(&self.body, offset + i);
+            let Some(end) = after.find("}}") else {
+                return Err(InputError::at_line(
+                    path,
+                    line,
+                    "`{{` without a closing `}}`",
+                ));
+            };
+            let name = after[..end].trim();
+            if !PLACEHOLDERS.contains(&name) {
+                return Err(InputError::at_line(
+                    path,
+                    line,
+                    format!(
+                        "unknown placeholder `{{{{{name}}}}}`; known: {}",
+                        PLACEHOLDERS.map(|p| format!("{{{{{p}}}}}")).join(", ")
+                    ),
+                ));
+            }
+            offset += i + 2 + end + 2;
+            rest = &after[end + 2..];
+        }
+        if !self.body.contains("{{text}}") {
+            return Err(InputError::file(
+                path,
+                "the template has no `{{text}}` placeholder",
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn id(&self) -> PromptId {
+        PromptId {
+            name: self.name.clone(),
+            version: self.version.clone(),
+        }
+    }
+
+    /// Fill in the placeholders.
+    pub fn render(
+        &self,
+        text: &str,
+        glossary: &str,
+        source_lang: &str,
+        target_lang: &str,
+    ) -> String {
+        // Replace `{{text}}` last so text that happens to contain braces is
+        // never treated as a placeholder.
+        self.body
+            .replace("{{glossary}}", glossary)
+            .replace("{{target_lang}}", target_lang)
+            .replace("{{source_lang}}", source_lang)
+            .replace("{{text}}", text)
+    }
+}
+
+fn split_name(stem: &str) -> (String, String) {
+    match stem.rsplit_once('.') {
+        Some((name, version))
+            if version.starts_with('v')
+                && version[1..].chars().all(|c| c.is_ascii_digit())
+                && version.len() > 1 =>
+        {
+            (name.to_string(), version.to_string())
+        }
+        _ => (stem.to_string(), "unversioned".to_string()),
+    }
+}
+
+/// The glossary block: one line per entry, `source → target`, with the
+/// sense note when there is one.
+pub fn glossary_block(lines: &[GlossaryLine]) -> String {
+    if lines.is_empty() {
+        return "(no glossary entries apply to this text)".to_string();
+    }
+    lines
+        .iter()
+        .map(|l| match &l.sense {
+            Some(sense) => format!("- {} → {} (meaning: {sense})", l.source, l.target),
+            None => format!("- {} → {}", l.source, l.target),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_translate_renders_every_placeholder() {
+        let t = Template::builtin("translate.v1");
+        assert_eq!((t.name.as_str(), t.version.as_str()), ("translate", "v1"));
+        let block = glossary_block(&[GlossaryLine {
+            source: "date".into(),
+            target: "zimbo".into(),
+            sense: Some("the fruit".into()),
+        }]);
+        let p = t.render("Sticky date cake {{glossary}}", &block, "en", "x-cafe");
+        assert!(p.contains("- date → zimbo (meaning: the fruit)"));
+        assert!(p.contains("into x-cafe"));
+        assert!(
+            p.contains("Sticky date cake {{glossary}}"),
+            "text is inserted verbatim"
+        );
+        assert!(!p.contains("{{text}}"));
+    }
+
+    #[test]
+    fn loaded_templates_take_name_and_version_from_the_file_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("terse.v3.md");
+        std::fs::write(&path, "To {{target_lang}}: {{text}}").unwrap();
+        let t = Template::load(&path).unwrap();
+        assert_eq!((t.name.as_str(), t.version.as_str()), ("terse", "v3"));
+        let bad = dir.path().join("bad.md");
+        std::fs::write(&bad, "line one\n{{txt}}").unwrap();
+        let err = Template::load(&bad).unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(
+            err.message.contains("unknown placeholder `{{txt}}`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_glossary_block_says_so() {
+        assert!(glossary_block(&[]).contains("no glossary entries"));
+    }
+}

@@ -1,0 +1,181 @@
+//! Google Gemini: `POST {base}/models/{model}:generateContent`.
+
+use super::{
+    base_url, display_url, env_key, Auth, CallFuture, Http, Provider, ProviderError, Request,
+    Settings, Verdict,
+};
+use serde::Serialize;
+use serde_json::Value;
+
+const NAME: &str = "gemini";
+const DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
+const DEFAULT_KEY_VAR: &str = "GEMINI_API_KEY";
+const DEFAULT_MODEL: &str = "gemini-2.5-flash";
+
+pub(super) struct Gemini {
+    http: Http,
+    base: String,
+    url: String,
+    model: String,
+    config: GenerationConfig,
+}
+
+impl Gemini {
+    pub(super) fn new(settings: &Settings) -> Result<Gemini, ProviderError> {
+        let model = settings
+            .model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .unwrap_or(DEFAULT_MODEL);
+        // Google's own docs name models "models/gemini-…"; accept both.
+        let model = model.strip_prefix("models/").unwrap_or(model).to_string();
+        let base = base_url(NAME, settings.base_url.as_deref(), DEFAULT_BASE)?;
+        let var = settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR);
+        let key = env_key(var).ok_or_else(|| ProviderError::MissingKey {
+            var: var.to_string(),
+        })?;
+        let http = Http::new(
+            NAME,
+            Auth::GoogHeader,
+            Some(key),
+            var.to_string(),
+            settings.timeout,
+        )?;
+        Ok(Gemini {
+            url: format!("{base}/models/{model}:generateContent"),
+            base,
+            http,
+            model,
+            config: GenerationConfig {
+                temperature: settings.temperature,
+                seed: settings.seed,
+                max_output_tokens: settings.max_tokens,
+            },
+        })
+    }
+
+    async fn generate(&self, req: &Request) -> Result<String, ProviderError> {
+        let body = Body {
+            contents: [Content {
+                role: "user",
+                parts: [Part { text: &req.prompt }],
+            }],
+            generation_config: &self.config,
+        };
+        let body = serde_json::to_vec(&body).expect("a request body always serialises");
+        let reply = self.http.post(&self.url, &self.model, body, judge).await?;
+        let parts = reply
+            .pointer("/candidates/0/content/parts")
+            .and_then(Value::as_array);
+        // Thought summaries (thinking models) are not the answer.
+        let texts: Vec<&str> = parts
+            .into_iter()
+            .flatten()
+            .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        if texts.is_empty() {
+            return Err(ProviderError::NoText {
+                provider: NAME.to_string(),
+                url: display_url(&self.url),
+                detail: why_no_text(&reply),
+            });
+        }
+        Ok(texts.concat())
+    }
+}
+
+impl Provider for Gemini {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn identity(&self) -> String {
+        let mut identity = format!("{NAME} {} model={}", display_url(&self.base), self.model);
+        if let Some(t) = self.config.temperature {
+            identity.push_str(&format!(" temperature={t}"));
+        }
+        if let Some(s) = self.config.seed {
+            identity.push_str(&format!(" seed={s}"));
+        }
+        if let Some(m) = self.config.max_output_tokens {
+            identity.push_str(&format!(" max_tokens={m}"));
+        }
+        identity
+    }
+
+    fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
+        Box::pin(self.generate(req))
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    contents: [Content<'a>; 1],
+    generation_config: &'a GenerationConfig,
+}
+
+#[derive(Serialize)]
+struct Content<'a> {
+    role: &'a str,
+    parts: [Part<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct Part<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GenerationConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u32>,
+}
+
+/// Gemini says RESOURCE_EXHAUSTED both for per-minute limits (wait and
+/// retry) and for per-day quotas (stop: nothing will work until tomorrow);
+/// the quota id or message tells them apart. A bad key is a 400.
+fn judge(status: u16, _json: &Value, text: &str) -> Verdict {
+    let lower = text.to_lowercase();
+    if status == 429
+        && ["perday", "per day", "per_day", "daily"]
+            .iter()
+            .any(|m| lower.contains(m))
+    {
+        Verdict::Quota
+    } else if ["api_key_invalid", "api key not valid", "api key expired"]
+        .iter()
+        .any(|m| lower.contains(m))
+    {
+        Verdict::BadKey
+    } else {
+        Verdict::Plain
+    }
+}
+
+fn why_no_text(reply: &Value) -> String {
+    if let Some(reason) = reply
+        .pointer("/promptFeedback/blockReason")
+        .and_then(Value::as_str)
+    {
+        return format!("the prompt was blocked ({reason})");
+    }
+    match reply
+        .pointer("/candidates/0/finishReason")
+        .and_then(Value::as_str)
+    {
+        Some(reason) => format!("candidates[0] has no text (finishReason {reason})"),
+        None => "no candidates[0].content.parts[].text in the reply".to_string(),
+    }
+}

@@ -1,0 +1,84 @@
+//! Tables of a batch run's [`Summary`].
+
+use super::{Align, Format, Table};
+use crate::generate::batch::{RunFigures, Summary};
+use crate::generate::pipeline::Group;
+
+/// "10 of 10, every run"; "19, 19, 16 of 18"; "–" for no posts.
+pub fn runs_cell(runs: &[(usize, usize)]) -> String {
+    let Some(&(_, first_total)) = runs.first() else {
+        return "–".to_string();
+    };
+    if runs.iter().all(|&(_, total)| total == 0) {
+        return "–".to_string();
+    }
+    if runs.iter().all(|&(_, total)| total == first_total) {
+        if runs.len() > 1 && runs.iter().all(|&(right, _)| right == first_total) {
+            return format!("{first_total} of {first_total}, every run");
+        }
+        let rights: Vec<String> = runs.iter().map(|(r, _)| r.to_string()).collect();
+        return format!("{} of {first_total}", rights.join(", "));
+    }
+    runs.iter().map(|(r, t)| format!("{r} of {t}")).collect::<Vec<_>>().join(", ")
+}
+
+fn group_runs(runs: &[RunFigures], group: Group) -> Vec<(usize, usize)> {
+    runs.iter()
+        .map(|r| r.by_group.get(&group).map_or((0, 0), |g| (g.right, g.posts)))
+        .collect()
+}
+
+pub fn table(summary: &Summary) -> Table {
+    let repeats = summary.retrievers.iter().map(|r| r.runs.len()).max().unwrap_or(1);
+    let runs_header = format!(
+        "Posts right, run{} {}",
+        if repeats > 1 { "s" } else { "" },
+        (1..=repeats).map(|r| r.to_string()).collect::<Vec<_>>().join(" / ")
+    );
+    let mut t = Table::new(
+        None,
+        &[
+            ("Retriever", Align::Left),
+            (runs_header.as_str(), Align::Right),
+            ("Complete retrieval", Align::Right),
+            ("A needed entry missed", Align::Right),
+            ("Only a wrong-sense entry", Align::Right),
+            ("Wrong sense used", Align::Right),
+            ("Failed calls", Align::Right),
+        ],
+    );
+    for r in &summary.retrievers {
+        let all: Vec<(usize, usize)> = r.runs.iter().map(|f| (f.right, f.posts)).collect();
+        t.push(vec![
+            r.name.clone(),
+            runs_cell(&all),
+            runs_cell(&group_runs(&r.runs, Group::Complete)),
+            runs_cell(&group_runs(&r.runs, Group::Missed)),
+            runs_cell(&group_runs(&r.runs, Group::WrongSense)),
+            format!("{} of {}", r.wrong_sense_used, r.wrong_sense_retrieved),
+            r.runs.iter().map(|f| f.failed).sum::<usize>().to_string(),
+        ]);
+    }
+    t
+}
+
+pub fn render(summary: &Summary, format: Format) -> String {
+    match super::exporter(format) {
+        Some(e) => e.render(&[table(summary)]),
+        None => serde_json::to_string_pretty(summary).expect("summary serialises") + "\n",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_cells_read_like_the_issue() {
+        assert_eq!(runs_cell(&[(10, 10), (10, 10), (10, 10)]), "10 of 10, every run");
+        assert_eq!(runs_cell(&[(17, 18), (17, 18), (16, 18)]), "17, 17, 16 of 18");
+        assert_eq!(runs_cell(&[(3, 4)]), "3 of 4");
+        assert_eq!(runs_cell(&[(0, 0), (0, 0)]), "–");
+        assert_eq!(runs_cell(&[(1, 2), (2, 3)]), "1 of 2, 2 of 3");
+    }
+}

@@ -1,0 +1,53 @@
+//! `alias`: an entry's `aliases` retrieve it as its `source` would, through
+//! every spelling matcher — exact, stemmed, trigram fuzzy (`--threshold`),
+//! edit distance and split/joined words — with the match kind `alias`.
+//! This is how a glossary owner declares synonyms ("biscuits" for cookie,
+//! "food to go" for takeaway).
+
+use super::edit::Edit;
+use super::fuzzy::Fuzzy;
+use super::keys;
+use super::normalised::Normalised;
+use super::split::Split;
+use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use crate::glossary::Glossary;
+
+pub const INFO: RetrieverInfo = RetrieverInfo {
+    name: "alias",
+    summary: "the entry's declared aliases (synonyms), matched as written, stemmed, fuzzy, edit or split; kind `alias`",
+    build: |g, p: &Params| Box::new(Alias::new(g, p)),
+};
+
+pub struct Alias {
+    parts: Vec<Box<dyn Retriever>>,
+}
+
+impl Alias {
+    pub fn new(glossary: &Glossary, params: &Params) -> Alias {
+        let keys = keys::aliases(glossary);
+        if keys.is_empty() {
+            return Alias { parts: Vec::new() };
+        }
+        Alias {
+            parts: vec![
+                Box::new(Normalised::over(keys.clone())),
+                Box::new(Edit::over(&keys, params.edit_bounds())),
+                Box::new(Split::over(&keys)),
+                Box::new(Fuzzy::over(&keys, params.threshold)),
+            ],
+        }
+    }
+}
+
+impl Retriever for Alias {
+    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        self.parts
+            .iter()
+            .flat_map(|p| p.retrieve(post))
+            .map(|m| Match {
+                kind: MatchKind::Alias,
+                ..m
+            })
+            .collect()
+    }
+}

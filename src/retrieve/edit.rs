@@ -1,0 +1,432 @@
+//! `edit`: misspellings by Damerau–Levenshtein distance, word by word.
+//!
+//! A phrase matches a key with as many words when every word of the phrase
+//! matches the key's word at the same place: equal, equal after stemming,
+//! or within the edit bound of the key word. The bound depends on the key
+//! word's length in characters: none under `edit_one_from` (4), 1 from
+//! there, 2 from `edit_two_from` (8). Distances are measured between the
+//! words as written and between their stems (so `cofees` is one edit from
+//! `coffee`), and the smaller is kept.
+//!
+//! Never read as a misspelling: a post word that is a stop word, all digits
+//! or shorter than `edit_one_from`, nor a key word that is a stop word or
+//! all digits (those must be written as is or inflected).
+//!
+//! Candidates come from a deletion-neighbourhood index (the SymSpell idea):
+//! every string obtained from a key word by deleting up to its bound of
+//! characters is hashed into a sorted table; a post word looks up its own
+//! deletions. Two words within Damerau–Levenshtein distance d always share
+//! such a string with at most d deletions on each side, so no candidate is
+//! missed, and each one is then checked with `strsim::damerau_levenshtein`.
+//! Nothing compares the post with every entry.
+
+use super::keys::{self, Keyed};
+use super::normalised::stem_word;
+use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use crate::glossary::Glossary;
+use crate::phrase::{self, MAX_PHRASE_WORDS};
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::{HashMap, HashSet};
+
+pub const INFO: RetrieverInfo = RetrieverInfo {
+    name: "edit",
+    summary: "misspelt words, word by word: Damerau-Levenshtein <= 1 from 4 characters, <= 2 from 8 (--edit-one-from, --edit-two-from)",
+    build: |g, p: &Params| Box::new(Edit::new(g, p.edit_bounds())),
+};
+
+/// Words longer than this are never edited (their deletion sets grow fast).
+const MAX_EDIT_CHARS: usize = 48;
+
+/// How many edits a key word tolerates, by its length in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditBounds {
+    /// Words of at least this many characters tolerate one edit.
+    pub one_from: usize,
+    /// Words of at least this many characters tolerate two edits.
+    pub two_from: usize,
+}
+
+impl Default for EditBounds {
+    fn default() -> Self {
+        EditBounds {
+            one_from: 4,
+            two_from: 8,
+        }
+    }
+}
+
+impl EditBounds {
+    /// Edits tolerated by a key word of `chars` characters.
+    pub fn max_distance(&self, chars: usize) -> usize {
+        if chars > MAX_EDIT_CHARS {
+            0
+        } else if chars >= self.two_from {
+            2
+        } else if chars >= self.one_from {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// The largest bound any word can get.
+    fn ceiling(&self) -> usize {
+        if self.two_from <= MAX_EDIT_CHARS {
+            2
+        } else if self.one_from <= MAX_EDIT_CHARS {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// FNV-1a over the characters: a stable hash for the deletion table.
+fn hash_chars(chars: &[char]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &c in chars {
+        for b in (c as u32).to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Hashes of every distinct string made by deleting at most `max`
+/// characters from `word` (the word itself included).
+fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
+    let mut seen: HashSet<Vec<char>> = HashSet::new();
+    let mut level = vec![word.to_vec()];
+    seen.insert(word.to_vec());
+    for _ in 0..max {
+        let mut next = Vec::new();
+        for w in &level {
+            for i in 0..w.len() {
+                let mut d = w.clone();
+                d.remove(i);
+                if seen.insert(d.clone()) {
+                    next.push(d);
+                }
+            }
+        }
+        level = next;
+    }
+    let mut out: Vec<u64> = seen.iter().map(|w| hash_chars(w)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Sorted `(deletion hash, word id)` pairs.
+#[derive(Default)]
+struct DeletionIndex {
+    pairs: Vec<(u64, u32)>,
+}
+
+impl DeletionIndex {
+    fn add(&mut self, word: &[char], max: usize, id: u32) {
+        self.pairs
+            .extend(deletion_hashes(word, max).into_iter().map(|h| (h, id)));
+    }
+
+    fn finish(&mut self) {
+        self.pairs.sort_unstable();
+        self.pairs.dedup();
+    }
+
+    /// Ids of words sharing a deletion string with `word` (at most `max`
+    /// deletions on the query side); a superset of the true neighbours.
+    fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
+        for h in deletion_hashes(word, max) {
+            let start = self.pairs.partition_point(|&(k, _)| k < h);
+            out.extend(
+                self.pairs[start..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == h)
+                    .map(|&(_, id)| id),
+            );
+        }
+    }
+}
+
+/// One word of the key vocabulary.
+struct VocabWord {
+    text: String,
+    stem: String,
+    chars: usize,
+}
+
+/// One key: its entry, its words as vocabulary ids, its length.
+struct EditKey {
+    entry: usize,
+    words: Vec<u32>,
+    chars: usize,
+}
+
+/// How a post word matches a vocabulary word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WordHit {
+    word: u32,
+    distance: usize,
+    /// Written exactly as the key word.
+    exact: bool,
+}
+
+pub struct Edit {
+    bounds: EditBounds,
+    stemmer: Stemmer,
+    vocab: Vec<VocabWord>,
+    by_word: HashMap<String, u32>,
+    by_stem: HashMap<String, Vec<u32>>,
+    surface: DeletionIndex,
+    stems: DeletionIndex,
+    keys: Vec<EditKey>,
+    /// (first word, number of words) → indexes into `keys`.
+    by_first: HashMap<(u32, usize), Vec<u32>>,
+}
+
+/// Add `hit`, or keep the better of it and an earlier hit on the same word.
+fn add(hit: WordHit, hits: &mut Vec<WordHit>) {
+    match hits.iter_mut().find(|h| h.word == hit.word) {
+        Some(h) if (hit.distance, !hit.exact) < (h.distance, !h.exact) => *h = hit,
+        Some(_) => {}
+        None => hits.push(hit),
+    }
+}
+
+/// Whether a word may be read as (or be the target of) a misspelling.
+fn editable(word: &str) -> bool {
+    !phrase::is_stopword(word) && !word.chars().all(char::is_numeric)
+}
+
+impl Edit {
+    /// Over the glossary's source keys.
+    pub fn new(glossary: &Glossary, bounds: EditBounds) -> Edit {
+        Edit::over(&keys::sources(glossary), bounds)
+    }
+
+    /// Over any list of keys.
+    pub fn over(keys: &[Keyed], bounds: EditBounds) -> Edit {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut edit = Edit {
+            bounds,
+            stemmer,
+            vocab: Vec::new(),
+            by_word: HashMap::new(),
+            by_stem: HashMap::new(),
+            surface: DeletionIndex::default(),
+            stems: DeletionIndex::default(),
+            keys: Vec::new(),
+            by_first: HashMap::new(),
+        };
+        for k in keys {
+            let words: Vec<u32> = k.key.split(' ').map(|w| edit.word_id(w)).collect();
+            if words.is_empty() || words.len() > MAX_PHRASE_WORDS {
+                continue;
+            }
+            let id = edit.keys.len() as u32;
+            edit.by_first
+                .entry((words[0], words.len()))
+                .or_default()
+                .push(id);
+            edit.keys.push(EditKey {
+                entry: k.entry,
+                words,
+                chars: k.key.chars().count(),
+            });
+        }
+        edit.surface.finish();
+        edit.stems.finish();
+        edit
+    }
+
+    /// The vocabulary id of a key word, adding it (and its deletions) once.
+    fn word_id(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.by_word.get(word) {
+            return id;
+        }
+        let id = self.vocab.len() as u32;
+        let stem = stem_word(&self.stemmer, word);
+        let chars: Vec<char> = word.chars().collect();
+        let bound = if editable(word) {
+            self.bounds.max_distance(chars.len())
+        } else {
+            0
+        };
+        if bound > 0 {
+            self.surface.add(&chars, bound, id);
+            let stem_chars: Vec<char> = stem.chars().collect();
+            self.stems.add(&stem_chars, bound, id);
+        }
+        self.by_stem.entry(stem.clone()).or_default().push(id);
+        self.by_word.insert(word.to_string(), id);
+        self.vocab.push(VocabWord {
+            text: word.to_string(),
+            stem,
+            chars: chars.len(),
+        });
+        id
+    }
+
+    /// Every vocabulary word that `word` (a post word) matches.
+    fn hits(&self, word: &str) -> Vec<WordHit> {
+        let mut hits: Vec<WordHit> = Vec::new();
+        if let Some(&id) = self.by_word.get(word) {
+            add(
+                WordHit {
+                    word: id,
+                    distance: 0,
+                    exact: true,
+                },
+                &mut hits,
+            );
+        }
+        let stem = stem_word(&self.stemmer, word);
+        for &id in self.by_stem.get(&stem).into_iter().flatten() {
+            add(
+                WordHit {
+                    word: id,
+                    distance: 0,
+                    exact: false,
+                },
+                &mut hits,
+            );
+        }
+        let chars: Vec<char> = word.chars().collect();
+        let ceiling = self.bounds.ceiling();
+        if ceiling == 0
+            || chars.len() < self.bounds.one_from
+            || chars.len() > MAX_EDIT_CHARS + ceiling
+            || !editable(word)
+        {
+            return hits;
+        }
+        let stem_chars: Vec<char> = stem.chars().collect();
+        let mut candidates = Vec::new();
+        self.surface.candidates(&chars, ceiling, &mut candidates);
+        self.stems.candidates(&stem_chars, ceiling, &mut candidates);
+        candidates.sort_unstable();
+        candidates.dedup();
+        for id in candidates {
+            let v = &self.vocab[id as usize];
+            let bound = self.bounds.max_distance(v.chars);
+            if bound == 0 {
+                continue;
+            }
+            let surface = if chars.len().abs_diff(v.chars) <= bound {
+                strsim::damerau_levenshtein(word, &v.text)
+            } else {
+                usize::MAX
+            };
+            let stemmed = if stem_chars.len().abs_diff(v.stem.chars().count()) <= bound {
+                strsim::damerau_levenshtein(&stem, &v.stem)
+            } else {
+                usize::MAX
+            };
+            let distance = surface.min(stemmed);
+            if distance <= bound {
+                add(
+                    WordHit {
+                        word: id,
+                        distance,
+                        exact: false,
+                    },
+                    &mut hits,
+                );
+            }
+        }
+        hits
+    }
+}
+
+impl Retriever for Edit {
+    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        // Hits per distinct word, then per word position.
+        let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::new();
+        for w in &post.words {
+            if !by_text.contains_key(w.text.as_str()) {
+                by_text.insert(&w.text, self.hits(&w.text));
+            }
+        }
+        let hits: Vec<&[WordHit]> = post
+            .words
+            .iter()
+            .map(|w| by_text[w.text.as_str()].as_slice())
+            .collect();
+        let mut out = Vec::new();
+        for phrase in post.lookup_phrases() {
+            let first = phrase.first_word;
+            for h0 in hits[first] {
+                let Some(found) = self.by_first.get(&(h0.word, phrase.len)) else {
+                    continue;
+                };
+                'keys: for &k in found {
+                    let key = &self.keys[k as usize];
+                    let (mut distance, mut exact) = (h0.distance, h0.exact);
+                    for (j, &word) in key.words.iter().enumerate().skip(1) {
+                        match hits[first + j].iter().find(|h| h.word == word) {
+                            Some(h) => {
+                                distance += h.distance;
+                                exact &= h.exact;
+                            }
+                            None => continue 'keys,
+                        }
+                    }
+                    let (kind, score) = match (distance, exact) {
+                        (0, true) => (MatchKind::Exact, 1.0),
+                        (0, false) => (MatchKind::Stem, 1.0),
+                        (d, _) => {
+                            let longest = key.chars.max(phrase.key.chars().count()).max(1);
+                            (MatchKind::Edit, 1.0 - d as f64 / longest as f64)
+                        }
+                    };
+                    out.push(Match::of_phrase(key.entry, kind, phrase, score));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deletion_sets_are_complete_and_distinct() {
+        let w: Vec<char> = "abc".chars().collect();
+        // abc; ab ac bc; a b c
+        assert_eq!(deletion_hashes(&w, 2).len(), 7);
+        let w: Vec<char> = "aab".chars().collect();
+        // aab; ab aa; a b
+        assert_eq!(deletion_hashes(&w, 2).len(), 5);
+    }
+
+    proptest::proptest! {
+        /// Two words within distance d share a deletion string with at
+        /// most d deletions on each side: the index misses no neighbour.
+        #[test]
+        fn the_deletion_index_misses_no_neighbour(a in "[abc]{0,7}", b in "[abc]{0,7}") {
+            let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let mut index = DeletionIndex::default();
+            index.add(&ca, 2, 7);
+            index.finish();
+            let mut found = Vec::new();
+            index.candidates(&cb, 2, &mut found);
+            found.dedup();
+            if strsim::damerau_levenshtein(&a, &b) <= 2 {
+                proptest::prop_assert_eq!(found, vec![7]);
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_by_length() {
+        let b = EditBounds::default();
+        assert_eq!(
+            (3..=9).map(|n| b.max_distance(n)).collect::<Vec<_>>(),
+            [0, 1, 1, 1, 1, 2, 2]
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! The keys a matcher looks up: an entry's `source` key, or its aliases'
+//! keys. The reference retrievers use source keys only (SPEC.md); `alias`
+//! runs the same matchers over alias keys.
+
+use crate::glossary::Glossary;
+
+/// One key of one entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyed {
+    /// Index of the entry in the glossary.
+    pub entry: usize,
+    /// Phrase key (SPEC.md phrase rule 6).
+    pub key: String,
+}
+
+/// Every entry's source key, in glossary order.
+pub fn sources(glossary: &Glossary) -> Vec<Keyed> {
+    glossary
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(entry, e)| Keyed {
+            entry,
+            key: e.key.clone(),
+        })
+        .collect()
+}
+
+/// Every entry's alias keys, in glossary order then alias order. An alias
+/// whose key repeats its entry's source key or an earlier alias is left out.
+pub fn aliases(glossary: &Glossary) -> Vec<Keyed> {
+    let mut out = Vec::new();
+    for (entry, e) in glossary.entries.iter().enumerate() {
+        for (i, key) in e.alias_keys.iter().enumerate() {
+            if *key != e.key && !e.alias_keys[..i].contains(key) {
+                out.push(Keyed {
+                    entry,
+                    key: key.clone(),
+                });
+            }
+        }
+    }
+    out
+}

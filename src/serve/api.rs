@@ -1,0 +1,562 @@
+//! The JSON API behind the page (documented in the README, "The web page").
+//!
+//! Every error is `{"error": "a sentence a person can act on"}` with a
+//! fitting status: 400 bad input, 404 unknown glossary or entry, 409 the
+//! glossary changed since it was loaded, 413 body too large, 428 a version
+//! is needed, 502 the model failed.
+
+use super::explain::{self, LeftOut, Segment};
+use super::store::{Loaded, StoreError};
+use super::AppState;
+use crate::generate::pipeline::{Pipeline, Trace};
+use crate::generate::prompt::Template;
+use crate::generate::simplify::Simplify;
+use crate::glossary::Entry;
+use crate::retrieve::{self, MatchKind};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// An error answer: a status and a message.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    /// The glossary's current version, for 409.
+    pub version: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+            version: None,
+        }
+    }
+
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({ "error": self.message });
+        if let Some(v) = &self.version {
+            body["version"] = json!(v);
+        }
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        let status = match &e {
+            StoreError::BadName(_) | StoreError::Invalid(_) => StatusCode::BAD_REQUEST,
+            StoreError::NotFound(_) => StatusCode::NOT_FOUND,
+            StoreError::Stale { .. } => StatusCode::CONFLICT,
+            StoreError::NeedVersion => StatusCode::PRECONDITION_REQUIRED,
+            StoreError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        let version = match &e {
+            StoreError::Stale { current } if !current.is_empty() => Some(current.clone()),
+            _ => None,
+        };
+        ApiError {
+            status,
+            message: e.to_string(),
+            version,
+        }
+    }
+}
+
+/// A JSON request body, within the size limit, with errors as [`ApiError`].
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|e: BytesRejection| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("the request is too large: at most {} KiB is accepted", super::BODY_LIMIT / 1024),
+                )
+            } else {
+                ApiError::new(e.status(), format!("cannot read the request: {}", e.body_text()))
+            }
+        })?;
+        serde_json::from_slice(&bytes)
+            .map(JsonBody)
+            .map_err(|e| ApiError::bad(format!("the request body is not what was expected: {e}")))
+    }
+}
+
+/// Run blocking file work off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}")))?
+        .map_err(ApiError::from)
+}
+
+// ---------------------------------------------------------------------------
+// Configuration and glossaries
+
+/// `GET /api/config`: providers on offer (names and labels, never keys),
+/// the retriever, the glossaries folder.
+pub async fn config(State(state): State<Arc<AppState>>) -> Response {
+    let providers: Vec<Value> = state
+        .options
+        .providers
+        .iter()
+        .map(|p| json!({ "name": p.name, "label": p.label }))
+        .collect();
+    axum::Json(json!({
+        "providers": providers,
+        "retriever": state.options.retriever,
+        "glossaries_dir": state.store.dir().display().to_string(),
+        "body_limit": super::BODY_LIMIT,
+    }))
+    .into_response()
+}
+
+/// `GET /api/glossaries`
+pub async fn list_glossaries(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
+    let st = Arc::clone(&state);
+    let list = blocking(move || st.store.list()).await?;
+    Ok(axum::Json(json!({ "dir": state.store.dir().display().to_string(), "glossaries": list })).into_response())
+}
+
+/// A glossary as the API returns it, with its version also as the ETag.
+fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
+    let g = &loaded.glossary;
+    let body = json!({
+        "name": loaded.name,
+        "version": loaded.version,
+        "title": g.name,
+        "source_lang": g.source_lang,
+        "target_lang": g.target_lang,
+        "entries": g.entries,
+    });
+    let mut response = (status, axum::Json(body)).into_response();
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", loaded.version)) {
+        response.headers_mut().insert(header::ETAG, etag);
+    }
+    response
+}
+
+/// `GET /api/glossaries/{name}`
+pub async fn get_glossary(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Result<Response, ApiError> {
+    let loaded = blocking(move || state.store.load(&name)).await?;
+    Ok(glossary_response(StatusCode::OK, &loaded))
+}
+
+/// The version the client loaded: the `If-Match` header, else a `version`
+/// field of the body or query.
+fn expected_version(headers: &HeaderMap, field: Option<String>) -> Option<String> {
+    headers
+        .get(header::IF_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().trim_start_matches("W/").trim_matches('"').to_string())
+        .filter(|v| !v.is_empty() && v != "*")
+        .or(field.filter(|v| !v.is_empty()))
+}
+
+/// Take a `version` string field out of a JSON object.
+fn take_version(body: &mut Value) -> Result<Option<String>, ApiError> {
+    let Some(obj) = body.as_object_mut() else {
+        return Err(ApiError::bad("the request body must be a JSON object"));
+    };
+    match obj.remove("version") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(v)) => Ok(Some(v)),
+        Some(_) => Err(ApiError::bad("`version` must be a string (the ETag you loaded)")),
+    }
+}
+
+/// `PUT /api/glossaries/{name}`: the whole glossary document, as in a file.
+/// Creates the glossary when it does not exist; replacing one needs the
+/// version loaded.
+pub async fn put_glossary(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    JsonBody(mut body): JsonBody<Value>,
+) -> Result<Response, ApiError> {
+    let version = expected_version(&headers, take_version(&mut body)?);
+    let document = serde_json::to_string(&body).map_err(|e| ApiError::bad(e.to_string()))?;
+    let (loaded, created) = blocking(move || {
+        let existed = state.store.path(&name)?.exists();
+        let loaded = state.store.put(&name, version.as_deref(), &document)?;
+        Ok((loaded, !existed))
+    })
+    .await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(glossary_response(status, &loaded))
+}
+
+/// An entry as sent by the page, with the CLI's field rules (unknown
+/// fields are errors).
+fn entry_from(body: Value) -> Result<Entry, ApiError> {
+    let mut entry: Entry = serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
+    entry.id = entry.id.trim().to_string();
+    entry.source = entry.source.trim().to_string();
+    entry.target = entry.target.trim().to_string();
+    entry.sense = entry.sense.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    entry.aliases = entry
+        .aliases
+        .into_iter()
+        .map(|a| a.trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    Ok(entry)
+}
+
+/// `POST /api/glossaries/{name}/entries`: add one entry (appended).
+pub async fn add_entry(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    JsonBody(mut body): JsonBody<Value>,
+) -> Result<Response, ApiError> {
+    let version = expected_version(&headers, take_version(&mut body)?);
+    let entry = entry_from(body)?;
+    let loaded = blocking(move || {
+        state.store.edit(&name, version.as_deref(), |entries| {
+            let id = if entry.id.is_empty() {
+                &entry.source
+            } else {
+                &entry.id
+            };
+            if entries.iter().any(|e| &e.id == id) {
+                return Err(StoreError::Invalid(format!(
+                    "there is already an entry `{id}`; edit it, or give the new one another id"
+                )));
+            }
+            entries.push(entry);
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(glossary_response(StatusCode::CREATED, &loaded))
+}
+
+/// `PUT /api/glossaries/{name}/entries/{id}`: replace entry `id` (it may
+/// get a new id).
+pub async fn edit_entry(
+    State(state): State<Arc<AppState>>,
+    Path((name, id)): Path<(String, String)>,
+    headers: HeaderMap,
+    JsonBody(mut body): JsonBody<Value>,
+) -> Result<Response, ApiError> {
+    let version = expected_version(&headers, take_version(&mut body)?);
+    let entry = entry_from(body)?;
+    let loaded = blocking(move || {
+        state.store.edit(&name, version.as_deref(), |entries| {
+            let i = find(entries, &id, &name)?;
+            entries[i] = entry;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(glossary_response(StatusCode::OK, &loaded))
+}
+
+#[derive(Deserialize)]
+pub struct VersionQuery {
+    version: Option<String>,
+}
+
+/// `DELETE /api/glossaries/{name}/entries/{id}` (version in `If-Match` or
+/// `?version=`).
+pub async fn delete_entry(
+    State(state): State<Arc<AppState>>,
+    Path((name, id)): Path<(String, String)>,
+    Query(query): Query<VersionQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let version = expected_version(&headers, query.version);
+    let loaded = blocking(move || {
+        state.store.edit(&name, version.as_deref(), |entries| {
+            let i = find(entries, &id, &name)?;
+            entries.remove(i);
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(glossary_response(StatusCode::OK, &loaded))
+}
+
+fn find(entries: &[Entry], id: &str, glossary: &str) -> Result<usize, StoreError> {
+    entries
+        .iter()
+        .position(|e| e.id == id)
+        .ok_or_else(|| StoreError::NotFound(format!("glossary `{glossary}` has no entry `{id}` (was it renamed or deleted in another tab?)")))
+}
+
+// ---------------------------------------------------------------------------
+// Translation and retrieval
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TranslateRequest {
+    /// The post.
+    pub text: String,
+    /// A glossary name in the glossaries folder.
+    pub glossary: String,
+    /// A provider on offer (`GET /api/config`); default the first, offline.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// A retriever spec; default the server's.
+    #[serde(default)]
+    pub retriever: Option<String>,
+}
+
+/// A glossary entry the translation used.
+#[derive(Debug, Serialize)]
+pub struct UsedOut {
+    pub id: String,
+    pub source: String,
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sense: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// How it matched: exact, stem, fuzzy, edit, split, alias.
+    pub kind: MatchKind,
+    /// The words of the post that matched, as written.
+    pub phrase: String,
+    pub score: f64,
+    /// Whether its target is in the translation (absent for retrieval only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_output: Option<bool>,
+}
+
+/// A warning in plain words.
+#[derive(Debug, Serialize)]
+pub struct Warning {
+    /// `left_out`, `no_entry`, `not_in_output`, `check_match`.
+    pub kind: &'static str,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub word: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+}
+
+/// What translate and retrieve share: the trace of one post and what the
+/// page needs to explain it.
+struct Analysis {
+    loaded: Loaded,
+    trace: Trace,
+    used: Vec<UsedOut>,
+    left_out: Vec<LeftOut>,
+    warnings: Vec<Warning>,
+    retriever: String,
+}
+
+async fn analyse(state: Arc<AppState>, req: TranslateRequest, translate: bool) -> Result<Analysis, ApiError> {
+    if req.text.trim().is_empty() {
+        return Err(ApiError::bad("the post is empty: paste the text to translate"));
+    }
+    let provider = match (&req.provider, translate) {
+        (_, false) => &state.options.providers[0],
+        (None, true) => &state.options.providers[0],
+        (Some(name), true) => state.options.providers.iter().find(|p| &p.name == name).ok_or_else(|| {
+            let offered: Vec<&str> = state.options.providers.iter().map(|p| p.name.as_str()).collect();
+            ApiError::bad(format!(
+                "provider `{name}` is not available on this server (available: {}); \
+                 a provider is offered when its key is set in the server's environment",
+                offered.join(", ")
+            ))
+        })?,
+    };
+    let client = if translate {
+        Arc::clone(&provider.client)
+    } else {
+        // Retrieval only: the offline provider costs nothing.
+        Arc::clone(&super::offline().client)
+    };
+    let name = req.glossary.clone();
+    let st = Arc::clone(&state);
+    let loaded = blocking(move || st.store.load(&name)).await?;
+    let glossary = Arc::new(loaded.glossary.clone());
+    let spec = req.retriever.clone().unwrap_or_else(|| state.options.retriever.clone());
+    let params = state.options.params;
+    let retriever = retrieve::build(&spec, &glossary, &params).map_err(|e| ApiError::bad(e.to_string()))?;
+    if retriever.needs_labels() {
+        return Err(ApiError::bad(format!("`{spec}` needs labelled posts; pick another retriever")));
+    }
+    let pipeline = Pipeline {
+        glossary: Arc::clone(&glossary),
+        retriever_name: spec.clone(),
+        retriever: Arc::from(retriever),
+        template: Template::builtin("translate.v1"),
+        simplify: Simplify::Rules,
+        simplify_template: Template::builtin("simplify.v1"),
+        client,
+    };
+    let trace = pipeline.run(&req.text, None, 1).await;
+    let joined = trace.simplify.output.join("\n");
+    let left_out = explain::left_out(&glossary, &spec, &params, &joined, &trace.retrieve.output);
+    let used: Vec<UsedOut> = trace
+        .retrieve
+        .output
+        .iter()
+        .zip(&trace.review.targets)
+        .map(|(u, t)| UsedOut {
+            id: u.entry.clone(),
+            source: u.source.clone(),
+            target: u.target.clone(),
+            sense: u.sense.clone(),
+            aliases: glossary
+                .index_of(&u.entry)
+                .map(|i| glossary.entries[i].aliases.clone())
+                .unwrap_or_default(),
+            kind: u.kind,
+            phrase: u.phrase.clone(),
+            score: u.score,
+            in_output: (translate && trace.generate.output.text.is_some()).then_some(t.in_output),
+        })
+        .collect();
+    let warnings = warnings(&trace, &used, &left_out, &joined, translate);
+    Ok(Analysis {
+        loaded,
+        trace,
+        used,
+        left_out,
+        warnings,
+        retriever: spec,
+    })
+}
+
+fn warnings(
+    trace: &Trace,
+    used: &[UsedOut],
+    left_out: &[LeftOut],
+    joined: &str,
+    translate: bool,
+) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for l in left_out {
+        out.push(Warning {
+            kind: "left_out",
+            message: l.message.clone(),
+            word: Some(l.phrase.to_lowercase()),
+            entry: Some(l.id.clone()),
+        });
+    }
+    // Words inside a left-out phrase are explained above, not "no entry".
+    let words = crate::phrase::words(joined);
+    let explained: Vec<&str> = left_out
+        .iter()
+        .flat_map(|l| l.words.iter().copied())
+        .flat_map(|(first, len)| words[first..first + len].iter().map(|w| w.text.as_str()))
+        .collect();
+    for w in &trace.review.uncovered {
+        if !explained.contains(&w.as_str()) {
+            out.push(Warning {
+                kind: "no_entry",
+                message: format!("'{w}' matched no entry"),
+                word: Some(w.clone()),
+                entry: None,
+            });
+        }
+    }
+    for u in used {
+        if matches!(u.kind, MatchKind::Fuzzy | MatchKind::Edit | MatchKind::Split) {
+            out.push(Warning {
+                kind: "check_match",
+                message: format!(
+                    "'{}' was read as '{}' ({} match): check that is what the post means",
+                    u.phrase.to_lowercase(),
+                    u.source,
+                    u.kind
+                ),
+                word: Some(u.phrase.to_lowercase()),
+                entry: Some(u.id.clone()),
+            });
+        }
+        if translate && u.in_output == Some(false) {
+            out.push(Warning {
+                kind: "not_in_output",
+                message: format!("'{}' (for '{}') is not in the translation", u.target, u.source),
+                word: None,
+                entry: Some(u.id.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// `POST /api/translate`
+pub async fn translate(
+    State(state): State<Arc<AppState>>,
+    JsonBody(req): JsonBody<TranslateRequest>,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let a = analyse(state, req, true).await?;
+    let g = &a.trace.generate.output;
+    if let Some(err) = &g.error {
+        return Err(ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            format!("the model did not answer: {err}"),
+        ));
+    }
+    let translation = g.text.clone().unwrap_or_default();
+    let segments: Vec<Segment> = explain::highlight(&translation, &a.trace.retrieve.output);
+    Ok(axum::Json(json!({
+        "translation": translation,
+        "segments": segments,
+        "entries": a.used,
+        "left_out": a.left_out,
+        "warnings": a.warnings,
+        "glossary": a.loaded.name,
+        "version": a.loaded.version,
+        "retriever": a.retriever,
+        "provider": g.provider,
+        "model": g.model,
+        "cached": g.cached,
+        "ms": started.elapsed().as_secs_f64() * 1000.0,
+        "trace": a.trace,
+    }))
+    .into_response())
+}
+
+/// `POST /api/retrieve`: the glossary entries for a post, no model.
+pub async fn retrieve(
+    State(state): State<Arc<AppState>>,
+    JsonBody(req): JsonBody<TranslateRequest>,
+) -> Result<Response, ApiError> {
+    if req.provider.is_some() {
+        return Err(ApiError::bad("retrieve calls no model: leave out `provider`"));
+    }
+    let a = analyse(state, req, false).await?;
+    Ok(axum::Json(json!({
+        "entries": a.used,
+        "left_out": a.left_out,
+        "uncovered": a.trace.review.uncovered,
+        "warnings": a.warnings,
+        "phrases": a.trace.phrases.output,
+        "glossary": a.loaded.name,
+        "version": a.loaded.version,
+        "retriever": a.retriever,
+    }))
+    .into_response())
+}

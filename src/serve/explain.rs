@@ -1,0 +1,304 @@
+//! What the page shows besides the translation: where each glossary target
+//! stands in it, and why an entry whose words are in the post was left out
+//! (its `context` says the post means something else).
+
+use crate::generate::pipeline::UsedEntry;
+use crate::glossary::{Entry, Glossary};
+use crate::phrase;
+use crate::retrieve::{self, best_per_entry, Params, PostView, Stems, COMPOSITIONS};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// A piece of the translation: plain text, or a glossary target standing
+/// for `entry` (an index into the response's `entries`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Segment {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<usize>,
+}
+
+/// Cut `output` into segments so that every occurrence of a used entry's
+/// target (case-insensitive, on word boundaries, longest target first, no
+/// overlaps) is its own segment.
+pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
+    let chars: Vec<char> = output.chars().collect();
+    let lower: Vec<char> = chars.iter().map(|&c| fold(c)).collect();
+    let mut order: Vec<(usize, Vec<char>)> = used
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (i, u.target.trim().chars().map(fold).collect::<Vec<_>>()))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    order.sort_by_key(|(_, t)| std::cmp::Reverse(t.len()));
+    let mut owner: Vec<Option<usize>> = vec![None; chars.len()];
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    for (entry, target) in &order {
+        let n = target.len();
+        let mut start = 0;
+        while start + n <= chars.len() {
+            let end = start + n;
+            if owner[start..end].iter().all(Option::is_none)
+                && lower[start..end] == target[..]
+                && (start == 0 || !word_char(&chars, start - 1) || !word_char(&chars, start))
+                && (end == chars.len() || !word_char(&chars, end) || !word_char(&chars, end - 1))
+            {
+                owner[start..end].iter_mut().for_each(|o| *o = Some(*entry));
+                spans.push((start, end, *entry));
+                start = end;
+            } else {
+                start += 1;
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (start, end, entry) in spans {
+        if start > at {
+            out.push(Segment {
+                text: chars[at..start].iter().collect(),
+                entry: None,
+            });
+        }
+        out.push(Segment {
+            text: chars[start..end].iter().collect(),
+            entry: Some(entry),
+        });
+        at = end;
+    }
+    if at < chars.len() || out.is_empty() {
+        out.push(Segment {
+            text: chars[at..].iter().collect(),
+            entry: None,
+        });
+    }
+    out
+}
+
+/// One-character case folding (enough to compare targets; characters whose
+/// lower case is longer keep their own form).
+fn fold(c: char) -> char {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+fn word_char(chars: &[char], i: usize) -> bool {
+    let c = chars[i];
+    c.is_alphanumeric()
+        || ((c == '\'' || c == '’')
+            && i > 0
+            && i + 1 < chars.len()
+            && chars[i - 1].is_alphanumeric()
+            && chars[i + 1].is_alphanumeric())
+}
+
+/// An entry whose words are in the post but which the retriever's filters
+/// dropped because of its `context`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    pub id: String,
+    pub source: String,
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sense: Option<String>,
+    /// The words of the post that matched it, as written.
+    pub phrase: String,
+    /// The `context.not` phrase found in the post, as written there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_says: Option<String>,
+    /// The entry's `context.any` phrases, none of which is in the post.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub needs_one_of: Vec<String>,
+    /// Word ranges, in the (simplified) text, of every phrase that matched
+    /// it: the words this entry would have covered.
+    #[serde(skip)]
+    pub words: Vec<(usize, usize)>,
+    /// A sentence for the reader.
+    pub message: String,
+}
+
+/// The part of a retriever spec before its filters, with compositions
+/// expanded: `glossa` → `normalised+edit+split+alias`. `None` when the spec
+/// has no filter anywhere.
+pub fn unfiltered_spec(spec: &str) -> Option<String> {
+    fn expand(spec: &str, depth: usize, filtered: &mut bool) -> String {
+        let mut pieces = spec.split('|');
+        let union = pieces.next().unwrap_or_default();
+        if pieces.next().is_some() {
+            *filtered = true;
+        }
+        union
+            .split('+')
+            .map(str::trim)
+            .map(|name| match COMPOSITIONS.iter().find(|c| c.name == name) {
+                Some(c) if depth < 4 => expand(c.spec, depth + 1, filtered),
+                _ => name.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+    let mut filtered = false;
+    let union = expand(spec, 0, &mut filtered);
+    filtered.then_some(union)
+}
+
+/// Entries that the unfiltered retriever finds in `text` but that are not
+/// in `used`, and whose `context` explains why.
+pub fn left_out(glossary: &Arc<Glossary>, spec: &str, params: &Params, text: &str, used: &[UsedEntry]) -> Vec<LeftOut> {
+    let Some(unfiltered) = unfiltered_spec(spec) else {
+        return Vec::new();
+    };
+    let Ok(retriever) = retrieve::build(&unfiltered, glossary, params) else {
+        return Vec::new();
+    };
+    let view = PostView::new(text, None);
+    let mut stems = Stems::default();
+    let post: Vec<(String, usize)> = view
+        .words
+        .iter()
+        .map(|w| (stems.word(&w.text).to_string(), w.segment))
+        .collect();
+    let mut out = Vec::new();
+    let all = retriever.retrieve(&view);
+    for m in best_per_entry(all.clone()) {
+        let entry: &Entry = &glossary.entries[m.entry];
+        if used.iter().any(|u| u.entry == entry.id) {
+            continue;
+        }
+        let Some(context) = &entry.context else { continue };
+        let phrase = match m.words {
+            Some((first, len)) => text[view.words[first].start..view.words[first + len - 1].end].to_string(),
+            None => continue,
+        };
+        let says = context
+            .not
+            .iter()
+            .find_map(|p| occurs(&mut stems, &post, p))
+            .map(|(first, n)| text[view.words[first].start..view.words[first + n - 1].end].to_string());
+        let lacks_any =
+            !context.any.is_empty() && !context.any.iter().any(|p| occurs(&mut stems, &post, p).is_some());
+        let message = match (&says, lacks_any) {
+            (Some(says), _) => format!(
+                "'{}' was left out here: the post says '{}'",
+                phrase.to_lowercase(),
+                says.to_lowercase()
+            ),
+            (None, true) => format!(
+                "'{}' was left out here: nothing in the post points to {}{}",
+                phrase.to_lowercase(),
+                entry.sense.as_deref().map_or_else(|| format!("the sense of '{}'", entry.source), str::to_string),
+                format_args!(" (looked for: {})", context.any.join(", "))
+            ),
+            // Dropped for another reason (a longer match covers it).
+            (None, false) => continue,
+        };
+        out.push(LeftOut {
+            id: entry.id.clone(),
+            source: entry.source.clone(),
+            target: entry.target.clone(),
+            sense: entry.sense.clone(),
+            phrase,
+            post_says: says,
+            needs_one_of: if lacks_any {
+                context.any.clone()
+            } else {
+                Vec::new()
+            },
+            words: all
+                .iter()
+                .filter(|a| a.entry == m.entry)
+                .filter_map(|a| a.words)
+                .collect(),
+            message,
+        });
+    }
+    out
+}
+
+/// Where the stemmed words of `phrase` occur in the post inside one
+/// segment, as (first word, word count).
+fn occurs(stems: &mut Stems, post: &[(String, usize)], phrase: &str) -> Option<(usize, usize)> {
+    let key = phrase::key(phrase);
+    if key.is_empty() {
+        return None;
+    }
+    let wanted: Vec<String> = key.split(' ').map(|w| stems.word(w).to_string()).collect();
+    let n = wanted.len();
+    if n > post.len() {
+        return None;
+    }
+    (0..=post.len() - n)
+        .find(|&i| post[i + n - 1].1 == post[i].1 && post[i..i + n].iter().map(|(s, _)| s).eq(wanted.iter()))
+        .map(|i| (i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::MatchKind;
+
+    fn used(entry: &str, target: &str) -> UsedEntry {
+        UsedEntry {
+            entry: entry.into(),
+            source: entry.into(),
+            target: target.into(),
+            kind: MatchKind::Exact,
+            phrase: entry.into(),
+            score: 1.0,
+            sense: None,
+        }
+    }
+
+    #[test]
+    fn longest_target_wins_and_words_must_stand_alone() {
+        let segs = highlight(
+            "Frosk mavi and mavi, not mavis.",
+            &[used("coffee", "mavi"), used("cold-coffee", "frosk mavi")],
+        );
+        let marked: Vec<(&str, Option<usize>)> = segs.iter().map(|s| (s.text.as_str(), s.entry)).collect();
+        assert_eq!(
+            marked,
+            [
+                ("Frosk mavi", Some(1)),
+                (" and ", None),
+                ("mavi", Some(0)),
+                (", not mavis.", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn no_targets_is_one_plain_segment() {
+        assert_eq!(highlight("", &[]), [Segment { text: String::new(), entry: None }]);
+    }
+
+    #[test]
+    fn compositions_expand_to_their_unfiltered_part() {
+        assert_eq!(unfiltered_spec("normalised+fuzzy"), None);
+        assert_eq!(unfiltered_spec("exact|sense").as_deref(), Some("exact"));
+        let glossa = unfiltered_spec(retrieve::RECOMMENDED);
+        assert!(glossa.as_deref().is_some_and(|s| !s.contains('|') && !s.contains("glossa")), "{glossa:?}");
+    }
+
+    #[test]
+    fn save_the_date_explains_why_the_fruit_was_left_out() {
+        let g = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"entries":[{"id":"date","source":"date","target":"zimbo",
+                   "context":{"any":["fruit"],"not":["save the date"]}}]}"#,
+            )
+            .unwrap(),
+        );
+        let out = left_out(&g, "exact|sense", &Params::default(), "Save the Date: brunch!", &[]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].message, "'date' was left out here: the post says 'save the date'");
+        let out = left_out(&g, "exact|sense", &Params::default(), "A date to remember", &[]);
+        assert!(out[0].message.starts_with("'date' was left out here: nothing in the post points to"), "{}", out[0].message);
+    }
+}

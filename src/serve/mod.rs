@@ -1,0 +1,250 @@
+//! `glossa serve`: one web page and a JSON API over the translation
+//! pipeline and the glossaries folder.
+//!
+//! The page (`web/index.html`, `app.js`, `style.css`) is compiled into the
+//! binary. The API is in [`api`], the glossary files behind it in
+//! [`store`]. [`router`] builds the whole application, so tests and other
+//! programs can serve it on any listener:
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use glossa::serve::{self, AppState, Options};
+//! let state = AppState::new(Options::new("glossaries"));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! serve::serve(listener, state).await
+//! # }
+//! ```
+
+pub mod api;
+pub mod explain;
+pub mod store;
+
+use crate::generate::cache::Cache;
+use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+use crate::retrieve::{Params, RECOMMENDED};
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::Router;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+use store::Store;
+
+/// Largest request body accepted, in bytes.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// Default address: this machine only.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
+const INDEX_HTML: &str = include_str!("../../web/index.html");
+const APP_JS: &str = include_str!("../../web/app.js");
+const STYLE_CSS: &str = include_str!("../../web/style.css");
+
+/// A provider the page may pick.
+pub struct ProviderChoice {
+    /// The registered name: `offline`, `openai`, `gemini`.
+    pub name: String,
+    /// What the picker shows.
+    pub label: String,
+    pub client: Arc<Client>,
+}
+
+/// What the server is set up with.
+pub struct Options {
+    /// The glossaries folder.
+    pub glossaries: PathBuf,
+    /// The retriever spec used for the page.
+    pub retriever: String,
+    pub params: Params,
+    /// Providers offered, the first being the default; `offline` is always
+    /// there.
+    pub providers: Vec<ProviderChoice>,
+    /// Log one line per request on stderr.
+    pub log: bool,
+}
+
+impl Options {
+    /// The recommended retriever, only the offline provider, no log.
+    pub fn new(glossaries: impl Into<PathBuf>) -> Options {
+        Options {
+            glossaries: glossaries.into(),
+            retriever: RECOMMENDED.to_string(),
+            params: Params::default(),
+            providers: vec![offline()],
+            log: false,
+        }
+    }
+}
+
+/// The offline provider: glossary substitution, no model, no key.
+pub fn offline() -> ProviderChoice {
+    let p = provider::build("offline", &Settings::default()).expect("offline always builds");
+    ProviderChoice {
+        name: "offline".into(),
+        label: "Offline: glossary words only, no model".into(),
+        client: Arc::new(Client::new(vec![p], RetryPolicy::default(), None)),
+    }
+}
+
+/// How to reach the model providers, when their keys are set.
+#[derive(Debug, Clone, Default)]
+pub struct ModelSettings {
+    pub openai_model: String,
+    pub openai_base_url: Option<String>,
+    pub gemini_model: String,
+    pub cache_dir: Option<PathBuf>,
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// The providers to offer: offline always; `openai` when `OPENAI_API_KEY`
+/// is set (or a base URL was given, e.g. a local Ollama), `gemini` when
+/// `GEMINI_API_KEY` is set. Keys stay in this process: the page only sees
+/// names and labels. Problems are returned as warnings.
+pub fn providers_from_env(m: &ModelSettings) -> (Vec<ProviderChoice>, Vec<String>) {
+    let mut out = vec![offline()];
+    let mut warnings = Vec::new();
+    let has = |var: &str| std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
+    let mut add = |name: &str, label: String, settings: Settings| match provider::build(name, &settings) {
+        Ok(p) => out.push(ProviderChoice {
+            name: name.to_string(),
+            label,
+            client: Arc::new(Client::new(
+                vec![p],
+                RetryPolicy {
+                    max_attempts: 3,
+                    ..RetryPolicy::default()
+                },
+                m.cache_dir.as_ref().map(Cache::new),
+            )),
+        }),
+        Err(e) => warnings.push(format!("{name} is not offered: {e}")),
+    };
+    if has("OPENAI_API_KEY") || m.openai_base_url.is_some() {
+        let label = match &m.openai_base_url {
+            Some(url) => format!("{} at {url}", m.openai_model),
+            None => format!("OpenAI {}", m.openai_model),
+        };
+        add(
+            "openai",
+            label,
+            Settings {
+                model: Some(m.openai_model.clone()),
+                base_url: m.openai_base_url.clone(),
+                timeout: m.timeout,
+                ..Settings::default()
+            },
+        );
+    }
+    if has("GEMINI_API_KEY") {
+        add(
+            "gemini",
+            format!("Gemini {}", m.gemini_model),
+            Settings {
+                model: Some(m.gemini_model.clone()),
+                timeout: m.timeout,
+                ..Settings::default()
+            },
+        );
+    }
+    (out, warnings)
+}
+
+/// Shared by every request.
+pub struct AppState {
+    pub store: Store,
+    pub options: Options,
+}
+
+impl AppState {
+    pub fn new(options: Options) -> Arc<AppState> {
+        Arc::new(AppState {
+            store: Store::new(options.glossaries.clone()),
+            options,
+        })
+    }
+}
+
+/// The whole application: the page, its assets and the API.
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .route("/config", get(api::config))
+        .route("/glossaries", get(api::list_glossaries))
+        .route("/glossaries/{name}", get(api::get_glossary).put(api::put_glossary))
+        .route("/glossaries/{name}/entries", post(api::add_entry))
+        .route(
+            "/glossaries/{name}/entries/{id}",
+            put(api::edit_entry).delete(api::delete_entry),
+        )
+        .route("/translate", post(api::translate))
+        .route("/retrieve", post(api::retrieve));
+    Router::new()
+        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))
+        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }))
+        .nest("/api", api)
+        .fallback(|| async { api::ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(Arc::clone(&state), around))
+        .with_state(state)
+}
+
+/// Serve the application on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).await
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Around every request: errors that are not JSON yet (a wrong method, a
+/// body over the limit) become JSON errors, security headers are set, and
+/// one line is logged.
+async fn around(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let mut response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if (status.is_client_error() || status.is_server_error()) && !is_json {
+        let message = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => format!(
+                "the request is too large: at most {} KiB is accepted",
+                BODY_LIMIT / 1024
+            ),
+            StatusCode::METHOD_NOT_ALLOWED => format!("{method} is not allowed on {path}"),
+            _ => status.canonical_reason().unwrap_or("error").to_string(),
+        };
+        response = api::ApiError::new(status, message).into_response();
+    }
+    let headers = response.headers_mut();
+    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    if state.options.log {
+        eprintln!(
+            "{method} {path} {} {:.1} ms",
+            response.status().as_u16(),
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    response
+}

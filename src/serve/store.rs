@@ -1,0 +1,556 @@
+//! The glossaries folder behind `glossa serve`: listing, loading with a
+//! version, and saving safely.
+//!
+//! Every save
+//! 1. checks the version the editor loaded against the file on disk (a
+//!    stale write is refused, never merged silently),
+//! 2. validates the new document with the CLI's own rules and messages
+//!    ([`Glossary::parse`]),
+//! 3. writes it to a temporary file in the same folder, flushed to disk,
+//! 4. copies the previous version to `.backup/NAME.<UTC time>.json`,
+//! 5. renames the temporary file over the glossary (atomic on POSIX), so a
+//!    reader or a crash sees either the old file or the new one, never half.
+//!
+//! Saves are serialised by one lock per store; several server processes
+//! on one folder are not coordinated beyond the version check.
+
+use crate::error::InputError;
+use crate::glossary::{Entry, Glossary};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Folder (inside the glossaries folder) that keeps previous versions.
+pub const BACKUP_DIR: &str = ".backup";
+
+/// Previous versions kept per glossary; older backups are deleted.
+pub const KEEP_BACKUPS: usize = 50;
+
+/// Longest glossary name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Environment variable for fault injection in tests: `abort-mid-write`
+/// stops the process after half of the temporary file is written,
+/// `abort-before-rename` after all of it, before the rename.
+pub const FAULT_ENV: &str = "GLOSSA_SERVE_FAULT";
+
+/// Why a store operation failed; each maps to one HTTP status.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The name is not a plain glossary name (400).
+    BadName(String),
+    /// No such glossary, or no such entry (404).
+    NotFound(String),
+    /// The document or entry breaks the glossary rules (400).
+    Invalid(String),
+    /// The file changed since the editor loaded it (409).
+    Stale { current: String },
+    /// An existing glossary was overwritten without a version (428).
+    NeedVersion,
+    /// The disk said no (500).
+    Io(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::BadName(m) | StoreError::NotFound(m) | StoreError::Invalid(m) | StoreError::Io(m) => {
+                f.write_str(m)
+            }
+            StoreError::Stale { .. } => f.write_str(
+                "the glossary changed since you loaded it (another tab or person saved it); \
+                 reload it, then make your change again",
+            ),
+            StoreError::NeedVersion => f.write_str(
+                "send the version you loaded (the ETag, as an If-Match header or a \"version\" field) \
+                 so that a newer version is not overwritten",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// The top-level fields of a glossary file besides `entries`, kept as
+/// written (absent stays absent).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_lang: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct HeadOnly {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    source_lang: Option<String>,
+    #[serde(default)]
+    target_lang: Option<String>,
+}
+
+/// A glossary as loaded, with its version.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub name: String,
+    pub glossary: Glossary,
+    pub head: Head,
+    /// Short hex digest of the file's bytes: the ETag.
+    pub version: String,
+}
+
+/// One line of the folder listing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Why the file cannot be used, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The glossaries folder.
+pub struct Store {
+    dir: PathBuf,
+    lock: Mutex<()>,
+    counter: AtomicU64,
+}
+
+impl Store {
+    pub fn new(dir: impl Into<PathBuf>) -> Store {
+        Store {
+            dir: dir.into(),
+            lock: Mutex::new(()),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Every `NAME.json` with a plain name, sorted by name; files that do
+    /// not load are listed with their error.
+    pub fn list(&self) -> Result<Vec<Summary>, StoreError> {
+        let read = match fs::read_dir(&self.dir) {
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&self.dir, "cannot list", &e)),
+        };
+        let mut names: Vec<String> = read
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| {
+                let file = e.file_name().into_string().ok()?;
+                let name = file.strip_suffix(".json")?;
+                check_name(name).ok().map(|_| name.to_string())
+            })
+            .collect();
+        names.sort();
+        Ok(names
+            .into_iter()
+            .map(|name| match self.load(&name) {
+                Ok(loaded) => Summary {
+                    entries: Some(loaded.glossary.len()),
+                    version: Some(loaded.version),
+                    error: None,
+                    name,
+                },
+                Err(e) => Summary {
+                    entries: None,
+                    version: None,
+                    error: Some(e.to_string()),
+                    name,
+                },
+            })
+            .collect())
+    }
+
+    /// The file of glossary `name`, once the name is checked.
+    pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+        check_name(name)?;
+        Ok(self.dir.join(format!("{name}.json")))
+    }
+
+    /// Load and validate glossary `name`.
+    pub fn load(&self, name: &str) -> Result<Loaded, StoreError> {
+        let path = self.path(name)?;
+        let bytes = read_current(&path)?
+            .ok_or_else(|| StoreError::NotFound(format!("no glossary named `{name}` in {}", self.dir.display())))?;
+        parse(name, &path, &bytes)
+    }
+
+    /// Replace the whole glossary with `document` (glossary JSON, as in a
+    /// file). Creating a new glossary needs no version; overwriting one
+    /// does.
+    pub fn put(&self, name: &str, expected: Option<&str>, document: &str) -> Result<Loaded, StoreError> {
+        let path = self.path(name)?;
+        let shown = path.display().to_string();
+        // Validate what was sent first, so that its errors point into it.
+        let glossary = Glossary::parse(&shown, name, document).map_err(invalid)?;
+        let head: HeadOnly = serde_json::from_str(document).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let head = Head {
+            name: head.name,
+            source_lang: head.source_lang,
+            target_lang: head.target_lang,
+        };
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let current = read_current(&path)?;
+        match (&current, expected) {
+            (Some(bytes), Some(v)) if version_of(bytes) != v => {
+                return Err(StoreError::Stale {
+                    current: version_of(bytes),
+                })
+            }
+            (Some(_), None) => return Err(StoreError::NeedVersion),
+            (None, Some(_)) => {
+                return Err(StoreError::Stale {
+                    current: String::new(),
+                })
+            }
+            _ => {}
+        }
+        self.commit(name, &path, current.as_deref(), &render(&head, &glossary.entries))
+    }
+
+    /// Change the entries of glossary `name` with `change`, applied to the
+    /// file as it is now. With `expected`, the save is refused if the file
+    /// is no longer that version.
+    pub fn edit(
+        &self,
+        name: &str,
+        expected: Option<&str>,
+        change: impl FnOnce(&mut Vec<Entry>) -> Result<(), StoreError>,
+    ) -> Result<Loaded, StoreError> {
+        let path = self.path(name)?;
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes = read_current(&path)?
+            .ok_or_else(|| StoreError::NotFound(format!("no glossary named `{name}` in {}", self.dir.display())))?;
+        if let Some(v) = expected {
+            if version_of(&bytes) != v {
+                return Err(StoreError::Stale {
+                    current: version_of(&bytes),
+                });
+            }
+        }
+        let current = parse(name, &path, &bytes)?;
+        let mut entries = current.glossary.entries.clone();
+        change(&mut entries)?;
+        for e in &mut entries {
+            e.line = 0;
+        }
+        // The CLI's rules and messages, about the entries (no file line:
+        // the editor did not write one).
+        let g = &current.glossary;
+        Glossary::new(
+            &path.display().to_string(),
+            g.name.clone(),
+            g.source_lang.clone(),
+            g.target_lang.clone(),
+            entries.clone(),
+        )
+        .map_err(|e| StoreError::Invalid(e.message))?;
+        self.commit(name, &path, Some(&bytes), &render(&current.head, &entries))
+    }
+
+    /// Validate `text`, then write it over `path` atomically, keeping
+    /// `previous` as a backup.
+    fn commit(&self, name: &str, path: &Path, previous: Option<&[u8]>, text: &str) -> Result<Loaded, StoreError> {
+        // The same rules and messages as the CLI; line numbers point into
+        // the file as it would be written.
+        let loaded = parse(name, path, text.as_bytes())?;
+        fs::create_dir_all(&self.dir).map_err(|e| io_error(&self.dir, "cannot create", &e))?;
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let tmp = self.dir.join(format!(".{name}.json.tmp-{}-{n}", std::process::id()));
+        let written = write_synced(&tmp, text.as_bytes());
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(io_error(&tmp, "cannot write", &e));
+        }
+        fault("abort-before-rename");
+        if let Some(previous) = previous {
+            if let Err(e) = self.backup(name, previous) {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        }
+        if let Err(e) = fs::rename(&tmp, path) {
+            let _ = fs::remove_file(&tmp);
+            return Err(io_error(path, "cannot replace", &e));
+        }
+        // Make the rename itself durable.
+        if let Ok(dir) = fs::File::open(&self.dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(loaded)
+    }
+
+    fn backup(&self, name: &str, previous: &[u8]) -> Result<(), StoreError> {
+        let dir = self.dir.join(BACKUP_DIR);
+        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "cannot create", &e))?;
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let stamp = format!(
+            "{}{:06}",
+            crate::runs::format_timestamp(now.as_secs()).trim_end_matches('Z'),
+            now.subsec_micros()
+        );
+        let mut path = dir.join(format!("{name}.{stamp}Z.json"));
+        let mut k = 1;
+        while path.exists() {
+            k += 1;
+            path = dir.join(format!("{name}.{stamp}Z-{k}.json"));
+        }
+        write_synced(&path, previous).map_err(|e| io_error(&path, "cannot write the backup", &e))?;
+        self.prune(name, &dir);
+        Ok(())
+    }
+
+    /// Keep the newest [`KEEP_BACKUPS`] backups of `name`.
+    fn prune(&self, name: &str, dir: &Path) {
+        let prefix = format!("{name}.");
+        let Ok(read) = fs::read_dir(dir) else { return };
+        let mut backups: Vec<String> = read
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|f| {
+                f.strip_prefix(&prefix)
+                    .and_then(|rest| rest.strip_suffix(".json"))
+                    .is_some_and(|stamp| stamp.starts_with(|c: char| c.is_ascii_digit()) && !stamp.contains('.'))
+            })
+            .collect();
+        if backups.len() <= KEEP_BACKUPS {
+            return;
+        }
+        backups.sort();
+        for old in &backups[..backups.len() - KEEP_BACKUPS] {
+            let _ = fs::remove_file(dir.join(old));
+        }
+    }
+
+    /// Delete temporary files left by a crash mid-save. Returns how many.
+    pub fn clean_temporaries(&self) -> usize {
+        let Ok(read) = fs::read_dir(&self.dir) else { return 0 };
+        read.filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|f| f.starts_with('.') && f.contains(".json.tmp-"))
+            })
+            .filter(|e| fs::remove_file(e.path()).is_ok())
+            .count()
+    }
+}
+
+/// A glossary name is a plain file name: letters, digits, `-` and `_`, at
+/// most [`MAX_NAME_CHARS`] characters. No dots, so no `..`, no hidden files
+/// and no extension games; no slashes, so no paths.
+pub fn check_name(name: &str) -> Result<(), StoreError> {
+    let plain = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    if plain {
+        Ok(())
+    } else {
+        let shown: String = name.chars().take(80).collect();
+        Err(StoreError::BadName(format!(
+            "`{shown}` is not a glossary name: use a plain name such as `cafe` (letters, digits, - and _, \
+             at most {MAX_NAME_CHARS}), not a path or a file name"
+        )))
+    }
+}
+
+/// The version of a file's contents: the first 16 hex digits of its SHA-256.
+pub fn version_of(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write a glossary file: the head fields as they were, then one entry per
+/// line, so that diffs of hand-kept glossaries stay readable.
+pub fn render(head: &Head, entries: &[Entry]) -> String {
+    let mut out = String::from("{\n");
+    for (key, value) in [
+        ("name", &head.name),
+        ("source_lang", &head.source_lang),
+        ("target_lang", &head.target_lang),
+    ] {
+        if let Some(v) = value {
+            out.push_str(&format!("  \"{key}\": {},\n", spaced_json(v)));
+        }
+    }
+    out.push_str("  \"entries\": [\n");
+    for (i, e) in entries.iter().enumerate() {
+        out.push_str("    ");
+        out.push_str(&spaced_json(e));
+        out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
+    }
+    out.push_str("  ]\n}\n");
+    out
+}
+
+/// JSON on one line with a space after `:` and `,`, as the demo files are
+/// written.
+fn spaced_json<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Spaced);
+    value.serialize(&mut ser).expect("glossary values serialise");
+    String::from_utf8(buf).expect("serde_json writes UTF-8")
+}
+
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+fn parse(name: &str, path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
+    let shown = path.display().to_string();
+    let text = crate::error::decode_text(&shown, bytes.to_vec()).map_err(invalid)?;
+    let glossary = Glossary::parse(&shown, name, &text).map_err(invalid)?;
+    // Parse succeeded, so the head is well-formed.
+    let head: HeadOnly = serde_json::from_str(&text).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    Ok(Loaded {
+        name: name.to_string(),
+        glossary,
+        head: Head {
+            name: head.name,
+            source_lang: head.source_lang,
+            target_lang: head.target_lang,
+        },
+        version: version_of(bytes),
+    })
+}
+
+fn invalid(e: InputError) -> StoreError {
+    StoreError::Invalid(e.to_string())
+}
+
+fn read_current(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(path, "cannot read", &e)),
+    }
+}
+
+fn io_error(path: &Path, what: &str, e: &io::Error) -> StoreError {
+    StoreError::Io(format!("{what} {}: {e}", path.display()))
+}
+
+/// Create `path` (it must not exist), write `bytes` and flush them to disk.
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    if std::env::var(FAULT_ENV).is_ok_and(|f| f == "abort-mid-write") {
+        file.write_all(&bytes[..bytes.len() / 2])?;
+        file.sync_all()?;
+        fault("abort-mid-write");
+    }
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Stop the process here when the test fault `point` is set.
+fn fault(point: &str) {
+    if std::env::var(FAULT_ENV).is_ok_and(|f| f == point) {
+        eprintln!("{FAULT_ENV}={point}: aborting");
+        std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINI: &str = r#"{"name": "mini", "entries": [{"id": "tea", "source": "tea", "target": "tesh"}]}"#;
+
+    #[test]
+    fn names_are_plain() {
+        for bad in ["", "..", ".", "../x", "a/b", "a\\b", ".backup", "cafe.json", "a b", "x\0"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["cafe", "my-shop_2", "café"] {
+            assert!(check_name(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn render_keeps_the_head_and_one_entry_per_line() {
+        let g = Glossary::parse("g.json", "g", MINI).unwrap();
+        let head = Head {
+            name: Some("mini".into()),
+            ..Head::default()
+        };
+        let text = render(&head, &g.entries);
+        assert_eq!(
+            text,
+            "{\n  \"name\": \"mini\",\n  \"entries\": [\n    {\"id\": \"tea\", \"source\": \"tea\", \"target\": \"tesh\"}\n  ]\n}\n"
+        );
+        assert_eq!(Glossary::parse("g.json", "g", &text).unwrap().entries, g.entries);
+    }
+
+    #[test]
+    fn saves_keep_a_backup_and_refuse_stale_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let first = store.put("mini", None, MINI).unwrap();
+        assert!(matches!(store.put("mini", None, MINI), Err(StoreError::NeedVersion)));
+        let second = store
+            .edit("mini", Some(&first.version), |entries| {
+                entries[0].target = "chai".into();
+                Ok(())
+            })
+            .unwrap();
+        assert_ne!(first.version, second.version);
+        let stale = store.edit("mini", Some(&first.version), |_| Ok(()));
+        assert!(matches!(stale, Err(StoreError::Stale { .. })), "{stale:?}");
+        let backups: Vec<_> = fs::read_dir(dir.path().join(BACKUP_DIR)).unwrap().collect();
+        assert_eq!(backups.len(), 1);
+        assert_eq!(store.load("mini").unwrap().glossary.entries[0].target, "chai");
+    }
+
+    #[test]
+    fn invalid_edits_leave_the_file_alone_with_the_cli_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let first = store.put("mini", None, MINI).unwrap();
+        let err = store
+            .edit("mini", Some(&first.version), |entries| {
+                entries[0].target = " ".into();
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("entry `tea`: `target` is empty"), "{err}");
+        assert_eq!(store.load("mini").unwrap().version, first.version);
+    }
+}

@@ -1,0 +1,914 @@
+//! Providers, retries, failover and the cache, against scripted servers on
+//! 127.0.0.1 (never the internet). Keys live in environment variables named
+//! uniquely per test, so tests running in parallel cannot see each other's.
+
+mod support;
+
+use glossa::generate::cache::Cache;
+use glossa::generate::provider::{
+    build, Client, Provider, ProviderError, Request, RetryPolicy, Settings, Substitution, PROVIDERS,
+};
+use std::time::{Duration, Instant};
+use support::{Response, Server};
+
+const OPENAI_OK: &str = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Bonjour"},"finish_reason":"stop"}]}"#;
+
+fn request(prompt: &str) -> Request {
+    Request {
+        prompt: prompt.to_string(),
+        text: "source text".to_string(),
+        substitutions: Vec::new(),
+        repeat: 1,
+    }
+}
+
+/// Set `var` to `key` for this test only (the name is unique to the test).
+fn key(var: &str, key: &str) -> Option<String> {
+    std::env::set_var(var, key);
+    Some(var.to_string())
+}
+
+fn openai_at(server: &Server, var: &str) -> Settings {
+    Settings {
+        model: Some("gpt-test".into()),
+        base_url: Some(server.url("/v1")),
+        api_key_env: key(var, "sk-test-key-0123456789"),
+        ..Settings::default()
+    }
+}
+
+fn openai(settings: &Settings) -> Box<dyn Provider> {
+    build("openai", settings).expect("openai provider builds")
+}
+
+/// Tiny delays keep the suite fast.
+fn quick(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(10),
+    }
+}
+
+fn client(provider: Box<dyn Provider>, retry: RetryPolicy) -> Client {
+    Client::new(vec![provider], retry, None)
+}
+
+// --- request shape -------------------------------------------------------
+
+#[tokio::test]
+async fn openai_request_shape() {
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let settings = Settings {
+        base_url: Some(server.url("/v1/")), // trailing slash tolerated
+        temperature: Some(0.2),
+        seed: Some(7),
+        max_tokens: Some(64),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_OPENAI_SHAPE")
+    };
+    let provider = openai(&settings);
+    let text = provider.call(&request("Translate: hello")).await.unwrap();
+    assert_eq!(text, "Bonjour");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let sent = &requests[0];
+    assert_eq!(sent.method, "POST");
+    assert_eq!(sent.path, "/v1/chat/completions");
+    assert_eq!(
+        sent.header("authorization"),
+        Some("Bearer sk-test-key-0123456789")
+    );
+    assert_eq!(sent.header("content-type"), Some("application/json"));
+    let body = sent.json();
+    assert_eq!(body["model"], "gpt-test");
+    assert_eq!(body["messages"][0]["role"], "user");
+    assert_eq!(body["messages"][0]["content"], "Translate: hello");
+    assert_eq!(body["temperature"].as_f64(), Some(0.2));
+    assert_eq!(body["seed"], 7);
+    assert_eq!(body["max_tokens"], 64);
+}
+
+#[tokio::test]
+async fn openai_leaves_unset_parameters_out() {
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_OPENAI_UNSET"));
+    provider.call(&request("hi")).await.unwrap();
+    let body = server.requests()[0].json();
+    let fields: Vec<&String> = body.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["messages", "model"]);
+}
+
+#[tokio::test]
+async fn gemini_request_shape() {
+    let reply = r#"{"candidates":[{"content":{"role":"model","parts":[
+        {"text":"thinking…","thought":true},{"text":"Bon"},{"text":"jour"}]},"finishReason":"STOP"}]}"#;
+    let server = Server::start(vec![Response::json(200, reply)]).await;
+    let settings = Settings {
+        model: Some("gemini-test".into()),
+        base_url: Some(server.url("/v1beta")),
+        api_key_env: key("GLOSSA_TEST_KEY_GEMINI_SHAPE", "AIza-test-gemini-key"),
+        temperature: Some(0.5),
+        seed: Some(3),
+        max_tokens: Some(128),
+        ..Settings::default()
+    };
+    let provider = build("gemini", &settings).unwrap();
+    assert_eq!(provider.name(), "gemini");
+    assert_eq!(provider.model(), "gemini-test");
+    let text = provider.call(&request("Translate: hello")).await.unwrap();
+    assert_eq!(text, "Bonjour");
+
+    let sent = &server.requests()[0];
+    assert_eq!(sent.method, "POST");
+    // The key travels in a header, never in the URL.
+    assert_eq!(sent.path, "/v1beta/models/gemini-test:generateContent");
+    assert_eq!(sent.header("x-goog-api-key"), Some("AIza-test-gemini-key"));
+    assert_eq!(sent.header("authorization"), None);
+    let body = sent.json();
+    assert_eq!(body["contents"][0]["role"], "user");
+    assert_eq!(body["contents"][0]["parts"][0]["text"], "Translate: hello");
+    assert_eq!(body["generationConfig"]["temperature"].as_f64(), Some(0.5));
+    assert_eq!(body["generationConfig"]["seed"], 3);
+    assert_eq!(body["generationConfig"]["maxOutputTokens"], 128);
+}
+
+#[test]
+fn gemini_defaults_to_flash() {
+    let settings = Settings {
+        api_key_env: key("GLOSSA_TEST_KEY_GEMINI_DEFAULT", "AIza-default"),
+        ..Settings::default()
+    };
+    let provider = build("gemini", &settings).unwrap();
+    assert_eq!(provider.model(), "gemini-2.5-flash");
+    assert!(provider
+        .identity()
+        .contains("https://generativelanguage.googleapis.com/v1beta"));
+}
+
+// --- configuration errors, before any request ------------------------------
+
+#[test]
+fn openai_needs_a_model() {
+    let settings = Settings {
+        api_key_env: key("GLOSSA_TEST_KEY_NO_MODEL", "sk-x"),
+        ..Settings::default()
+    };
+    let err = build("openai", &settings).err().unwrap();
+    assert_eq!(err.to_string(), "--model is required for openai");
+}
+
+#[test]
+fn missing_key_is_an_error_for_remote_servers() {
+    let settings = Settings {
+        model: Some("gpt-test".into()),
+        base_url: Some("https://api.example.invalid/v1".into()),
+        api_key_env: Some("GLOSSA_TEST_KEY_NEVER_SET".into()),
+        ..Settings::default()
+    };
+    let err = build("openai", &settings).err().unwrap();
+    assert_eq!(
+        err.to_string(),
+        "GLOSSA_TEST_KEY_NEVER_SET is not set (export it, or choose another variable with --api-key-env)"
+    );
+    assert!(!err.retryable());
+}
+
+#[test]
+fn gemini_always_needs_a_key() {
+    let settings = Settings {
+        base_url: Some("http://127.0.0.1:9/v1beta".into()),
+        api_key_env: Some("GLOSSA_TEST_KEY_GEMINI_NEVER_SET".into()),
+        ..Settings::default()
+    };
+    let err = build("gemini", &settings).err().unwrap();
+    assert!(err
+        .to_string()
+        .starts_with("GLOSSA_TEST_KEY_GEMINI_NEVER_SET is not set"));
+}
+
+#[tokio::test]
+async fn local_servers_need_no_key() {
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    // No api_key_env: OPENAI_API_KEY may or may not be set where tests run;
+    // either way a local server named explicitly must be usable.
+    let settings = Settings {
+        model: Some("llama3".into()),
+        base_url: Some(server.url("/v1")),
+        ..Settings::default()
+    };
+    let provider = openai(&settings);
+    assert_eq!(provider.call(&request("hi")).await.unwrap(), "Bonjour");
+}
+
+#[test]
+fn unknown_provider_lists_the_known_ones() {
+    let err = build("claude", &Settings::default()).err().unwrap();
+    let message = err.to_string();
+    assert!(message.contains("unknown provider `claude`"), "{message}");
+    for (name, _) in PROVIDERS {
+        assert!(message.contains(name), "{message}");
+    }
+    assert_eq!(
+        PROVIDERS.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        ["openai", "gemini", "offline"]
+    );
+}
+
+#[test]
+fn bad_base_url_is_refused() {
+    let settings = Settings {
+        model: Some("m".into()),
+        base_url: Some("localhost:11434/v1".into()),
+        api_key_env: key("GLOSSA_TEST_KEY_BAD_URL", "sk-x"),
+        ..Settings::default()
+    };
+    let err = build("openai", &settings).err().unwrap();
+    assert!(err.to_string().contains("invalid base URL"), "{err}");
+}
+
+#[test]
+fn identity_has_what_decides_the_answer_but_not_the_key() {
+    let settings = Settings {
+        model: Some("gpt-test".into()),
+        base_url: Some("http://127.0.0.1:1/v1/".into()),
+        api_key_env: key("GLOSSA_TEST_KEY_IDENTITY", "sk-identity-secret"),
+        temperature: Some(0.7),
+        seed: Some(42),
+        max_tokens: Some(100),
+        timeout: Some(Duration::from_secs(5)),
+    };
+    let identity = openai(&settings).identity();
+    for part in [
+        "openai",
+        "http://127.0.0.1:1/v1",
+        "gpt-test",
+        "0.7",
+        "42",
+        "100",
+    ] {
+        assert!(identity.contains(part), "{identity} lacks {part}");
+    }
+    assert!(!identity.contains("sk-identity-secret"));
+    let cooler = Settings {
+        temperature: Some(0.0),
+        ..settings
+    };
+    assert_ne!(openai(&cooler).identity(), identity);
+}
+
+// --- retries -----------------------------------------------------------------
+
+#[tokio::test]
+async fn rate_limit_honours_retry_after() {
+    let server = Server::start(vec![
+        Response::json(
+            429,
+            r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
+        )
+        .header("Retry-After", "1"),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_AFTER"));
+    let retry = RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_secs(5),
+    };
+    let started = Instant::now();
+    let reply = client(provider, retry)
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(reply.text, "Bonjour");
+    assert_eq!(reply.attempts, 2);
+    assert!(!reply.cached);
+    assert_eq!(server.count(), 2);
+    assert!(
+        waited >= Duration::from_millis(950),
+        "waited only {waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn retry_after_is_capped_by_max_delay() {
+    let server = Server::start(vec![
+        Response::json(503, "{}").header("Retry-After", "120"),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_CAP"));
+    let started = Instant::now();
+    let reply = client(provider, quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.attempts, 2);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn server_error_then_success() {
+    let server = Server::start(vec![
+        Response::json(500, r#"{"error":{"message":"The server had an error"}}"#),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_500"));
+    let reply = client(provider, quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Bonjour");
+    assert_eq!(reply.attempts, 2);
+    assert_eq!(reply.provider, "openai");
+    assert_eq!(reply.model, "gpt-test");
+    assert_eq!(server.count(), 2);
+}
+
+#[tokio::test]
+async fn retries_stop_at_max_attempts() {
+    let server = Server::start(vec![Response::json(502, "bad gateway")]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_502"));
+    let err = client(provider, quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ProviderError::Server { status: 502, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("502 from openai at http://127.0.0.1:"),
+        "{err}"
+    );
+    assert_eq!(server.count(), 3);
+}
+
+#[tokio::test]
+async fn a_hang_times_out_and_is_retried() {
+    let server = Server::start(vec![Response::Hang, Response::json(200, OPENAI_OK)]).await;
+    let settings = Settings {
+        timeout: Some(Duration::from_millis(300)),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_HANG")
+    };
+    let started = Instant::now();
+    let reply = client(openai(&settings), quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.attempts, 2);
+    assert_eq!(server.count(), 2);
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_hang_is_a_timeout_error() {
+    let server = Server::start(vec![Response::Hang]).await;
+    let settings = Settings {
+        timeout: Some(Duration::from_millis(300)),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_HANG_ONCE")
+    };
+    let started = Instant::now();
+    let err = openai(&settings).call(&request("hi")).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(matches!(err, ProviderError::Timeout { .. }), "{err:?}");
+    assert!(err.retryable());
+    assert!(err.to_string().contains("timeout after 0.3 s"), "{err}");
+}
+
+#[tokio::test]
+async fn connection_refused_is_retryable() {
+    // Bind and drop to get a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let settings = Settings {
+        model: Some("m".into()),
+        base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+        ..Settings::default()
+    };
+    let err = openai(&settings).call(&request("hi")).await.unwrap_err();
+    assert!(matches!(err, ProviderError::Connect { .. }), "{err:?}");
+    assert!(err.retryable());
+    assert!(
+        err.to_string().starts_with("cannot reach openai at"),
+        "{err}"
+    );
+}
+
+// --- broken replies ----------------------------------------------------------
+
+#[tokio::test]
+async fn truncated_body_is_a_clear_retryable_error() {
+    let server = Server::start(vec![Response::Truncated {
+        declared: 500,
+        body: r#"{"choices":[{"message":{"content":"Bon"#.into(),
+    }])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_TRUNCATED"));
+    let err = provider.call(&request("hi")).await.unwrap_err();
+    assert!(matches!(err, ProviderError::Truncated { .. }), "{err:?}");
+    assert!(err.retryable());
+    assert!(err.to_string().contains("was truncated"), "{err}");
+}
+
+#[tokio::test]
+async fn non_json_body_is_a_clear_error() {
+    let server = Server::start(vec![Response::text(200, "<html>Welcome to nginx</html>")]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_NOT_JSON"));
+    let err = provider.call(&request("hi")).await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ProviderError::NotJson { .. }), "{err:?}");
+    assert!(message.contains("is not JSON"), "{message}");
+    assert!(message.contains("<html>Welcome"), "{message}");
+}
+
+#[tokio::test]
+async fn json_without_text_says_why() {
+    let server = Server::start(vec![Response::json(
+        200,
+        r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#,
+    )])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_NO_TEXT"));
+    let err = provider.call(&request("hi")).await.unwrap_err();
+    assert!(matches!(err, ProviderError::NoText { .. }), "{err:?}");
+    assert!(err.to_string().contains("finish_reason length"), "{err}");
+}
+
+// --- errors that must not be retried -----------------------------------------
+
+#[tokio::test]
+async fn refused_key_is_not_retried_and_not_revealed() {
+    const SECRET: &str = "sk-secret-401-do-not-print";
+    // Servers do echo keys back; the error must not.
+    let server = Server::start(vec![Response::json(
+        401,
+        format!(r#"{{"error":{{"message":"Incorrect API key provided: {SECRET}.","code":"invalid_api_key"}}}}"#),
+    )])
+    .await;
+    std::env::set_var("GLOSSA_TEST_KEY_401", SECRET);
+    let settings = Settings {
+        model: Some("gpt-test".into()),
+        base_url: Some(server.url("/v1")),
+        api_key_env: Some("GLOSSA_TEST_KEY_401".into()),
+        ..Settings::default()
+    };
+    let err = client(openai(&settings), quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(server.count(), 1);
+    let message = err.to_string();
+    assert!(
+        message.starts_with("401 from openai at http://127.0.0.1:"),
+        "{message}"
+    );
+    assert!(message.contains("the API key was refused"), "{message}");
+    assert!(message.contains("GLOSSA_TEST_KEY_401"), "{message}");
+    assert!(!message.contains(SECRET), "{message}");
+    assert!(!format!("{err:?}").contains(SECRET));
+    assert!(!err.retryable());
+    assert!(err.stops_run());
+}
+
+#[tokio::test]
+async fn gemini_invalid_key_is_a_refused_key() {
+    let server = Server::start(vec![Response::json(
+        400,
+        r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
+            "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}"#,
+    )])
+    .await;
+    let settings = Settings {
+        model: Some("gemini-test".into()),
+        base_url: Some(server.url("/v1beta")),
+        api_key_env: key("GLOSSA_TEST_KEY_GEMINI_400", "AIza-bad"),
+        ..Settings::default()
+    };
+    let err = build("gemini", &settings)
+        .unwrap()
+        .call(&request("hi"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ProviderError::KeyRefused { status: 400, .. }),
+        "{err:?}"
+    );
+    assert!(err.stops_run());
+}
+
+#[tokio::test]
+async fn unknown_model_is_named() {
+    let server = Server::start(vec![Response::json(
+        404,
+        r#"{"error":{"message":"The model `gpt-nope` does not exist or you do not have access to it.","code":"model_not_found"}}"#,
+    )])
+    .await;
+    let settings = Settings {
+        model: Some("gpt-nope".into()),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_404")
+    };
+    let err = client(openai(&settings), quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(server.count(), 1);
+    let message = err.to_string();
+    assert!(
+        message.starts_with("model `gpt-nope` not found (404"),
+        "{message}"
+    );
+    assert!(message.contains("does not exist"), "{message}");
+    assert!(!err.retryable());
+    assert!(!err.stops_run());
+}
+
+#[tokio::test]
+async fn bad_request_is_not_retried() {
+    let server = Server::start(vec![Response::json(
+        400,
+        r#"{"error":{"message":"'messages' must contain the word 'json'"}}"#,
+    )])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_400"));
+    let err = client(provider, quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(server.count(), 1);
+    assert!(
+        matches!(err, ProviderError::Rejected { status: 400, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("must contain the word"), "{err}");
+}
+
+#[tokio::test]
+async fn openai_quota_exhausted_stops_the_run() {
+    let server = Server::start(vec![Response::json(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+    )])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_QUOTA"));
+    let err = client(provider, quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(server.count(), 1);
+    assert!(
+        matches!(err, ProviderError::QuotaExhausted { .. }),
+        "{err:?}"
+    );
+    assert!(err.stops_run());
+    assert!(!err.retryable());
+    assert!(
+        err.to_string().starts_with("quota exhausted at openai"),
+        "{err}"
+    );
+}
+
+const GEMINI_429: &str = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED",
+  "details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"QUOTA_ID"}]},
+             {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0s"}]}}"#;
+
+fn gemini_at(server: &Server, var: &str) -> Box<dyn Provider> {
+    let settings = Settings {
+        model: Some("gemini-test".into()),
+        base_url: Some(server.url("/v1beta")),
+        api_key_env: key(var, "AIza-quota"),
+        ..Settings::default()
+    };
+    build("gemini", &settings).unwrap()
+}
+
+#[tokio::test]
+async fn gemini_daily_quota_stops_the_run() {
+    let body = GEMINI_429.replace(
+        "QUOTA_ID",
+        "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+    );
+    let server = Server::start(vec![Response::json(429, body)]).await;
+    let provider = gemini_at(&server, "GLOSSA_TEST_KEY_GEMINI_DAY");
+    let err = client(provider, quick(5))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(server.count(), 1);
+    assert!(
+        matches!(err, ProviderError::QuotaExhausted { .. }),
+        "{err:?}"
+    );
+    assert!(err.stops_run());
+}
+
+#[tokio::test]
+async fn gemini_per_minute_limit_is_retried() {
+    let body = GEMINI_429.replace(
+        "QUOTA_ID",
+        "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+    );
+    let ok = r#"{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}"#;
+    let server = Server::start(vec![Response::json(429, body), Response::json(200, ok)]).await;
+    let provider = gemini_at(&server, "GLOSSA_TEST_KEY_GEMINI_MINUTE");
+    let reply = client(provider, quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "ok");
+    assert_eq!(reply.attempts, 2);
+}
+
+// --- failover ----------------------------------------------------------------
+
+#[tokio::test]
+async fn failover_to_the_next_provider() {
+    let failing = Server::start(vec![Response::json(500, "{}")]).await;
+    let working = Server::start(vec![Response::json(
+        200,
+        r#"{"choices":[{"message":{"content":"from the second"}}]}"#,
+    )])
+    .await;
+    let first = Settings {
+        model: Some("model-a".into()),
+        ..openai_at(&failing, "GLOSSA_TEST_KEY_FAILOVER_A")
+    };
+    let second = Settings {
+        model: Some("model-b".into()),
+        ..openai_at(&working, "GLOSSA_TEST_KEY_FAILOVER_B")
+    };
+    let client = Client::new(vec![openai(&first), openai(&second)], quick(2), None);
+    let reply = client.generate(&request("hi")).await.unwrap();
+    assert_eq!(reply.text, "from the second");
+    assert_eq!(reply.model, "model-b");
+    assert_eq!(failing.count(), 2);
+    assert_eq!(working.count(), 1);
+    assert_eq!(reply.attempts, 3);
+}
+
+#[tokio::test]
+async fn all_providers_failing_reports_each() {
+    let a = Server::start(vec![Response::json(
+        400,
+        r#"{"error":{"message":"first broke"}}"#,
+    )])
+    .await;
+    let b = Server::start(vec![Response::json(
+        400,
+        r#"{"error":{"message":"second broke"}}"#,
+    )])
+    .await;
+    let client = Client::new(
+        vec![
+            openai(&openai_at(&a, "GLOSSA_TEST_KEY_ALL_A")),
+            openai(&openai_at(&b, "GLOSSA_TEST_KEY_ALL_B")),
+        ],
+        quick(2),
+        None,
+    );
+    let err = client.generate(&request("hi")).await.unwrap_err();
+    let message = err.to_string();
+    assert!(message.starts_with("every provider failed"), "{message}");
+    assert!(
+        message.contains("first broke") && message.contains("second broke"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn stopping_errors_skip_failover() {
+    let refusing = Server::start(vec![Response::json(401, "{}")]).await;
+    let working = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let client = Client::new(
+        vec![
+            openai(&openai_at(&refusing, "GLOSSA_TEST_KEY_STOP_A")),
+            openai(&openai_at(&working, "GLOSSA_TEST_KEY_STOP_B")),
+        ],
+        quick(2),
+        None,
+    );
+    let err = client.generate(&request("hi")).await.unwrap_err();
+    assert!(err.stops_run());
+    assert_eq!(working.count(), 0);
+}
+
+// --- cache -------------------------------------------------------------------
+
+#[tokio::test]
+async fn second_identical_request_comes_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_CACHE"));
+    let client = Client::new(vec![provider], quick(2), Some(Cache::new(dir.path())));
+
+    let first = client.generate(&request("hi")).await.unwrap();
+    assert!(!first.cached);
+    assert_eq!(first.attempts, 1);
+    let second = client.generate(&request("hi")).await.unwrap();
+    assert_eq!(
+        server.count(),
+        1,
+        "the second answer must not cost a request"
+    );
+    assert!(second.cached);
+    assert_eq!(second.attempts, 0);
+    assert_eq!(second.text, first.text);
+    assert_eq!(second.model, "gpt-test");
+
+    // A second repeat is a real second sample.
+    let repeat = Request {
+        repeat: 2,
+        ..request("hi")
+    };
+    let third = client.generate(&repeat).await.unwrap();
+    assert!(!third.cached);
+    assert_eq!(server.count(), 2);
+
+    // A different prompt too.
+    client.generate(&request("hello")).await.unwrap();
+    assert_eq!(server.count(), 3);
+}
+
+#[tokio::test]
+async fn failures_are_not_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        Response::json(400, r#"{"error":{"message":"try again later"}}"#),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_CACHE_FAIL"));
+    let client = Client::new(vec![provider], quick(2), Some(Cache::new(dir.path())));
+    assert!(client.generate(&request("hi")).await.is_err());
+    let reply = client.generate(&request("hi")).await.unwrap();
+    assert!(!reply.cached);
+    assert_eq!(reply.text, "Bonjour");
+    assert_eq!(server.count(), 2);
+}
+
+#[tokio::test]
+async fn the_cache_is_per_provider_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let warm = Settings {
+        temperature: Some(1.0),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_CACHE_ID")
+    };
+    let cold = Settings {
+        temperature: Some(0.0),
+        ..warm.clone()
+    };
+    let cache = Cache::new(dir.path());
+    let a = Client::new(vec![openai(&warm)], quick(1), Some(cache.clone()));
+    let b = Client::new(vec![openai(&cold)], quick(1), Some(cache));
+    a.generate(&request("hi")).await.unwrap();
+    assert!(!b.generate(&request("hi")).await.unwrap().cached);
+    assert!(a.generate(&request("hi")).await.unwrap().cached);
+    assert_eq!(server.count(), 2);
+}
+
+#[test]
+fn cache_keys_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new(dir.path());
+    let key = Cache::key("openai x", &request("hi"));
+    assert_eq!(key.len(), 64);
+    assert!(key.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(key, Cache::key("openai x", &request("hi")));
+    assert_ne!(key, Cache::key("openai y", &request("hi")));
+    assert_ne!(key, Cache::key("openai x", &request("hi!")));
+    let repeat = Request {
+        repeat: 2,
+        ..request("hi")
+    };
+    assert_ne!(key, Cache::key("openai x", &repeat));
+    let substituted = Request {
+        substitutions: vec![Substitution {
+            phrase: "a".into(),
+            target: "b".into(),
+        }],
+        ..request("hi")
+    };
+    assert_ne!(key, Cache::key("offline", &substituted));
+    assert_ne!(
+        Cache::key("offline", &request("hi")),
+        Cache::key("offline", &substituted)
+    );
+
+    assert_eq!(cache.get(&key), None);
+    cache.put(&key, "réponse\nsur deux lignes").unwrap();
+    assert_eq!(cache.get(&key).as_deref(), Some("réponse\nsur deux lignes"));
+    cache.put(&key, "overwritten").unwrap();
+    assert_eq!(cache.get(&key).as_deref(), Some("overwritten"));
+    // Nothing but the entry is left behind (no temp files).
+    let shard = dir.path().join(&key[..2]);
+    let files: Vec<_> = std::fs::read_dir(shard)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(files, [std::ffi::OsString::from(format!("{key}.txt"))]);
+}
+
+#[tokio::test]
+async fn unwritable_cache_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the cache directory should be.
+    let blocked = dir.path().join("cache");
+    std::fs::write(&blocked, "not a directory").unwrap();
+    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_CACHE_BLOCKED"));
+    let client = Client::new(vec![provider], quick(1), Some(Cache::new(&blocked)));
+    let err = client.generate(&request("hi")).await.unwrap_err();
+    assert!(matches!(err, ProviderError::Cache { .. }), "{err:?}");
+    assert!(err.stops_run());
+}
+
+#[test]
+fn default_retry_policy() {
+    let policy = RetryPolicy::default();
+    assert_eq!(policy.max_attempts, 5);
+    assert_eq!(policy.base_delay, Duration::from_millis(500));
+    assert_eq!(policy.max_delay, Duration::from_secs(30));
+}
+
+// --- offline -----------------------------------------------------------------
+
+fn offline_request(text: &str, substitutions: &[(&str, &str)]) -> Request {
+    Request {
+        prompt: "ignored by the offline provider".into(),
+        text: text.into(),
+        substitutions: substitutions
+            .iter()
+            .map(|(phrase, target)| Substitution {
+                phrase: phrase.to_string(),
+                target: target.to_string(),
+            })
+            .collect(),
+        repeat: 1,
+    }
+}
+
+async fn offline(text: &str, substitutions: &[(&str, &str)]) -> String {
+    let provider = build("offline", &Settings::default()).unwrap();
+    provider
+        .call(&offline_request(text, substitutions))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn offline_longest_phrase_first() {
+    let subs = [("coffee", "café"), ("cold coffee", "café froid")];
+    assert_eq!(
+        offline("Cold coffee, then coffee.", &subs).await,
+        "café froid, then café."
+    );
+}
+
+#[tokio::test]
+async fn offline_on_word_boundaries_only() {
+    let subs = [("cat", "chat"), ("coffee", "café")];
+    assert_eq!(
+        offline("cat, concat, cats, coffeehouse, coffee", &subs).await,
+        "chat, concat, cats, coffeehouse, café"
+    );
+}
+
+#[tokio::test]
+async fn offline_ignores_case() {
+    let subs = [("cold brew", "infusion à froid")];
+    assert_eq!(
+        offline("COLD BREW or Cold Brew", &subs).await,
+        "infusion à froid or infusion à froid"
+    );
+}
+
+#[tokio::test]
+async fn offline_never_substitutes_a_target_again() {
+    let subs = [("cat", "dog"), ("dog", "wolf")];
+    assert_eq!(offline("cat and dog", &subs).await, "dog and wolf");
+}
+
+#[tokio::test]
+async fn offline_through_the_client() {
+    let provider = build("offline", &Settings::default()).unwrap();
+    assert_eq!(provider.name(), "offline");
+    assert_eq!(provider.identity(), "offline");
+    let client = Client::new(vec![provider], RetryPolicy::default(), None);
+    let reply = client
+        .generate(&offline_request("black tea", &[("black tea", "thé noir")]))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "thé noir");
+    assert_eq!(reply.provider, "offline");
+    assert_eq!(reply.attempts, 1);
+}

@@ -1,0 +1,837 @@
+//! `glossa serve` through a real server on an ephemeral 127.0.0.1 port:
+//! the JSON API, safe glossary saves (stale writes refused, never a partial
+//! file, even when the process dies mid-save), and one end-to-end run of
+//! the page in headless Chromium.
+//!
+//! Servers are started in-process (`glossa::serve::serve`) or through the
+//! binary; tests poll the port, they never sleep to wait for a server.
+
+#[path = "browser/webdriver.rs"]
+mod webdriver;
+
+use glossa::glossary::Glossary;
+use glossa::serve::{self, AppState, Options};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+// ---------------------------------------------------------------------------
+// A tiny HTTP/1.1 client: full control over paths (no dot-segment
+// clean-up), headers and bodies.
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn error(&self) -> String {
+        self.json()["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error message in {}", self.body))
+            .to_string()
+    }
+}
+
+pub fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&[u8]>) -> Reply {
+    try_http(addr, method, path, headers, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+}
+
+fn try_http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if let Some(body) = body {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    if let Some(body) = body {
+        // The server may answer (413) and close before reading it all.
+        let _ = stream.write_all(body);
+    }
+    read_reply(&mut stream)
+}
+
+fn read_reply(stream: &mut TcpStream) -> std::io::Result<Reply> {
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other(format!("no HTTP reply: {:?}", String::from_utf8_lossy(&raw))))?;
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("bad status line"))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Ok(Reply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).to_string(),
+    })
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&data[end + 2..end + 2 + size]);
+        data = &data[end + 2 + size + 2..];
+    }
+    out
+}
+
+/// Poll until something accepts connections on `addr`.
+pub fn wait_for_port(addr: SocketAddr, within: Duration) {
+    let deadline = Instant::now() + within;
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {addr}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Servers
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A glossaries folder holding a copy of the café demo.
+fn cafe_folder() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo("glossaries/cafe.json"), dir.path().join("cafe.json")).unwrap();
+    dir
+}
+
+struct Served {
+    addr: SocketAddr,
+    dir: TempDir,
+}
+
+impl Served {
+    fn get(&self, path: &str) -> Reply {
+        http(self.addr, "GET", path, &[], None)
+    }
+
+    fn send(&self, method: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
+        let mut h = vec![("Content-Type", "application/json")];
+        h.extend_from_slice(headers);
+        http(self.addr, method, path, &h, Some(body.to_string().as_bytes()))
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn version(&self) -> String {
+        self.get("/api/glossaries/cafe").json()["version"].as_str().unwrap().to_string()
+    }
+}
+
+/// The application in this process, on its own runtime thread.
+fn serve_in_process(dir: TempDir) -> Served {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let state = AppState::new(Options::new(dir.path()));
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            serve::serve(listener, state).await.unwrap();
+        });
+    });
+    wait_for_port(addr, Duration::from_secs(10));
+    Served { addr, dir }
+}
+
+/// `glossa serve` as a process on an ephemeral port; the address is read
+/// from the line it prints.
+struct Process {
+    child: Option<Child>,
+    addr: SocketAddr,
+}
+
+impl Process {
+    fn start(dir: &Path, addr: &str, env: &[(&str, &str)]) -> Process {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossa"));
+        cmd.args(["serve", "--addr", addr, "--glossaries"])
+            .arg(dir)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address printed: {line:?}"));
+        let addr: SocketAddr = url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .parse()
+            .unwrap();
+        wait_for_port(addr, Duration::from_secs(10));
+        Process {
+            child: Some(child),
+            addr,
+        }
+    }
+
+    /// Stop it and return what it wrote on stderr.
+    fn stop(mut self) -> String {
+        let mut child = self.child.take().expect("running");
+        let _ = child.kill();
+        let output = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&output.stderr).to_string()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Translate and retrieve
+
+#[test]
+fn translate_highlights_glossary_words_and_explains_what_was_left_out() {
+    let s = serve_in_process(cafe_folder());
+    let r = s.send(
+        "POST",
+        "/api/translate",
+        &json!({"text": "Save the date: our brunch is back! Fresh biscuits and cold coffee.", "glossary": "cafe"}),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["provider"], "offline");
+    let translation = v["translation"].as_str().unwrap();
+    assert!(translation.contains("frosk mavi") && translation.contains("dorpa"), "{translation}");
+    // The segments put the translation back together, targets marked.
+    let segments = v["segments"].as_array().unwrap();
+    let joined: String = segments.iter().map(|s| s["text"].as_str().unwrap()).collect();
+    assert_eq!(joined, translation);
+    let marked: Vec<(String, String)> = segments
+        .iter()
+        .filter_map(|s| {
+            let i = s["entry"].as_u64()? as usize;
+            Some((s["text"].as_str()?.to_string(), v["entries"][i]["id"].as_str()?.to_string()))
+        })
+        .collect();
+    assert!(marked.contains(&("frosk mavi".into(), "cold-coffee".into())), "{marked:?}");
+    assert!(marked.contains(&("dorpa".into(), "cookie".into())), "{marked:?}");
+    // How each entry matched, and the phrase of the post.
+    let cookie = v["entries"].as_array().unwrap().iter().find(|e| e["id"] == "cookie").unwrap();
+    assert_eq!(cookie["kind"], "alias");
+    assert_eq!(cookie["phrase"], "biscuits");
+    assert_eq!(cookie["sense"], "a sweet baked biscuit");
+    assert_eq!(cookie["in_output"], true);
+    // Warnings in plain words.
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.contains(&"'date' was left out here: the post says 'save the date'"),
+        "{warnings:?}"
+    );
+    assert!(warnings.contains(&"'fresh' matched no entry"), "{warnings:?}");
+    assert!(!warnings.contains(&"'date' matched no entry"), "{warnings:?}");
+}
+
+#[test]
+fn retrieve_lists_entries_with_how_they_matched_and_words_no_entry_covers() {
+    let s = serve_in_process(cafe_folder());
+    let r = s.send(
+        "POST",
+        "/api/retrieve",
+        &json!({"text": "Fresh biscuits and home delivry!", "glossary": "cafe"}),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    let kinds: Vec<(String, String, String)> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().into(),
+                e["kind"].as_str().unwrap().into(),
+                e["phrase"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&("cookie".into(), "alias".into(), "biscuits".into())), "{kinds:?}");
+    assert!(kinds.iter().any(|(id, kind, _)| id == "home-delivery" && kind != "exact"), "{kinds:?}");
+    assert_eq!(v["uncovered"], json!(["fresh"]));
+    assert!(v.get("translation").is_none());
+
+    // Unknown glossary, empty post, unknown retriever: JSON errors.
+    let r = s.send("POST", "/api/retrieve", &json!({"text": "tea", "glossary": "nope"}), &[]);
+    assert_eq!(r.status, 404);
+    assert!(r.error().contains("no glossary named `nope`"), "{}", r.body);
+    let r = s.send("POST", "/api/translate", &json!({"text": "  ", "glossary": "cafe"}), &[]);
+    assert_eq!(r.status, 400);
+    assert!(r.error().contains("the post is empty"));
+    let r = s.send(
+        "POST",
+        "/api/retrieve",
+        &json!({"text": "tea", "glossary": "cafe", "retriever": "exactt"}),
+        &[],
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.error().contains("unknown retriever `exactt`"), "{}", r.body);
+    let r = s.send(
+        "POST",
+        "/api/translate",
+        &json!({"text": "tea", "glossary": "cafe", "provider": "openai"}),
+        &[],
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.error().contains("not available"), "{}", r.body);
+}
+
+// ---------------------------------------------------------------------------
+// Editing
+
+#[test]
+fn add_edit_delete_entries_with_the_cli_rules_and_a_backup_of_each_version() {
+    let s = serve_in_process(cafe_folder());
+    let original = std::fs::read_to_string(s.file("cafe.json")).unwrap();
+    let g = s.get("/api/glossaries/cafe");
+    assert_eq!(g.status, 200);
+    let v1 = g.json()["version"].as_str().unwrap().to_string();
+    assert_eq!(g.header("etag"), Some(format!("\"{v1}\"").as_str()));
+
+    // Add an entry.
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "iced latte", "target": "frosk lata", "aliases": ["ice latte"], "version": v1}),
+        &[],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let v2 = r.json()["version"].as_str().unwrap().to_string();
+    assert_ne!(v1, v2);
+    // Edit it (If-Match header this time): a new alias.
+    let r = s.send(
+        "PUT",
+        "/api/glossaries/cafe/entries/iced%20latte",
+        &json!({"id": "iced latte", "source": "iced latte", "target": "frosk lata", "aliases": ["ice latte", "iced lattes"]}),
+        &[("If-Match", &format!("\"{v2}\""))],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v3 = r.json()["version"].as_str().unwrap().to_string();
+    // The new alias is used at once.
+    let t = s.send(
+        "POST",
+        "/api/retrieve",
+        &json!({"text": "Two iced lattes, please", "glossary": "cafe"}),
+        &[],
+    );
+    let found = &t.json()["entries"][0];
+    assert_eq!((found["id"].as_str(), found["kind"].as_str()), (Some("iced latte"), Some("alias")));
+
+    // A bad edit is refused with the CLI's message; the file is untouched.
+    let before = std::fs::read(s.file("cafe.json")).unwrap();
+    for (body, message) in [
+        (json!({"source": "tea", "target": "x"}), "there is already an entry `tea`"),
+        (json!({"source": "scone", "target": " ", "id": "scone2"}), "entry `scone2`: `target` is empty"),
+        (json!({"source": "...", "target": "x"}), "has no words"),
+        (json!({"source": "x", "target": "y", "aliasses": []}), "unknown field `aliasses`"),
+        (json!({"source": "x", "target": "y", "aliases": ["!!"]}), "alias \"!!\" has no words"),
+    ] {
+        let r = s.send("POST", "/api/glossaries/cafe/entries", &body, &[("If-Match", &v3)]);
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert!(r.error().contains(message), "{body}: {}", r.body);
+    }
+    assert_eq!(std::fs::read(s.file("cafe.json")).unwrap(), before);
+
+    // Delete it; then the glossary is the original entries again.
+    let r = http(
+        s.addr,
+        "DELETE",
+        &format!("/api/glossaries/cafe/entries/iced%20latte?version={v3}"),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let now = Glossary::load(&s.file("cafe.json")).unwrap();
+    assert_eq!(now.entries, Glossary::parse("x", "cafe", &original).unwrap().entries);
+    let r = http(s.addr, "DELETE", "/api/glossaries/cafe/entries/nope", &[], None);
+    assert_eq!(r.status, 404);
+
+    // Three saves, three backups: the original is among them, byte for byte.
+    let backups: Vec<PathBuf> = std::fs::read_dir(s.file(".backup"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 3, "{backups:?}");
+    assert!(backups.iter().any(|b| std::fs::read_to_string(b).unwrap() == original));
+    // The listing shows only glossaries, not backups.
+    let list = s.get("/api/glossaries").json();
+    assert_eq!(list["glossaries"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn put_whole_glossary_creates_then_needs_the_version_it_replaces() {
+    let s = serve_in_process(cafe_folder());
+    let doc = json!({"name": "shop", "target_lang": "x-shop", "entries": [{"source": "gift card", "target": "dona karta"}]});
+    let r = s.send("PUT", "/api/glossaries/shop", &doc, &[]);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let v = r.json()["version"].as_str().unwrap().to_string();
+    let written = std::fs::read_to_string(s.file("shop.json")).unwrap();
+    assert!(written.contains("\"target_lang\": \"x-shop\""), "{written}");
+    assert!(Glossary::parse("shop.json", "shop", &written).is_ok());
+
+    let r = s.send("PUT", "/api/glossaries/shop", &doc, &[]);
+    assert_eq!(r.status, 428, "{}", r.body);
+    let bad = json!({"entries": [{"source": "a", "target": "b"}, {"source": "a", "target": "c"}], "version": v});
+    let r = s.send("PUT", "/api/glossaries/shop", &bad, &[]);
+    assert_eq!(r.status, 400);
+    assert!(r.error().contains("duplicate entry id `a`"), "{}", r.body);
+    let r = s.send("PUT", "/api/glossaries/shop", &json!({"entries": [], "version": v}), &[]);
+    assert_eq!(r.status, 400);
+    assert!(r.error().contains("the glossary has no entries"), "{}", r.body);
+    let mut doc2 = doc.clone();
+    doc2["version"] = json!(v);
+    assert_eq!(s.send("PUT", "/api/glossaries/shop", &doc2, &[]).status, 200);
+}
+
+#[test]
+fn a_second_tab_saving_from_a_stale_version_is_refused_with_409() {
+    let s = serve_in_process(cafe_folder());
+    let tab1 = s.version();
+    let tab2 = s.version();
+    assert_eq!(tab1, tab2);
+    let r = s.send(
+        "PUT",
+        "/api/glossaries/cafe/entries/tea",
+        &json!({"id": "tea", "source": "tea", "target": "tesh", "aliases": ["cuppa"]}),
+        &[("If-Match", &format!("\"{tab1}\""))],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let after_first = std::fs::read(s.file("cafe.json")).unwrap();
+
+    for (method, path, body) in [
+        ("PUT", "/api/glossaries/cafe/entries/tea", json!({"id": "tea", "source": "tea", "target": "chai"})),
+        ("POST", "/api/glossaries/cafe/entries", json!({"source": "chai", "target": "chai"})),
+        ("PUT", "/api/glossaries/cafe", json!({"entries": [{"source": "tea", "target": "chai"}]})),
+    ] {
+        let r = s.send(method, path, &body, &[("If-Match", &format!("\"{tab2}\""))]);
+        assert_eq!(r.status, 409, "{method} {path}: {}", r.body);
+        assert!(r.error().contains("changed since you loaded it"), "{}", r.body);
+        assert_eq!(r.json()["version"], s.version());
+    }
+    let r = http(
+        s.addr,
+        "DELETE",
+        &format!("/api/glossaries/cafe/entries/tea?version={tab2}"),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 409);
+    assert_eq!(std::fs::read(s.file("cafe.json")).unwrap(), after_first);
+}
+
+// ---------------------------------------------------------------------------
+// Limits and names
+
+#[test]
+fn bodies_over_64_kib_are_refused_with_a_json_413() {
+    let s = serve_in_process(cafe_folder());
+    let big = json!({"text": "coffee ".repeat(10_000), "glossary": "cafe"}).to_string();
+    assert!(big.len() > serve::BODY_LIMIT);
+    for path in ["/api/translate", "/api/retrieve", "/api/glossaries/cafe/entries"] {
+        let r = http(s.addr, "POST", path, &[("Content-Type", "application/json")], Some(big.as_bytes()));
+        assert_eq!(r.status, 413, "{path}: {}", r.body);
+        assert!(r.error().contains("too large"), "{}", r.body);
+    }
+    // Without a Content-Length (chunked), the limit holds too.
+    let mut stream = TcpStream::connect(s.addr).unwrap();
+    let head = format!(
+        "POST /api/translate HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        s.addr
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    for chunk in big.as_bytes().chunks(8192) {
+        if stream.write_all(format!("{:x}\r\n", chunk.len()).as_bytes()).is_err()
+            || stream.write_all(chunk).is_err()
+            || stream.write_all(b"\r\n").is_err()
+        {
+            break;
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let r = read_reply(&mut stream).unwrap();
+    assert_eq!(r.status, 413, "{}", r.body);
+    assert!(r.error().contains("too large"));
+    // A post just under the limit is fine.
+    let ok = json!({"text": "cold coffee ".repeat(4_000), "glossary": "cafe"}).to_string();
+    assert!(ok.len() < serve::BODY_LIMIT);
+    let r = http(s.addr, "POST", "/api/retrieve", &[], Some(ok.as_bytes()));
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[test]
+fn glossary_names_are_plain_names_and_paths_are_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::copy(repo("glossaries/cafe.json"), outside.path().join("secret.json")).unwrap();
+    let s = serve_in_process(cafe_folder());
+    let escape = format!(
+        "..%2F..%2F..%2F..%2F..%2F..%2F..%2F..%2F..{}%2Fsecret",
+        outside.path().display().to_string().replace('/', "%2F")
+    );
+    for path in [
+        "/api/glossaries/..",
+        "/api/glossaries/%2e%2e",
+        "/api/glossaries/..%2Fcafe",
+        "/api/glossaries/.backup",
+        "/api/glossaries/cafe.json",
+        "/api/glossaries/%2Fetc%2Fpasswd",
+        "/api/glossaries/..%5Ccafe",
+        escape.as_str(),
+    ] {
+        let r = s.get(path);
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        assert!(r.error().contains("is not a glossary name"), "{path}: {}", r.body);
+    }
+    // Writes too; nothing is created anywhere.
+    let entry = json!({"source": "x", "target": "y"});
+    let doc = json!({"entries": [entry]});
+    let put = format!("/api/glossaries/{escape}");
+    assert_eq!(s.send("PUT", &put, &doc, &[]).status, 400);
+    assert_eq!(s.send("PUT", "/api/glossaries/..%2Fnew", &doc, &[]).status, 400);
+    assert_eq!(s.send("POST", &format!("{put}/entries"), &entry, &[]).status, 400);
+    let r = s.send("POST", "/api/translate", &json!({"text": "x", "glossary": "../secret"}), &[]);
+    assert_eq!(r.status, 400);
+    assert!(!s.dir.path().parent().unwrap().join("new.json").exists());
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    // Raw dot segments match no route: a JSON 404, not a file.
+    let r = s.get("/api/glossaries/../../etc/passwd");
+    assert_eq!(r.status, 404);
+    assert!(r.error().contains("no such"), "{}", r.body);
+    // A wrong method is a JSON error too.
+    let r = http(s.addr, "DELETE", "/api/translate", &[], None);
+    assert_eq!(r.status, 405);
+    assert!(r.error().contains("not allowed"));
+}
+
+// ---------------------------------------------------------------------------
+// Crash safety
+
+/// Readers never see a partial glossary while saves race: every read of the
+/// file parses and is one of the versions written.
+#[test]
+fn racing_saves_leave_the_file_whole_at_every_moment() {
+    let s = Arc::new(serve_in_process(cafe_folder()));
+    let path = s.file("cafe.json");
+    let done = Arc::new(AtomicBool::new(false));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let reader = {
+        let (done, reads, path) = (Arc::clone(&done), Arc::clone(&reads), path.clone());
+        std::thread::spawn(move || {
+            let mut seen = std::collections::HashSet::new();
+            while !done.load(Ordering::Relaxed) || reads.load(Ordering::Relaxed) == 0 {
+                let text = std::fs::read_to_string(&path).expect("the glossary file is always there");
+                if let Err(e) = Glossary::parse("cafe.json", "cafe", &text) {
+                    panic!("a reader saw a broken glossary: {e}\n{text}");
+                }
+                seen.insert(text);
+                reads.fetch_add(1, Ordering::Relaxed);
+            }
+            seen.len()
+        })
+    };
+    let ok = Arc::new(AtomicUsize::new(0));
+    let conflicts = Arc::new(AtomicUsize::new(0));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (s, ok, conflicts) = (Arc::clone(&s), Arc::clone(&ok), Arc::clone(&conflicts));
+            std::thread::spawn(move || {
+                for i in 0..15 {
+                    // Half the writers check the version, half do not.
+                    let version = s.version();
+                    let headers: Vec<(&str, &str)> = if w % 2 == 0 {
+                        vec![("If-Match", version.as_str())]
+                    } else {
+                        vec![]
+                    };
+                    let body = json!({"id": "tea", "source": "tea", "target": format!("tesh {w} {i}"),
+                        "sense": "x".repeat(2000)});
+                    let r = s.send("PUT", "/api/glossaries/cafe/entries/tea", &body, &headers);
+                    match r.status {
+                        200 => ok.fetch_add(1, Ordering::Relaxed),
+                        409 => conflicts.fetch_add(1, Ordering::Relaxed),
+                        other => panic!("save answered {other}: {}", r.body),
+                    };
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    done.store(true, Ordering::Relaxed);
+    let versions_seen = reader.join().unwrap();
+    assert!(ok.load(Ordering::Relaxed) >= 30, "unchecked saves always succeed");
+    assert_eq!(ok.load(Ordering::Relaxed) + conflicts.load(Ordering::Relaxed), 60);
+    assert!(reads.load(Ordering::Relaxed) > 0 && versions_seen >= 1);
+    let last = Glossary::load(&path).unwrap();
+    assert!(last.entries[last.index_of("tea").unwrap()].target.starts_with("tesh "));
+    // No temporary file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// The server process dies in the middle of a save (half the new file
+/// written, or all of it but not yet renamed): the glossary is the old
+/// version, whole; the next start removes the leftover and serves it.
+#[test]
+fn a_server_killed_mid_save_leaves_the_previous_glossary_whole() {
+    for fault in ["abort-mid-write", "abort-before-rename"] {
+        let dir = cafe_folder();
+        let path = dir.path().join("cafe.json");
+        let original = std::fs::read(&path).unwrap();
+        let p = Process::start(dir.path(), "127.0.0.1:0", &[("GLOSSA_SERVE_FAULT", fault)]);
+        let body = json!({"source": "iced latte", "target": "frosk lata"}).to_string();
+        // The connection dies with the process: no reply, or an error.
+        let reply = try_http(
+            p.addr,
+            "POST",
+            "/api/glossaries/cafe/entries",
+            &[("Content-Type", "application/json")],
+            Some(body.as_bytes()),
+        );
+        assert!(reply.is_err(), "{fault}: the server should have died");
+        let stderr = p.stop();
+        assert!(stderr.contains(fault), "{fault}: {stderr}");
+        assert_eq!(std::fs::read(&path).unwrap(), original, "{fault}: the glossary changed");
+        let leftovers = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".tmp-"))
+            .count();
+        assert_eq!(leftovers, 1, "{fault}: the half-done save is a separate file");
+
+        let p = Process::start(dir.path(), "127.0.0.1:0", &[]);
+        let r = http(p.addr, "GET", "/api/glossaries/cafe", &[], None);
+        assert_eq!(r.status, 200);
+        assert_eq!(r.json()["entries"].as_array().unwrap().len(), 25);
+        let r = http(
+            p.addr,
+            "POST",
+            "/api/glossaries/cafe/entries",
+            &[("Content-Type", "application/json")],
+            Some(body.as_bytes()),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        let stderr = p.stop();
+        assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
+        assert_eq!(Glossary::load(&path).unwrap().len(), 26);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The binary
+
+#[test]
+fn the_binary_prints_its_address_logs_each_request_and_keeps_keys_to_itself() {
+    let dir = cafe_folder();
+    let secret = "sk-test-do-not-leak-0123456789";
+    let p = Process::start(dir.path(), "127.0.0.1:0", &[("OPENAI_API_KEY", secret)]);
+    let config = http(p.addr, "GET", "/api/config", &[], None);
+    let names: Vec<String> = config.json()["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["offline", "openai"]);
+    let page = http(p.addr, "GET", "/", &[], None);
+    assert_eq!(page.status, 200);
+    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    assert!(page.body.contains("<textarea id=\"post\""));
+    for path in ["/app.js", "/style.css", "/api/glossaries", "/api/glossaries/cafe"] {
+        let r = http(p.addr, "GET", path, &[], None);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(!r.body.contains(secret) && !config.body.contains(secret));
+    }
+    let stderr = p.stop();
+    assert!(stderr.contains("GET /api/config 200"), "{stderr}");
+    assert!(stderr.contains("GET / 200"), "{stderr}");
+    assert!(!stderr.contains(secret));
+    assert!(!stderr.contains("warning: listening"), "{stderr}");
+}
+
+#[test]
+fn binding_beyond_loopback_warns() {
+    let dir = cafe_folder();
+    let p = Process::start(dir.path(), "0.0.0.0:0", &[]);
+    let r = http(p.addr, "GET", "/api/glossaries", &[], None);
+    assert_eq!(r.status, 200);
+    let stderr = p.stop();
+    assert!(stderr.contains("warning: listening on 0.0.0.0:"), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------
+// The page in a real browser
+
+/// Open the page in headless Chromium, paste a post, translate, see the
+/// highlighted glossary word and its explanation, add an alias from the
+/// page, translate again and see the entry found through it. Screenshots
+/// (desktop and phone width) go to runs/.
+#[test]
+fn browser_translate_add_an_alias_translate_again() {
+    let Some((chromium, chromedriver)) = webdriver::find_tools() else {
+        let required = std::env::var_os("CI").is_some() || std::env::var_os("GLOSSA_REQUIRE_BROWSER").is_some();
+        let message = "chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)";
+        if required {
+            panic!("the browser test is required here (CI or GLOSSA_REQUIRE_BROWSER is set): {message}");
+        }
+        eprintln!("\n!!!!!!!!\n!!!!!!!! SKIPPED browser_translate_add_an_alias_translate_again: {message}\n!!!!!!!!\n");
+        return;
+    };
+    let started = Instant::now();
+    let s = serve_in_process(cafe_folder());
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
+    b.goto(&format!("http://{}/", s.addr));
+    b.find("body[data-ready='true']");
+    b.wait_until(
+        "the café glossary to be listed",
+        "return document.getElementById('entries').children.length === 25",
+        Duration::from_secs(10),
+    );
+
+    // Paste a post and translate.
+    b.find("#post").type_text("Our iced latte is back, with fresh biscuits!");
+    b.find("#translate").click();
+    let cookie = b.find("#translation mark.term[data-id='cookie']");
+    assert_eq!(cookie.text(), "dorpa");
+    assert!(b.find("#translation").text().contains("iced latte"), "not in the glossary yet");
+    let warnings = b.find("#warnings").text();
+    assert!(warnings.contains("iced") && warnings.contains("latte"), "{warnings}");
+    // Tap the highlighted word: the entry, the phrase and how it matched.
+    cookie.click();
+    b.wait_until(
+        "the popover",
+        "return !document.getElementById('popover').hidden",
+        Duration::from_secs(5),
+    );
+    let pop = b.find("#popover").text();
+    assert!(pop.contains("cookie → dorpa"), "{pop}");
+    assert!(pop.contains("biscuits") && pop.contains("alias"), "{pop}");
+    assert!(pop.contains("a sweet baked biscuit"), "{pop}");
+    b.screenshot(&repo("runs/serve-e2e-first.png"));
+
+    // Add an alias to `cold coffee` from the page.
+    b.find("#entries li[data-id='cold-coffee'] button.edit").click();
+    b.wait_until(
+        "the entry dialog",
+        "return document.getElementById('entry-dialog').open",
+        Duration::from_secs(5),
+    );
+    b.find("#f-aliases").type_text("iced latte");
+    b.find("#entry-save").click();
+    b.wait_until(
+        "the save",
+        "return !document.getElementById('entry-dialog').open",
+        Duration::from_secs(10),
+    );
+    let saved = Glossary::load(&s.file("cafe.json")).unwrap();
+    assert_eq!(saved.entries[0].aliases, ["iced latte"]);
+
+    // Translate again: the entry is found through its new alias.
+    b.find("#translate").click();
+    let found = b.find("#translation mark.term[data-id='cold-coffee']");
+    assert_eq!(found.text(), "frosk mavi");
+    let used = b.find("#used li[data-id='cold-coffee']").text();
+    assert!(used.contains("alias") && used.contains("iced latte"), "{used}");
+    found.click();
+    b.wait_until(
+        "the popover",
+        "return document.getElementById('popover').dataset.id === 'cold-coffee' && !document.getElementById('popover').hidden",
+        Duration::from_secs(5),
+    );
+    b.screenshot(&repo("runs/serve-e2e.png"));
+
+    // Phone width: nothing wider than the screen; the popover docks at the bottom.
+    b.resize(390, 844);
+    b.wait_until("the phone width", "return window.innerWidth <= 400", Duration::from_secs(5));
+    let overflow = b.eval("return document.documentElement.scrollWidth - window.innerWidth");
+    assert!(overflow.as_i64().unwrap_or(1) <= 0, "the page is wider than a phone: {overflow}");
+    b.find("#translation mark.term[data-id='cold-coffee']").click();
+    b.wait_until(
+        "the docked popover",
+        "const p = document.getElementById('popover'); return !p.hidden && getComputedStyle(p).position === 'fixed'",
+        Duration::from_secs(5),
+    );
+    b.screenshot(&repo("runs/serve-e2e-phone.png"));
+    eprintln!("browser test: {:.1} s", started.elapsed().as_secs_f64());
+}

@@ -1,0 +1,229 @@
+//! A scripted HTTP/1.1 server on 127.0.0.1 for provider tests: it records
+//! every request and answers from a script, including the misbehaviour a
+//! mocking library cannot produce (a body cut short, no answer at all).
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Response {
+    Reply {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Announces `declared` bytes of body, sends `body`, then closes.
+    Truncated { declared: usize, body: String },
+    /// Reads the request and never answers (the connection stays open).
+    Hang,
+    /// Waits, then answers as the inner response.
+    Delayed(std::time::Duration, Box<Response>),
+}
+
+impl Response {
+    pub fn json(status: u16, body: impl Into<String>) -> Response {
+        Response::Reply {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: body.into(),
+        }
+    }
+
+    pub fn text(status: u16, body: impl Into<String>) -> Response {
+        Response::Reply {
+            status,
+            headers: vec![("Content-Type".into(), "text/html".into())],
+            body: body.into(),
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Response {
+        if let Response::Reply { headers, .. } = &mut self {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    /// Path and query, as sent.
+    pub path: String,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).expect("the request body is JSON")
+    }
+}
+
+pub struct Server {
+    port: u16,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl Server {
+    /// Listen on a free port and answer the n-th request with `script[n]`;
+    /// the last entry answers all further requests. The listener is bound
+    /// before this returns, so no waiting is needed before use.
+    pub async fn start(script: Vec<Response>) -> Server {
+        assert!(!script.is_empty(), "a script needs at least one response");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let script = Arc::new(script);
+        let next = Arc::new(AtomicUsize::new(0));
+        let recorded = Arc::clone(&requests);
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let script = Arc::clone(&script);
+                let next = Arc::clone(&next);
+                let recorded = Arc::clone(&recorded);
+                tokio::spawn(async move {
+                    serve(stream, &script, &next, &recorded).await;
+                });
+            }
+        });
+        Server { port, requests }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    pub fn count(&self) -> usize {
+        self.requests.lock().unwrap().len()
+    }
+}
+
+/// One connection, one request: every answer closes the connection.
+async fn serve(
+    mut stream: TcpStream,
+    script: &[Response],
+    next: &AtomicUsize,
+    recorded: &Mutex<Vec<Recorded>>,
+) {
+    let Some(request) = read_request(&mut stream).await else {
+        return;
+    };
+    recorded.lock().unwrap().push(request);
+    let n = next.fetch_add(1, Ordering::SeqCst).min(script.len() - 1);
+    let mut response = &script[n];
+    if let Response::Delayed(wait, inner) = response {
+        tokio::time::sleep(*wait).await;
+        response = inner;
+    }
+    match response {
+        Response::Reply {
+            status,
+            headers,
+            body,
+        } => {
+            let mut head = format!(
+                "HTTP/1.1 {status} {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+                reason(*status),
+                body.len()
+            );
+            for (name, value) in headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = stream.write_all(head.as_bytes()).await;
+            let _ = stream.write_all(body.as_bytes()).await;
+        }
+        Response::Truncated { declared, body } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"
+            );
+            let _ = stream.write_all(head.as_bytes()).await;
+            let _ = stream.write_all(body.as_bytes()).await;
+        }
+        Response::Hang => {
+            std::future::pending::<()>().await;
+        }
+        Response::Delayed(..) => unreachable!("one level of delay"),
+    }
+    let _ = stream.shutdown().await;
+}
+
+async fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let method = first.next()?.to_string();
+    let path = first.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = String::from_utf8_lossy(&buf[head_end..head_end + length]).to_string();
+    Some(Recorded {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Whatever",
+    }
+}
