@@ -17,7 +17,9 @@ async fn main() {
     let listener = TcpListener::bind(&addr).await.expect("bind");
     println!("listening on {}", listener.local_addr().expect("address"));
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         tokio::spawn(serve(stream, delay));
     }
 }
@@ -48,12 +50,18 @@ async fn serve(mut stream: TcpStream, delay: Duration) {
                 Ok(n) => buf.extend_from_slice(&chunk[..n]),
             }
         }
-        let body: serde_json::Value = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or_default();
+        let body: serde_json::Value =
+            serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or_default();
         buf.drain(..head_end + length);
         let prompt = body["messages"][0]["content"].as_str().unwrap_or("");
         let text = prompt
             .split_once("English text:")
-            .map(|(_, rest)| rest.split("\n\n").find(|s| !s.trim().is_empty()).unwrap_or("").trim())
+            .map(|(_, rest)| {
+                rest.split("\n\n")
+                    .find(|s| !s.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+            })
             .unwrap_or("");
         tokio::time::sleep(delay).await;
         let reply = serde_json::json!({

@@ -61,7 +61,8 @@ pub enum Command {
     /// List the retrievers that --retriever accepts
     Retrievers,
     /// Check a glossary: duplicate and nested keys, keys that never match, English targets, ambiguous words
-    #[command(after_help = "Each finding names the entry, its line in the glossary and a suggestion. \
+    #[command(
+        after_help = "Each finding names the entry, its line in the glossary and a suggestion. \
         Warnings: duplicate-key, never-matches, target-english, ambiguous (no `context`). \
         Notes: nested, redundant-alias, ambiguous (no `sense`).\n\n\
         --suggest-aliases proposes synonyms from WordNet's data files (Debian: `apt-get install wordnet-base`), \
@@ -71,7 +72,8 @@ pub enum Command {
         Examples:\n  \
         glossa lint glossaries/cafe.json\n  \
         glossa lint my.json --format json\n  \
-        glossa lint my.json --suggest-aliases --domain food")]
+        glossa lint my.json --suggest-aliases --domain food"
+    )]
     Lint(LintArgs),
     /// Translate one post with its glossary entries, and check the output
     #[command(after_help = "Examples:\n  \

@@ -67,10 +67,16 @@ impl Saved {
 /// Load an eval JSON file, or a run folder (or its `calls.jsonl`,
 /// `summary.json` or `run.json`).
 pub fn load(path: &Path) -> anyhow::Result<Saved> {
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let run_dir = if path.is_dir() {
         Some(path.to_path_buf())
-    } else if matches!(file_name.as_str(), "calls.jsonl" | "summary.json" | "run.json") {
+    } else if matches!(
+        file_name.as_str(),
+        "calls.jsonl" | "summary.json" | "run.json"
+    ) {
         Some(path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else {
         None
@@ -94,7 +100,11 @@ pub fn load(path: &Path) -> anyhow::Result<Saved> {
 fn load_run(dir: &Path) -> anyhow::Result<SavedRun> {
     let calls = dir.join(CALLS_FILE);
     if !calls.exists() {
-        anyhow::bail!("{}: no such file; is {} a run folder made by `glossa run`?", calls.display(), dir.display());
+        anyhow::bail!(
+            "{}: no such file; is {} a run folder made by `glossa run`?",
+            calls.display(),
+            dir.display()
+        );
     }
     // The latest record of each call wins (a --retry-errors run appends).
     struct Lite {
@@ -137,7 +147,13 @@ fn load_run(dir: &Path) -> anyhow::Result<SavedRun> {
     for name in &order {
         let list = post_order[name]
             .iter()
-            .map(|post| (post.clone(), per.remove(&(name.clone(), post.clone())).unwrap_or_default()))
+            .map(|post| {
+                (
+                    post.clone(),
+                    per.remove(&(name.clone(), post.clone()))
+                        .unwrap_or_default(),
+                )
+            })
             .collect();
         posts.insert(name.clone(), list);
     }
@@ -225,7 +241,13 @@ impl FigureChange {
             (Some(a), Some(b)) => Some(b - a),
             _ => None,
         };
-        FigureChange { figure, a, b, change, test }
+        FigureChange {
+            figure,
+            a,
+            b,
+            change,
+            test,
+        }
     }
 }
 
@@ -288,7 +310,11 @@ fn pair_names(a: &Saved, b: &Saved, pairing: &Pairing) -> anyhow::Result<Vec<(St
         }
         return Ok(vec![(x.clone(), y.clone())]);
     }
-    let shared: Vec<(String, String)> = an.iter().filter(|n| bn.contains(n)).map(|n| (n.clone(), n.clone())).collect();
+    let shared: Vec<(String, String)> = an
+        .iter()
+        .filter(|n| bn.contains(n))
+        .map(|n| (n.clone(), n.clone()))
+        .collect();
     if !shared.is_empty() {
         return Ok(shared);
     }
@@ -303,14 +329,29 @@ fn pair_names(a: &Saved, b: &Saved, pairing: &Pairing) -> anyhow::Result<Vec<(St
 }
 
 /// Diff two saved results of the same kind.
-pub fn diff(a: &Saved, a_path: &str, b: &Saved, b_path: &str, pairing: &Pairing, test: TestSettings) -> anyhow::Result<Diff> {
+pub fn diff(
+    a: &Saved,
+    a_path: &str,
+    b: &Saved,
+    b_path: &str,
+    pairing: &Pairing,
+    test: TestSettings,
+) -> anyhow::Result<Diff> {
     let pairs = pair_names(a, b, pairing)?;
     let retrievers = match (a, b) {
         (Saved::Eval(ea), Saved::Eval(eb)) => pairs
             .iter()
             .map(|(x, y)| {
-                let ra = ea.retrievers.iter().find(|r| r.name == *x).expect("paired names exist");
-                let rb = eb.retrievers.iter().find(|r| r.name == *y).expect("paired names exist");
+                let ra = ea
+                    .retrievers
+                    .iter()
+                    .find(|r| r.name == *x)
+                    .expect("paired names exist");
+                let rb = eb
+                    .retrievers
+                    .iter()
+                    .find(|r| r.name == *y)
+                    .expect("paired names exist");
                 diff_eval(ra, rb, test)
             })
             .collect(),
@@ -319,7 +360,11 @@ pub fn diff(a: &Saved, a_path: &str, b: &Saved, b_path: &str, pairing: &Pairing,
             .map(|(x, y)| {
                 let mut d = diff_run(x, &ra.posts[x], y, &rb.posts[y], test);
                 for c in &mut d.changed {
-                    c.split = ra.splits.get(&c.post).or_else(|| rb.splits.get(&c.post)).copied();
+                    c.split = ra
+                        .splits
+                        .get(&c.post)
+                        .or_else(|| rb.splits.get(&c.post))
+                        .copied();
                 }
                 d
             })
@@ -331,7 +376,10 @@ pub fn diff(a: &Saved, a_path: &str, b: &Saved, b_path: &str, pairing: &Pairing,
         ),
     };
     let unpaired = |names: Vec<String>, side: fn(&(String, String)) -> &String| {
-        names.into_iter().filter(|n| !pairs.iter().any(|p| side(p) == n)).collect::<Vec<_>>()
+        names
+            .into_iter()
+            .filter(|n| !pairs.iter().any(|p| side(p) == n))
+            .collect::<Vec<_>>()
     };
     Ok(Diff {
         kind: a.kind(),
@@ -366,8 +414,14 @@ pub fn post_counts(p: &PostResult) -> Counts {
 
 /// The paired tests on completeness and recall over posts given as
 /// (A, B) pairs.
-fn eval_tests(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> (TestResult, TestResult) {
-    let complete: Vec<Pair> = pairs.iter().map(|(a, b)| Pair::flag(a.complete, b.complete)).collect();
+fn eval_tests(
+    pairs: &[(&PostResult, &PostResult)],
+    test: TestSettings,
+) -> (TestResult, TestResult) {
+    let complete: Vec<Pair> = pairs
+        .iter()
+        .map(|(a, b)| Pair::flag(a.complete, b.complete))
+        .collect();
     let recall: Vec<Pair> = pairs
         .iter()
         .map(|(a, b)| {
@@ -375,7 +429,10 @@ fn eval_tests(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> (Test
             Pair::counts(ca.found, ca.needed, cb.found, cb.needed)
         })
         .collect();
-    (paired_test(&complete, test.resamples, test.seed), paired_test(&recall, test.resamples, test.seed))
+    (
+        paired_test(&complete, test.resamples, test.seed),
+        paired_test(&recall, test.resamples, test.seed),
+    )
 }
 
 fn eval_figures(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> Vec<FigureChange> {
@@ -386,11 +443,36 @@ fn eval_figures(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> Vec
     }
     let (t_complete, t_recall) = eval_tests(pairs, test);
     vec![
-        FigureChange::new("complete", Value::ratio(ca.complete, ca.posts), Value::ratio(cb.complete, cb.posts), Some(t_complete)),
-        FigureChange::new("recall", Value::ratio(ca.found, ca.needed), Value::ratio(cb.found, cb.needed), Some(t_recall)),
-        FigureChange::new("precision", Value::ratio(ca.found, ca.retrieved), Value::ratio(cb.found, cb.retrieved), None),
-        FigureChange::new("extra", Value::count(ca.extra), Value::count(cb.extra), None),
-        FigureChange::new("wrong_sense", Value::count(ca.wrong_sense), Value::count(cb.wrong_sense), None),
+        FigureChange::new(
+            "complete",
+            Value::ratio(ca.complete, ca.posts),
+            Value::ratio(cb.complete, cb.posts),
+            Some(t_complete),
+        ),
+        FigureChange::new(
+            "recall",
+            Value::ratio(ca.found, ca.needed),
+            Value::ratio(cb.found, cb.needed),
+            Some(t_recall),
+        ),
+        FigureChange::new(
+            "precision",
+            Value::ratio(ca.found, ca.retrieved),
+            Value::ratio(cb.found, cb.retrieved),
+            None,
+        ),
+        FigureChange::new(
+            "extra",
+            Value::count(ca.extra),
+            Value::count(cb.extra),
+            None,
+        ),
+        FigureChange::new(
+            "wrong_sense",
+            Value::count(ca.wrong_sense),
+            Value::count(cb.wrong_sense),
+            None,
+        ),
     ]
 }
 
@@ -409,7 +491,10 @@ fn eval_status(p: &PostResult) -> String {
 }
 
 fn minus<'a>(x: &'a [String], y: &[String]) -> Vec<&'a str> {
-    x.iter().filter(|v| !y.contains(v)).map(String::as_str).collect()
+    x.iter()
+        .filter(|v| !y.contains(v))
+        .map(String::as_str)
+        .collect()
 }
 
 /// How a post's status changed, or `None` when it did not: completeness,
@@ -421,7 +506,10 @@ pub fn eval_change(a: &PostResult, b: &PostResult) -> Option<String> {
         y.sort();
         x == y
     };
-    if a.complete == b.complete && same(&a.missed, &b.missed) && same(&a.wrong_sense, &b.wrong_sense) {
+    if a.complete == b.complete
+        && same(&a.missed, &b.missed)
+        && same(&a.wrong_sense, &b.wrong_sense)
+    {
         return None;
     }
     let mut parts = Vec::new();
@@ -450,10 +538,14 @@ pub fn eval_change(a: &PostResult, b: &PostResult) -> Option<String> {
 }
 
 fn diff_eval(a: &RetrieverResult, b: &RetrieverResult, test: TestSettings) -> RetrieverDiff {
-    let b_index: HashMap<&str, &PostResult> = b.per_post.iter().map(|p| (p.post.as_str(), p)).collect();
+    let b_index: HashMap<&str, &PostResult> =
+        b.per_post.iter().map(|p| (p.post.as_str(), p)).collect();
     let a_ids: HashMap<&str, ()> = a.per_post.iter().map(|p| (p.post.as_str(), ())).collect();
-    let pairs: Vec<(&PostResult, &PostResult)> =
-        a.per_post.iter().filter_map(|p| b_index.get(p.post.as_str()).map(|q| (p, *q))).collect();
+    let pairs: Vec<(&PostResult, &PostResult)> = a
+        .per_post
+        .iter()
+        .filter_map(|p| b_index.get(p.post.as_str()).map(|q| (p, *q)))
+        .collect();
     let changed = pairs
         .iter()
         .filter_map(|(pa, pb)| {
@@ -470,8 +562,18 @@ fn diff_eval(a: &RetrieverResult, b: &RetrieverResult, test: TestSettings) -> Re
         a: a.name.clone(),
         b: b.name.clone(),
         posts: pairs.len(),
-        only_in_a: a.per_post.iter().filter(|p| !b_index.contains_key(p.post.as_str())).map(|p| p.post.clone()).collect(),
-        only_in_b: b.per_post.iter().filter(|p| !a_ids.contains_key(p.post.as_str())).map(|p| p.post.clone()).collect(),
+        only_in_a: a
+            .per_post
+            .iter()
+            .filter(|p| !b_index.contains_key(p.post.as_str()))
+            .map(|p| p.post.clone())
+            .collect(),
+        only_in_b: b
+            .per_post
+            .iter()
+            .filter(|p| !a_ids.contains_key(p.post.as_str()))
+            .map(|p| p.post.clone())
+            .collect(),
         figures: eval_figures(&pairs, test),
         changed,
     }
@@ -484,7 +586,11 @@ fn run_status(p: &PostRun) -> String {
         Some(Group::WrongSense) => "a wrong-sense entry retrieved",
         None => "no calls",
     };
-    let failed = if p.failed > 0 { format!(", {} failed", p.failed) } else { String::new() };
+    let failed = if p.failed > 0 {
+        format!(", {} failed", p.failed)
+    } else {
+        String::new()
+    };
     format!("{} of {} right{failed}; {group}", p.right, p.calls)
 }
 
@@ -516,22 +622,39 @@ fn run_change(a: &PostRun, b: &PostRun) -> Option<String> {
     Some(parts.join("; "))
 }
 
-fn diff_run(a_name: &str, a: &[(String, PostRun)], b_name: &str, b: &[(String, PostRun)], test: TestSettings) -> RetrieverDiff {
+fn diff_run(
+    a_name: &str,
+    a: &[(String, PostRun)],
+    b_name: &str,
+    b: &[(String, PostRun)],
+    test: TestSettings,
+) -> RetrieverDiff {
     let b_index: HashMap<&str, &PostRun> = b.iter().map(|(id, p)| (id.as_str(), p)).collect();
     let a_ids: HashMap<&str, ()> = a.iter().map(|(id, _)| (id.as_str(), ())).collect();
-    let pairs: Vec<(&str, &PostRun, &PostRun)> =
-        a.iter().filter_map(|(id, p)| b_index.get(id.as_str()).map(|q| (id.as_str(), p, *q))).collect();
+    let pairs: Vec<(&str, &PostRun, &PostRun)> = a
+        .iter()
+        .filter_map(|(id, p)| b_index.get(id.as_str()).map(|q| (id.as_str(), p, *q)))
+        .collect();
     let complete = |p: &PostRun| p.group == Some(Group::Complete);
     let sum = |f: &dyn Fn(&PostRun) -> usize, side: usize| -> usize {
-        pairs.iter().map(|(_, x, y)| f(if side == 0 { x } else { y })).sum()
+        pairs
+            .iter()
+            .map(|(_, x, y)| f(if side == 0 { x } else { y }))
+            .sum()
     };
     let right_test = paired_test(
-        &pairs.iter().map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls)).collect::<Vec<_>>(),
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls))
+            .collect::<Vec<_>>(),
         test.resamples,
         test.seed,
     );
     let complete_test = paired_test(
-        &pairs.iter().map(|(_, x, y)| Pair::flag(complete(x), complete(y))).collect::<Vec<_>>(),
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::flag(complete(x), complete(y)))
+            .collect::<Vec<_>>(),
         test.resamples,
         test.seed,
     );
@@ -554,7 +677,12 @@ fn diff_run(a_name: &str, a: &[(String, PostRun)], b_name: &str, b: &[(String, P
             Value::count(sum(&|p| p.wrong_sense_used, 1)),
             None,
         ),
-        FigureChange::new("failed", Value::count(sum(&|p| p.failed, 0)), Value::count(sum(&|p| p.failed, 1)), None),
+        FigureChange::new(
+            "failed",
+            Value::count(sum(&|p| p.failed, 0)),
+            Value::count(sum(&|p| p.failed, 1)),
+            None,
+        ),
     ];
     let changed = pairs
         .iter()
@@ -572,8 +700,16 @@ fn diff_run(a_name: &str, a: &[(String, PostRun)], b_name: &str, b: &[(String, P
         a: a_name.to_string(),
         b: b_name.to_string(),
         posts: pairs.len(),
-        only_in_a: a.iter().filter(|(id, _)| !b_index.contains_key(id.as_str())).map(|(id, _)| id.clone()).collect(),
-        only_in_b: b.iter().filter(|(id, _)| !a_ids.contains_key(id.as_str())).map(|(id, _)| id.clone()).collect(),
+        only_in_a: a
+            .iter()
+            .filter(|(id, _)| !b_index.contains_key(id.as_str()))
+            .map(|(id, _)| id.clone())
+            .collect(),
+        only_in_b: b
+            .iter()
+            .filter(|(id, _)| !a_ids.contains_key(id.as_str()))
+            .map(|(id, _)| id.clone())
+            .collect(),
         figures,
         changed,
     }
@@ -643,14 +779,30 @@ mod tests {
     fn changes_read_like_a_regression_report() {
         let ok = post("p", true, &[], &[]);
         assert_eq!(eval_change(&ok, &ok), None);
-        assert_eq!(eval_change(&post("p", false, &["tea"], &[]), &ok).unwrap(), "became complete; now finds tea");
-        assert_eq!(eval_change(&ok, &post("p", false, &[], &["date"])).unwrap(), "broke; new wrong sense date");
         assert_eq!(
-            eval_change(&post("p", false, &["a"], &[]), &post("p", false, &["b"], &[])).unwrap(),
+            eval_change(&post("p", false, &["tea"], &[]), &ok).unwrap(),
+            "became complete; now finds tea"
+        );
+        assert_eq!(
+            eval_change(&ok, &post("p", false, &[], &["date"])).unwrap(),
+            "broke; new wrong sense date"
+        );
+        assert_eq!(
+            eval_change(
+                &post("p", false, &["a"], &[]),
+                &post("p", false, &["b"], &[])
+            )
+            .unwrap(),
             "now misses b; now finds a"
         );
         // Order within a list does not matter.
-        assert_eq!(eval_change(&post("p", false, &["a", "b"], &[]), &post("p", false, &["b", "a"], &[])), None);
+        assert_eq!(
+            eval_change(
+                &post("p", false, &["a", "b"], &[]),
+                &post("p", false, &["b", "a"], &[])
+            ),
+            None
+        );
     }
 
     #[test]
@@ -673,7 +825,14 @@ mod tests {
             split: "all",
         };
         let specs = vec!["exact".to_string(), "normalised".to_string()];
-        let r = crate::eval::evaluate(&g, &posts, &specs, &crate::retrieve::Params::default(), &sources).unwrap();
+        let r = crate::eval::evaluate(
+            &g,
+            &posts,
+            &specs,
+            &crate::retrieve::Params::default(),
+            &sources,
+        )
+        .unwrap();
         let text = serde_json::to_string(&r).unwrap();
         let back: EvalResult = serde_json::from_str(&text).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), text);

@@ -251,7 +251,8 @@ pub fn check(bounds: &[Bound], result: &EvalResult) -> Verdict {
             }
             let (value, shown) = b.figure.value(r.counts());
             let Some(value) = value else {
-                v.undefined.push(format!("{} {} is {shown}", r.name, b.figure.name()));
+                v.undefined
+                    .push(format!("{} {} is {shown}", r.name, b.figure.name()));
                 continue;
             };
             v.checked += 1;
@@ -279,20 +280,34 @@ mod tests {
     #[test]
     fn parses_bounds_with_and_without_a_retriever() {
         let b = parse_under("recall=0.9").unwrap();
-        assert_eq!((b.retriever.clone(), b.figure, b.value), (None, Figure::Recall, 0.9));
+        assert_eq!(
+            (b.retriever.clone(), b.figure, b.value),
+            (None, Figure::Recall, 0.9)
+        );
         let b = parse_under("normalised+fuzzy|sense:complete=80%").unwrap();
         assert_eq!(b.retriever.as_deref(), Some("normalised+fuzzy|sense"));
         assert_eq!(b.value, 0.8);
         let b = parse_over("wrong-sense=0").unwrap();
-        assert_eq!((b.figure, b.direction), (Figure::WrongSense, Direction::AtMost));
+        assert_eq!(
+            (b.figure, b.direction),
+            (Figure::WrongSense, Direction::AtMost)
+        );
     }
 
     #[test]
     fn rejects_bounds_that_point_the_wrong_way_or_make_no_sense() {
-        assert!(parse_under("wrong_sense=0").unwrap_err().contains("--fail-over wrong_sense=N"));
-        assert!(parse_over("recall=0.9").unwrap_err().contains("--fail-under recall=R"));
-        assert!(parse_under("recal=0.9").unwrap_err().contains("unknown figure `recal`"));
-        assert!(parse_under("recall=1.5").unwrap_err().contains("ratio in [0, 1]"));
+        assert!(parse_under("wrong_sense=0")
+            .unwrap_err()
+            .contains("--fail-over wrong_sense=N"));
+        assert!(parse_over("recall=0.9")
+            .unwrap_err()
+            .contains("--fail-under recall=R"));
+        assert!(parse_under("recal=0.9")
+            .unwrap_err()
+            .contains("unknown figure `recal`"));
+        assert!(parse_under("recall=1.5")
+            .unwrap_err()
+            .contains("ratio in [0, 1]"));
         assert!(parse_under("recall").unwrap_err().contains("FIGURE=VALUE"));
         assert!(parse_over("extra=1.5").unwrap_err().contains("is a count"));
     }

@@ -74,7 +74,12 @@ impl fmt::Display for ImportErrors {
             write!(f, "{e}")?;
         }
         if self.errors.len() > 1 {
-            write!(f, "\n{} problems in {}; nothing was written", self.errors.len(), self.path)?;
+            write!(
+                f,
+                "\n{} problems in {}; nothing was written",
+                self.errors.len(),
+                self.path
+            )?;
         }
         Ok(())
     }
@@ -88,6 +93,30 @@ impl From<InputError> for ImportErrors {
             path: e.path.clone(),
             errors: vec![e],
         }
+    }
+}
+
+/// A sheet's text: UTF-8 (a byte-order mark is dropped), or UTF-16 with
+/// its byte-order mark, which is what Excel's "Unicode Text" writes.
+pub fn decode_sheet(path: &str, bytes: Vec<u8>) -> Result<String, InputError> {
+    let utf16 = |units: Vec<u16>| {
+        String::from_utf16(&units)
+            .map_err(|_| InputError::file(path, "invalid UTF-16 text; save the file as UTF-8"))
+    };
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => utf16(
+            bytes[2..]
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+        ),
+        Some([0xFE, 0xFF]) => utf16(
+            bytes[2..]
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                .collect(),
+        ),
+        _ => crate::error::decode_text(path, bytes),
     }
 }
 
@@ -125,7 +154,13 @@ impl Column {
             .trim()
             .to_lowercase()
             .chars()
-            .map(|c| if c == ' ' || c == '-' || c == '.' { '_' } else { c })
+            .map(|c| {
+                if c == ' ' || c == '-' || c == '.' {
+                    '_'
+                } else {
+                    c
+                }
+            })
             .collect();
         Some(match name.as_str() {
             "id" => Column::Id,
@@ -152,15 +187,22 @@ impl Column {
     }
 }
 
-const POSITIONAL: [Column; 4] = [Column::Source, Column::Target, Column::Sense, Column::Aliases];
+const POSITIONAL: [Column; 4] = [
+    Column::Source,
+    Column::Target,
+    Column::Sense,
+    Column::Aliases,
+];
 
 /// A language code such as `en`, `en-GB`, `fr`, `pt_BR`, `x-cafe`.
 fn is_lang_code(cell: &str) -> bool {
     let cell = cell.trim().to_ascii_lowercase();
     let mut parts = cell.split(['-', '_']);
     let first = parts.next().unwrap_or_default();
-    let first_ok = first == "x" || ((2..=3).contains(&first.len()) && first.chars().all(|c| c.is_ascii_lowercase()));
-    first_ok && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+    let first_ok = first == "x"
+        || ((2..=3).contains(&first.len()) && first.chars().all(|c| c.is_ascii_lowercase()));
+    first_ok
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 fn is_english_code(cell: &str) -> bool {
@@ -190,7 +232,9 @@ enum Header {
 fn header(cells: &[&str]) -> Header {
     let parsed: Vec<Option<Column>> = cells.iter().map(|c| Column::parse(c)).collect();
     let names = parsed.iter().flatten().count();
-    let codes: Vec<usize> = (0..cells.len()).filter(|&i| parsed[i].is_none() && is_lang_code(cells[i])).collect();
+    let codes: Vec<usize> = (0..cells.len())
+        .filter(|&i| parsed[i].is_none() && is_lang_code(cells[i]))
+        .collect();
     let is_header = if names == 0 {
         cells.len() == 2 && codes.len() == 2 && is_english_code(cells[0])
     } else {
@@ -214,7 +258,11 @@ fn header(cells: &[&str]) -> Header {
             _ => {}
         }
     }
-    Header::Columns { cols, source_lang, target_lang }
+    Header::Columns {
+        cols,
+        source_lang,
+        target_lang,
+    }
 }
 
 /// What is wrong with a header: unknown or repeated columns, no target.
@@ -238,11 +286,20 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
 
 /// `a; b;` → `["a", "b"]`.
 fn split_list(cell: &str) -> Vec<String> {
-    cell.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+    cell.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Read a TSV or CSV glossary.
-pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
+pub fn import_sheet(
+    path: &str,
+    text: &str,
+    format: SheetFormat,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -259,14 +316,21 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
             Ok(r) => r,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line() as usize);
-                errors.push(InputError::at_line(path, line.max(1), format!("cannot read the row: {e}")));
+                errors.push(InputError::at_line(
+                    path,
+                    line.max(1),
+                    format!("cannot read the row: {e}"),
+                ));
                 break;
             }
         };
         // The csv crate's position points at the blank lines before a
         // record, if any: step over them to the record's own line.
         let start = record.position().map_or(0, |p| p.byte() as usize);
-        let start = start + text[start.min(text.len())..].len() - text[start.min(text.len())..].trim_start_matches(['\r', '\n']).len();
+        let start = start + text[start.min(text.len())..].len()
+            - text[start.min(text.len())..]
+                .trim_start_matches(['\r', '\n'])
+                .len();
         let line = line_of(text, start);
         let cells: Vec<&str> = record.iter().map(str::trim).collect();
         if cells.iter().all(|c| c.is_empty()) {
@@ -276,11 +340,21 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
             // The first non-blank row: a header, or already data.
             match header(&cells) {
                 Header::Data => columns = Some(POSITIONAL.to_vec()),
-                Header::Columns { cols, source_lang, target_lang } => {
+                Header::Columns {
+                    cols,
+                    source_lang,
+                    target_lang,
+                } => {
                     let problems = header_problems(&cells, &cols);
                     if !problems.is_empty() {
-                        let errors = problems.into_iter().map(|m| InputError::at_line(path, line, m)).collect();
-                        return Err(ImportErrors { path: path.to_string(), errors });
+                        let errors = problems
+                            .into_iter()
+                            .map(|m| InputError::at_line(path, line, m))
+                            .collect();
+                        return Err(ImportErrors {
+                            path: path.to_string(),
+                            errors,
+                        });
                     }
                     named = true;
                     columns = Some(cols.into_iter().flatten().collect());
@@ -298,10 +372,20 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
             } else {
                 "without a header the columns are source, target, sense, aliases (add a header to name them)".to_string()
             };
-            errors.push(InputError::at_line(path, line, format!("{} columns; {hint}", cells.len())));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("{} columns; {hint}", cells.len()),
+            ));
             continue;
         }
-        let cell = |c: Column| cols.iter().position(|x| *x == c).and_then(|i| cells.get(i)).copied().unwrap_or("");
+        let cell = |c: Column| {
+            cols.iter()
+                .position(|x| *x == c)
+                .and_then(|i| cells.get(i))
+                .copied()
+                .unwrap_or("")
+        };
         let source = cell(Column::Source);
         let target = cell(Column::Target);
         if source.is_empty() {
@@ -312,25 +396,48 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
             errors.push(InputError::at_line(
                 path,
                 line,
-                format!("`{source}`: one column; expected source and target separated by {}", if format == SheetFormat::Csv { "a comma" } else { "a tab" }),
+                format!(
+                    "`{source}`: one column; expected source and target separated by {}",
+                    if format == SheetFormat::Csv {
+                        "a comma"
+                    } else {
+                        "a tab"
+                    }
+                ),
             ));
             continue;
         }
         if target.is_empty() {
-            errors.push(InputError::at_line(path, line, format!("`{source}`: empty target")));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("`{source}`: empty target"),
+            ));
             continue;
         }
         if phrase::key(source).is_empty() {
-            errors.push(InputError::at_line(path, line, format!("source {source:?} has no words (letters or digits)")));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("source {source:?} has no words (letters or digits)"),
+            ));
             continue;
         }
         let aliases = split_list(cell(Column::Aliases));
         if let Some(bad) = aliases.iter().find(|a| phrase::key(a).is_empty()) {
-            errors.push(InputError::at_line(path, line, format!("`{source}`: alias {bad:?} has no words (letters or digits)")));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("`{source}`: alias {bad:?} has no words (letters or digits)"),
+            ));
             continue;
         }
         let id = cell(Column::Id).to_string();
-        let shown_id = if id.is_empty() { source.to_string() } else { id.clone() };
+        let shown_id = if id.is_empty() {
+            source.to_string()
+        } else {
+            id.clone()
+        };
         if let Some(first) = first_line.get(&shown_id) {
             let what = if id.is_empty() { "source" } else { "id" };
             errors.push(InputError::at_line(
@@ -343,7 +450,10 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
             continue;
         }
         first_line.insert(shown_id, line);
-        let (any, not) = (split_list(cell(Column::ContextAny)), split_list(cell(Column::ContextNot)));
+        let (any, not) = (
+            split_list(cell(Column::ContextAny)),
+            split_list(cell(Column::ContextNot)),
+        );
         let sense = cell(Column::Sense);
         entries.push(Entry {
             id,
@@ -358,26 +468,42 @@ pub fn import_sheet(path: &str, text: &str, format: SheetFormat, opts: &ImportOp
         });
     }
     if !errors.is_empty() {
-        return Err(ImportErrors { path: path.to_string(), errors });
+        return Err(ImportErrors {
+            path: path.to_string(),
+            errors,
+        });
     }
     if entries.is_empty() {
-        return Err(InputError::file(path, "no glossary rows: expected source and target columns").into());
+        return Err(
+            InputError::file(path, "no glossary rows: expected source and target columns").into(),
+        );
     }
     let (source_lang, target_lang) = match langs {
-        Some((s, t)) => (opts.source_lang.clone().unwrap_or(s), opts.target_lang.clone().unwrap_or(t)),
+        Some((s, t)) => (
+            opts.source_lang.clone().unwrap_or(s),
+            opts.target_lang.clone().unwrap_or(t),
+        ),
         None => (
             opts.source_lang.clone().unwrap_or_else(|| "en".to_string()),
-            opts.target_lang.clone().unwrap_or_else(|| "target".to_string()),
+            opts.target_lang
+                .clone()
+                .unwrap_or_else(|| "target".to_string()),
         ),
     };
     let glossary = Glossary::new(path, opts.name.clone(), source_lang, target_lang, entries)?;
-    Ok(Imported { glossary, warnings: Vec::new() })
+    Ok(Imported {
+        glossary,
+        warnings: Vec::new(),
+    })
 }
 
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 
 fn lang_matches(lang: &str, wanted: &str) -> bool {
-    let (l, w) = (lang.to_ascii_lowercase().replace('_', "-"), wanted.to_ascii_lowercase().replace('_', "-"));
+    let (l, w) = (
+        lang.to_ascii_lowercase().replace('_', "-"),
+        wanted.to_ascii_lowercase().replace('_', "-"),
+    );
     l == w || l.starts_with(&format!("{w}-"))
 }
 
@@ -402,13 +528,25 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         .filter(|n| n.is_element() && matches!(n.tag_name().name(), "termEntry" | "conceptEntry"))
         .collect();
     if concepts.is_empty() {
-        return Err(InputError::file(path, "no <termEntry> or <conceptEntry> elements: is this a TBX file?").into());
+        return Err(InputError::file(
+            path,
+            "no <termEntry> or <conceptEntry> elements: is this a TBX file?",
+        )
+        .into());
     }
     // Each concept's languages: (lang, element) pairs.
     fn lang_sections<'a, 'i>(c: roxmltree::Node<'a, 'i>) -> Vec<(String, roxmltree::Node<'a, 'i>)> {
         c.children()
             .filter(|n| n.is_element() && matches!(n.tag_name().name(), "langSet" | "langSec"))
-            .map(|n| (n.attribute((XML_NS, "lang")).or_else(|| n.attribute("lang")).unwrap_or("").to_string(), n))
+            .map(|n| {
+                (
+                    n.attribute((XML_NS, "lang"))
+                        .or_else(|| n.attribute("lang"))
+                        .unwrap_or("")
+                        .to_string(),
+                    n,
+                )
+            })
             .collect()
     }
     let target_lang = match &opts.target_lang {
@@ -418,7 +556,10 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             for c in &concepts {
                 for (lang, _) in lang_sections(*c) {
                     let lang = lang.to_ascii_lowercase();
-                    if !lang.is_empty() && !lang_matches(&lang, &source_lang) && !others.contains(&lang) {
+                    if !lang.is_empty()
+                        && !lang_matches(&lang, &source_lang)
+                        && !others.contains(&lang)
+                    {
                         others.push(lang);
                     }
                 }
@@ -440,14 +581,32 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         section
             .descendants()
             .filter(|n| n.is_element() && n.tag_name().name() == "term")
-            .map(|n| n.descendants().filter(|t| t.is_text()).filter_map(|t| t.text()).collect::<String>().trim().to_string())
+            .map(|n| {
+                n.descendants()
+                    .filter(|t| t.is_text())
+                    .filter_map(|t| t.text())
+                    .collect::<String>()
+                    .trim()
+                    .to_string()
+            })
             .filter(|t| !t.is_empty())
             .collect()
     };
     let definition = |node: roxmltree::Node| -> Option<String> {
         node.descendants()
-            .find(|n| n.is_element() && n.tag_name().name() == "descrip" && n.attribute("type") == Some("definition"))
-            .map(|n| n.descendants().filter(|t| t.is_text()).filter_map(|t| t.text()).collect::<String>().trim().to_string())
+            .find(|n| {
+                n.is_element()
+                    && n.tag_name().name() == "descrip"
+                    && n.attribute("type") == Some("definition")
+            })
+            .map(|n| {
+                n.descendants()
+                    .filter(|t| t.is_text())
+                    .filter_map(|t| t.text())
+                    .collect::<String>()
+                    .trim()
+                    .to_string()
+            })
             .filter(|d| !d.is_empty())
     };
     let mut entries = Vec::new();
@@ -471,19 +630,42 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         };
         let (sources, source_node) = pick(&source_lang);
         let (targets, _) = pick(&target_lang);
-        let shown = if id.is_empty() { String::new() } else { format!(" `{id}`") };
+        let shown = if id.is_empty() {
+            String::new()
+        } else {
+            format!(" `{id}`")
+        };
         let (Some(source), Some(target)) = (sources.first(), targets.first()) else {
-            let missing = if sources.is_empty() { &source_lang } else { &target_lang };
-            warnings.push(format!("{path}:{line}: {}{shown} has no `{missing}` term; skipped", c.tag_name().name()));
+            let missing = if sources.is_empty() {
+                &source_lang
+            } else {
+                &target_lang
+            };
+            warnings.push(format!(
+                "{path}:{line}: {}{shown} has no `{missing}` term; skipped",
+                c.tag_name().name()
+            ));
             continue;
         };
         if phrase::key(source).is_empty() {
-            errors.push(InputError::at_line(path, line, format!("term {source:?} has no words (letters or digits)")));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("term {source:?} has no words (letters or digits)"),
+            ));
             continue;
         }
-        let shown_id = if id.is_empty() { source.clone() } else { id.clone() };
+        let shown_id = if id.is_empty() {
+            source.clone()
+        } else {
+            id.clone()
+        };
         if let Some(first) = first_line.get(&shown_id) {
-            errors.push(InputError::at_line(path, line, format!("duplicate id `{shown_id}` (first on line {first}); ids must be unique")));
+            errors.push(InputError::at_line(
+                path,
+                line,
+                format!("duplicate id `{shown_id}` (first on line {first}); ids must be unique"),
+            ));
             continue;
         }
         first_line.insert(shown_id, line);
@@ -507,17 +689,29 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         });
     }
     if !errors.is_empty() {
-        return Err(ImportErrors { path: path.to_string(), errors });
+        return Err(ImportErrors {
+            path: path.to_string(),
+            errors,
+        });
     }
     if entries.is_empty() {
-        return Err(InputError::file(path, format!("no entry has both a `{source_lang}` and a `{target_lang}` term")).into());
+        return Err(InputError::file(
+            path,
+            format!("no entry has both a `{source_lang}` and a `{target_lang}` term"),
+        )
+        .into());
     }
     let glossary = Glossary::new(path, opts.name.clone(), source_lang, target_lang, entries)?;
     Ok(Imported { glossary, warnings })
 }
 
 /// Read any supported file.
-pub fn import(path: &str, text: &str, format: SheetFormat, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
+pub fn import(
+    path: &str,
+    text: &str,
+    format: SheetFormat,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
     match format {
         SheetFormat::Tbx => import_tbx(path, text, opts),
         sheet => import_sheet(path, text, sheet, opts),
@@ -557,7 +751,10 @@ pub fn to_json(g: &Glossary) -> String {
             target: &e.target,
             sense: e.sense.as_deref(),
             aliases: &e.aliases,
-            context: e.context.as_ref().filter(|c| !c.any.is_empty() || !c.not.is_empty()),
+            context: e
+                .context
+                .as_ref()
+                .filter(|c| !c.any.is_empty() || !c.not.is_empty()),
         };
         out.push_str("    ");
         out.push_str(&serde_json::to_string(&entry).expect("entries serialise"));
@@ -573,14 +770,19 @@ pub fn to_json(g: &Glossary) -> String {
 /// machine-translation services take.
 pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<String, InputError> {
     if format == SheetFormat::Tbx {
-        return Err(InputError::file(&g.path, "TBX export is not supported; use tsv or csv"));
+        return Err(InputError::file(
+            &g.path,
+            "TBX export is not supported; use tsv or csv",
+        ));
     }
     let mut cols = Vec::new();
     if g.entries.iter().any(|e| e.id != e.source) {
         cols.push(Column::Id);
     }
     cols.extend([Column::Source, Column::Target]);
-    let ctx = |e: &Entry, f: fn(&Context) -> &Vec<String>| e.context.as_ref().map(f).cloned().unwrap_or_default();
+    let ctx = |e: &Entry, f: fn(&Context) -> &Vec<String>| {
+        e.context.as_ref().map(f).cloned().unwrap_or_default()
+    };
     if g.entries.iter().any(|e| e.sense.is_some()) {
         cols.push(Column::Sense);
     }
@@ -593,12 +795,18 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
     if g.entries.iter().any(|e| !ctx(e, |c| &c.not).is_empty()) {
         cols.push(Column::ContextNot);
     }
-    let mut w = csv::WriterBuilder::new().delimiter(format.delimiter()).from_writer(Vec::new());
-    let write = |w: &mut csv::Writer<Vec<u8>>, row: Vec<String>| w.write_record(&row).expect("write to memory");
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(format.delimiter())
+        .from_writer(Vec::new());
+    let write = |w: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
+        w.write_record(&row).expect("write to memory")
+    };
     if header || cols.len() > 2 {
         // Source and target columns named by their languages when both are
         // language codes, so that the languages survive a round trip.
-        let codes = is_lang_code(&g.source_lang) && is_lang_code(&g.target_lang) && Column::parse(&g.target_lang).is_none();
+        let codes = is_lang_code(&g.source_lang)
+            && is_lang_code(&g.target_lang)
+            && Column::parse(&g.target_lang).is_none();
         let name = |c: &Column| match c {
             Column::Source if codes => g.source_lang.clone(),
             Column::Target if codes => g.target_lang.clone(),
@@ -615,7 +823,10 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
         };
         let list = |items: &[String], what: &str| -> Result<String, InputError> {
             if let Some(bad) = items.iter().find(|s| s.contains(';')) {
-                return Err(at(format!("entry `{}`: {what} {bad:?} contains `;`, which separates {what}es in a sheet", e.id)));
+                return Err(at(format!(
+                    "entry `{}`: {what} {bad:?} contains `;`, which separates {what}es in a sheet",
+                    e.id
+                )));
             }
             Ok(items.join("; "))
         };
@@ -653,34 +864,58 @@ mod tests {
 
     #[test]
     fn two_columns_without_a_header() {
-        let g = sheet("cold coffee\tfrosk mavi\n\r\n\ncookie\tdorpa\tsweet baked\tbiscuit; biscuits\n", SheetFormat::Tsv).unwrap();
+        let g = sheet(
+            "cold coffee\tfrosk mavi\n\r\n\ncookie\tdorpa\tsweet baked\tbiscuit; biscuits\n",
+            SheetFormat::Tsv,
+        )
+        .unwrap();
         assert_eq!(g.len(), 2);
         assert_eq!(g.entries[0].id, "cold coffee");
         assert_eq!(g.entries[1].sense.as_deref(), Some("sweet baked"));
         assert_eq!(g.entries[1].aliases, ["biscuit", "biscuits"]);
         assert_eq!(g.entries[1].line, 4);
-        assert_eq!((g.source_lang.as_str(), g.target_lang.as_str()), ("en", "target"));
+        assert_eq!(
+            (g.source_lang.as_str(), g.target_lang.as_str()),
+            ("en", "target")
+        );
     }
 
     #[test]
     fn a_named_header_in_any_order_and_a_language_header() {
-        let g = sheet("Target,Source,ID\nzimbo,date,date-fruit\n", SheetFormat::Csv).unwrap();
-        assert_eq!((g.entries[0].id.as_str(), g.entries[0].source.as_str()), ("date-fruit", "date"));
+        let g = sheet(
+            "Target,Source,ID\nzimbo,date,date-fruit\n",
+            SheetFormat::Csv,
+        )
+        .unwrap();
+        assert_eq!(
+            (g.entries[0].id.as_str(), g.entries[0].source.as_str()),
+            ("date-fruit", "date")
+        );
         let g = sheet("en,fr\ncoffee,café\n", SheetFormat::Csv).unwrap();
-        assert_eq!((g.source_lang.as_str(), g.target_lang.as_str()), ("en", "fr"));
+        assert_eq!(
+            (g.source_lang.as_str(), g.target_lang.as_str()),
+            ("en", "fr")
+        );
         assert_eq!(g.entries[0].target, "café");
     }
 
     #[test]
     fn every_bad_row_is_named_by_line() {
-        let err = sheet("tea\tte\n\n\tnothing\ncoffee\n\tx\ncake\t\ntea\tteh\na\tb\tc\td\te\n", SheetFormat::Tsv).unwrap_err();
+        let err = sheet(
+            "tea\tte\n\n\tnothing\ncoffee\n\tx\ncake\t\ntea\tteh\na\tb\tc\td\te\n",
+            SheetFormat::Tsv,
+        )
+        .unwrap_err();
         let lines: Vec<usize> = err.errors.iter().map(|e| e.line.unwrap()).collect();
         assert_eq!(lines, [3, 4, 5, 6, 7, 8], "{err}");
         let text = err.to_string();
         assert!(text.contains("g.tsv:3: empty source"), "{text}");
         assert!(text.contains("g.tsv:4: `coffee`: one column"), "{text}");
         assert!(text.contains("g.tsv:6: `cake`: empty target"), "{text}");
-        assert!(text.contains("g.tsv:7: duplicate source `tea` (first on line 1)"), "{text}");
+        assert!(
+            text.contains("g.tsv:7: duplicate source `tea` (first on line 1)"),
+            "{text}"
+        );
         assert!(text.contains("g.tsv:8: 5 columns"), "{text}");
         assert!(text.contains("6 problems in g.tsv"), "{text}");
     }
@@ -688,18 +923,64 @@ mod tests {
     #[test]
     fn headers_are_told_from_entries() {
         assert_eq!(header(&["tea", "te"]), Header::Data);
-        assert_eq!(header(&["cold coffee", "frosk mavi", "a drink"]), Header::Data);
-        let Header::Columns { cols, source_lang, target_lang } = header(&["id", "en-GB", "x-cafe", "sense"]) else {
+        assert_eq!(
+            header(&["cold coffee", "frosk mavi", "a drink"]),
+            Header::Data
+        );
+        let Header::Columns {
+            cols,
+            source_lang,
+            target_lang,
+        } = header(&["id", "en-GB", "x-cafe", "sense"])
+        else {
             panic!("a header")
         };
-        assert_eq!(cols, [Some(Column::Id), Some(Column::Source), Some(Column::Target), Some(Column::Sense)]);
-        assert_eq!((source_lang.as_deref(), target_lang.as_deref()), (Some("en-GB"), Some("x-cafe")));
+        assert_eq!(
+            cols,
+            [
+                Some(Column::Id),
+                Some(Column::Source),
+                Some(Column::Target),
+                Some(Column::Sense)
+            ]
+        );
+        assert_eq!(
+            (source_lang.as_deref(), target_lang.as_deref()),
+            (Some("en-GB"), Some("x-cafe"))
+        );
+    }
+
+    #[test]
+    fn utf16_sheets_from_excel_are_read() {
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend("tea\tté\r\n".encode_utf16().flat_map(|u| u.to_le_bytes()));
+        assert_eq!(decode_sheet("g.txt", bytes).unwrap(), "tea\tté\r\n");
+        assert_eq!(
+            decode_sheet("g.txt", b"\xEF\xBB\xBFa,b".to_vec()).unwrap(),
+            "a,b"
+        );
+    }
+
+    #[test]
+    fn export_refuses_a_list_item_holding_the_separator() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\",\"aliases\":[\"a;b\"]}]}",
+        )
+        .unwrap();
+        let err = export_sheet(&g, SheetFormat::Csv, false).unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("alias \"a;b\" contains `;`"), "{err}");
     }
 
     #[test]
     fn an_unknown_header_column_is_an_error() {
         let err = sheet("source,target,colour\na,b,c\n", SheetFormat::Csv).unwrap_err();
-        assert!(err.to_string().contains("g.tsv:1: unknown column `colour`"), "{err}");
+        assert!(
+            err.to_string().contains("g.tsv:1: unknown column `colour`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -715,12 +996,24 @@ mod tests {
         .unwrap();
         for format in [SheetFormat::Tsv, SheetFormat::Csv] {
             let text = export_sheet(&g, format, false).unwrap();
-            let back = import_sheet("g.sheet", &text, format, &ImportOptions { name: "g".into(), source_lang: None, target_lang: Some("x".into()) })
-                .unwrap()
-                .glossary;
+            let back = import_sheet(
+                "g.sheet",
+                &text,
+                format,
+                &ImportOptions {
+                    name: "g".into(),
+                    source_lang: None,
+                    target_lang: Some("x".into()),
+                },
+            )
+            .unwrap()
+            .glossary;
             assert_eq!(back.entries.len(), 3);
             for (a, b) in g.entries.iter().zip(&back.entries) {
-                assert_eq!((&a.id, &a.source, &a.target, &a.sense, &a.aliases), (&b.id, &b.source, &b.target, &b.sense, &b.aliases));
+                assert_eq!(
+                    (&a.id, &a.source, &a.target, &a.sense, &a.aliases),
+                    (&b.id, &b.source, &b.target, &b.sense, &b.aliases)
+                );
                 assert_eq!(a.context, b.context);
             }
             let json = to_json(&back);
@@ -732,9 +1025,20 @@ mod tests {
 
     #[test]
     fn plain_glossaries_export_two_columns_without_a_header() {
-        let g = Glossary::parse("g.json", "g", r#"{"entries":[{"source":"tea","target":"te"}]}"#).unwrap();
-        assert_eq!(export_sheet(&g, SheetFormat::Tsv, false).unwrap(), "tea\tte\n");
-        assert_eq!(export_sheet(&g, SheetFormat::Csv, true).unwrap(), "source,target\ntea,te\n");
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[{"source":"tea","target":"te"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Tsv, false).unwrap(),
+            "tea\tte\n"
+        );
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Csv, true).unwrap(),
+            "source,target\ntea,te\n"
+        );
     }
 
     #[test]
@@ -757,18 +1061,31 @@ mod tests {
         assert_eq!(g.target_lang, "fr");
         assert_eq!(g.len(), 1);
         let e = &g.entries[0];
-        assert_eq!((e.id.as_str(), e.source.as_str(), e.target.as_str()), ("cookie", "cookie", "biscuit sec"));
+        assert_eq!(
+            (e.id.as_str(), e.source.as_str(), e.target.as_str()),
+            ("cookie", "cookie", "biscuit sec")
+        );
         assert_eq!(e.aliases, ["biscuit"]);
         assert_eq!(e.sense.as_deref(), Some("a small sweet baked biscuit"));
         assert_eq!(e.line, 4);
-        assert_eq!(got.warnings, ["g.tbx:9: termEntry `only-en` has no `fr` term; skipped"]);
+        assert_eq!(
+            got.warnings,
+            ["g.tbx:9: termEntry `only-en` has no `fr` term; skipped"]
+        );
 
         let v3 = r#"<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Basic" xml:lang="en"><text><body>
 <conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>cold coffee</term></termSec></langSec>
 <langSec xml:lang="de"><termSec><term>kalter Kaffee</term></termSec></langSec></conceptEntry>
 </body></text></tbx>"#;
         let g = import_tbx("v3.tbx", v3, &opts()).unwrap().glossary;
-        assert_eq!((g.entries[0].source.as_str(), g.entries[0].target.as_str(), g.target_lang.as_str()), ("cold coffee", "kalter Kaffee", "de"));
+        assert_eq!(
+            (
+                g.entries[0].source.as_str(),
+                g.entries[0].target.as_str(),
+                g.target_lang.as_str()
+            ),
+            ("cold coffee", "kalter Kaffee", "de")
+        );
     }
 
     #[test]
@@ -777,8 +1094,21 @@ mod tests {
         assert!(err.to_string().starts_with("bad.tbx:3:"), "{err}");
         let two = r#"<martif><termEntry><langSet xml:lang="en"><term>a b</term></langSet><langSet xml:lang="fr"><term>x</term></langSet><langSet xml:lang="de"><term>y</term></langSet></termEntry></martif>"#;
         let err = import_tbx("two.tbx", two, &opts()).unwrap_err();
-        assert!(err.to_string().contains("several target languages (fr, de); choose one with --target-lang"), "{err}");
-        let g = import_tbx("two.tbx", two, &ImportOptions { target_lang: Some("de".into()), ..opts() }).unwrap().glossary;
+        assert!(
+            err.to_string()
+                .contains("several target languages (fr, de); choose one with --target-lang"),
+            "{err}"
+        );
+        let g = import_tbx(
+            "two.tbx",
+            two,
+            &ImportOptions {
+                target_lang: Some("de".into()),
+                ..opts()
+            },
+        )
+        .unwrap()
+        .glossary;
         assert_eq!(g.entries[0].target, "y");
     }
 }

@@ -246,9 +246,10 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         }
         if k.alias && !reported {
             let joined = k.key.replace(' ', "");
-            if let Some(other) = keys[..i].iter().find(|o| {
-                o.entry == k.entry && o.key != k.key && o.key.replace(' ', "") == joined
-            }) {
+            if let Some(other) = keys[..i]
+                .iter()
+                .find(|o| o.entry == k.entry && o.key != k.key && o.key.replace(' ', "") == joined)
+            {
                 out.push(finding(
                     e,
                     "redundant-alias",
@@ -498,7 +499,10 @@ fn parse_domain(
                 .map(|(i, n)| (i, *n))
                 .unwrap_or((0, 0));
             if n == 0 {
-                Ok((Vec::new(), "no entry is a WordNet noun: every sense".to_string()))
+                Ok((
+                    Vec::new(),
+                    "no entry is a WordNet noun: every sense".to_string(),
+                ))
             } else {
                 Ok((
                     vec![LEXFILES[best]],
@@ -577,7 +581,11 @@ pub fn suggest_aliases(
             }
         }
         let wanted = content_stems(&note, &mut stems);
-        let own_stems: Vec<String> = e.key.split(' ').map(|w| stems.word(w).to_string()).collect();
+        let own_stems: Vec<String> = e
+            .key
+            .split(' ')
+            .map(|w| stems.word(w).to_string())
+            .collect();
         // Words shared with the synset's own gloss and words count twice,
         // with its two nearest hypernyms' words once.
         let mut scored: Vec<(usize, &Synset)> = Vec::new();

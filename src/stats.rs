@@ -197,7 +197,9 @@ mod tests {
 
     #[test]
     fn identical_systems_give_p_one() {
-        let pairs: Vec<Pair> = (0..30).map(|i| Pair::flag(i % 3 == 0, i % 3 == 0)).collect();
+        let pairs: Vec<Pair> = (0..30)
+            .map(|i| Pair::flag(i % 3 == 0, i % 3 == 0))
+            .collect();
         let r = paired_test(&pairs, 10_000, 7);
         assert_eq!(r.difference, Some(0.0));
         assert_eq!(r.p, Some(1.0));

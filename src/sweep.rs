@@ -90,7 +90,11 @@ pub fn tunable(name: &str) -> Result<&'static Tunable, BadParam> {
     TUNABLE.iter().find(|t| t.name == wanted).ok_or_else(|| {
         BadParam(format!(
             "unknown parameter `{name}`; numeric retriever parameters: {}",
-            TUNABLE.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+            TUNABLE
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })
 }
@@ -333,9 +337,21 @@ mod tests {
         p.set("edit-one-from", 5.0).unwrap();
         assert_eq!(p.edit_one_from, 5);
         assert_eq!(p.get("edit_one_from").unwrap(), 5.0);
-        assert!(p.set("threshold", 1.5).unwrap_err().0.contains("outside [0, 1]"));
-        assert!(p.set("edit_two_from", 2.5).unwrap_err().0.contains("whole numbers"));
-        assert!(p.set("treshold", 0.5).unwrap_err().0.contains("unknown parameter `treshold`"));
+        assert!(p
+            .set("threshold", 1.5)
+            .unwrap_err()
+            .0
+            .contains("outside [0, 1]"));
+        assert!(p
+            .set("edit_two_from", 2.5)
+            .unwrap_err()
+            .0
+            .contains("whole numbers"));
+        assert!(p
+            .set("treshold", 0.5)
+            .unwrap_err()
+            .0
+            .contains("unknown parameter `treshold`"));
     }
 
     #[test]

@@ -51,14 +51,30 @@ fn everything_written(dir: &Path) -> String {
 #[test]
 fn translate_offline_substitutes_and_reports() {
     let out = glossa()
-        .args(["translate", "Try our cold coffee this weekend. Fresh cookies!"])
+        .args([
+            "translate",
+            "Try our cold coffee this weekend. Fresh cookies!",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("Try our frosk mavi this weekend.\nFresh dorpa!"), "{text}");
-    assert!(text.contains("every glossary target is in the output"), "{text}");
-    assert!(text.contains("No entry covers: try, weekend, fresh"), "{text}");
+    assert!(
+        text.starts_with("Try our frosk mavi this weekend.\nFresh dorpa!"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every glossary target is in the output"),
+        "{text}"
+    );
+    assert!(
+        text.contains("No entry covers: try, weekend, fresh"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -77,7 +93,10 @@ fn translate_json_is_the_whole_trace() {
     assert_eq!(v["retrieve"]["output"][0]["kind"], "fuzzy");
     assert_eq!(v["prompt"]["output"]["template"]["name"], "translate");
     assert_eq!(v["prompt"]["output"]["template"]["version"], "v1");
-    assert!(v["prompt"]["output"]["text"].as_str().unwrap().contains("- cappuccino → "));
+    assert!(v["prompt"]["output"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("- cappuccino → "));
     assert_eq!(v["review"]["not_exact"][0], "cappuccino");
 }
 
@@ -86,15 +105,40 @@ fn run_offline_on_the_demo_writes_every_call_and_a_summary() {
     let dir = TempDir::new().unwrap();
     let run = dir.path().join("run");
     let out = glossa()
-        .args(["run", "--repeat", "3", "--retriever", "exact,oracle", "--format", "json", "--out"])
+        .args([
+            "run",
+            "--repeat",
+            "3",
+            "--retriever",
+            "exact,oracle",
+            "--format",
+            "json",
+            "--out",
+        ])
         .arg(&run)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let calls = lines(&run.join("calls.jsonl"));
     assert_eq!(calls.len(), 2 * 3 * 24);
-    for field in ["retriever", "repeat", "post", "prompt", "output", "check", "attempts", "error"] {
-        assert!(calls.iter().all(|c| c.get(field).is_some()), "every call has `{field}`");
+    for field in [
+        "retriever",
+        "repeat",
+        "post",
+        "prompt",
+        "output",
+        "check",
+        "attempts",
+        "error",
+    ] {
+        assert!(
+            calls.iter().all(|c| c.get(field).is_some()),
+            "every call has `{field}`"
+        );
     }
     assert!(calls.iter().all(|c| c["error"].is_null()));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -108,12 +152,20 @@ fn run_offline_on_the_demo_writes_every_call_and_a_summary() {
     assert_eq!(run1["right"], run1["by_group"]["complete"]["posts"]);
     assert_eq!(run1["by_group"]["missed"]["right"], 0);
     assert!(exact["wrong_sense_retrieved"].as_u64().unwrap() > 0);
-    let saved: Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(saved["retrievers"], summary["retrievers"]);
     // The table names each group as the issue asks.
-    let table = glossa().args(["run", "--retriever", "oracle", "--out"]).arg(dir.path().join("t")).output().unwrap();
+    let table = glossa()
+        .args(["run", "--retriever", "oracle", "--out"])
+        .arg(dir.path().join("t"))
+        .output()
+        .unwrap();
     let table = String::from_utf8(table.stdout).unwrap();
-    assert!(table.contains("A needed entry missed") && table.contains("Only a wrong-sense entry"), "{table}");
+    assert!(
+        table.contains("A needed entry missed") && table.contains("Only a wrong-sense entry"),
+        "{table}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,8 +178,25 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
         glossa()
             .current_dir(&root)
             .env("GLOSSA_TEST_KEY", "sk-very-secret-4242")
-            .args(["run", "--retriever", "exact", "--provider", "openai", "--model", "m", "--api-key-env"])
-            .args(["GLOSSA_TEST_KEY", "--base-url", &base, "--out", "run", "-j", "4"])
+            .args([
+                "run",
+                "--retriever",
+                "exact",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--api-key-env",
+            ])
+            .args([
+                "GLOSSA_TEST_KEY",
+                "--base-url",
+                &base,
+                "--out",
+                "run",
+                "-j",
+                "4",
+            ])
             .output()
             .unwrap()
     })
@@ -140,7 +209,10 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
     assert_eq!(server.count(), 24);
     let first = &server.requests()[0];
     assert_eq!(first.path, "/v1/chat/completions");
-    assert_eq!(first.header("authorization"), Some("Bearer sk-very-secret-4242"));
+    assert_eq!(
+        first.header("authorization"),
+        Some("Bearer sk-very-secret-4242")
+    );
     assert_eq!(first.json()["model"], "m");
     let calls = lines(&dir.path().join("run/calls.jsonl"));
     assert_eq!(calls.len(), 24);
@@ -156,7 +228,16 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
         glossa()
             .current_dir(&root)
             .env("GLOSSA_TEST_KEY", "sk-very-secret-4242")
-            .args(["run", "--retriever", "exact", "--provider", "openai", "--model", "m", "--api-key-env"])
+            .args([
+                "run",
+                "--retriever",
+                "exact",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--api-key-env",
+            ])
             .args(["GLOSSA_TEST_KEY", "--base-url", &base, "--out", "run2"])
             .output()
             .unwrap()
@@ -165,18 +246,31 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
     .unwrap();
     assert!(again.status.success());
     assert_eq!(server.count(), 24, "cache hits make no request");
-    assert!(lines(&dir.path().join("run2/calls.jsonl")).iter().all(|c| c["cached"] == true));
+    assert!(lines(&dir.path().join("run2/calls.jsonl"))
+        .iter()
+        .all(|c| c["cached"] == true));
 
     let written = everything_written(dir.path());
-    assert!(written.contains("Tan frosk mavi."), "the cache and calls were written");
-    for text in [written, stderr, String::from_utf8_lossy(&out.stdout).to_string()] {
+    assert!(
+        written.contains("Tan frosk mavi."),
+        "the cache and calls were written"
+    );
+    for text in [
+        written,
+        stderr,
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    ] {
         assert!(!text.contains("sk-very-secret-4242"), "the key leaked");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_key_stops_the_run_with_a_clear_message() {
-    let server = Server::start(vec![Response::json(401, r#"{"error":{"message":"Incorrect API key provided"}}"#)]).await;
+    let server = Server::start(vec![Response::json(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided"}}"#,
+    )])
+    .await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
     let root = dir.path().to_path_buf();
@@ -184,8 +278,25 @@ async fn a_refused_key_stops_the_run_with_a_clear_message() {
         glossa()
             .current_dir(&root)
             .env("GLOSSA_TEST_KEY_401", "sk-wrong")
-            .args(["run", "--retriever", "exact", "--provider", "openai", "--model", "m", "-j", "1"])
-            .args(["--api-key-env", "GLOSSA_TEST_KEY_401", "--base-url", &base, "--out", "run"])
+            .args([
+                "run",
+                "--retriever",
+                "exact",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "-j",
+                "1",
+            ])
+            .args([
+                "--api-key-env",
+                "GLOSSA_TEST_KEY_401",
+                "--base-url",
+                &base,
+                "--out",
+                "run",
+            ])
             .output()
             .unwrap()
     })
@@ -203,7 +314,18 @@ async fn a_refused_key_stops_the_run_with_a_clear_message() {
 fn start_and_stop(dir: &Path, base: &str, signal: &str, min_lines: usize) -> std::process::Output {
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("glossa"))
         .current_dir(dir)
-        .args(["run", "--retriever", "exact", "--provider", "openai", "--model", "m", "--no-cache", "-j", "2"])
+        .args([
+            "run",
+            "--retriever",
+            "exact",
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+            "--no-cache",
+            "-j",
+            "2",
+        ])
         .args(["--base-url", base, "--out", "run"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -212,46 +334,75 @@ fn start_and_stop(dir: &Path, base: &str, signal: &str, min_lines: usize) -> std
     let calls = dir.join("run/calls.jsonl");
     let started = Instant::now();
     while std::fs::read_to_string(&calls).map_or(0, |t| t.lines().count()) < min_lines {
-        assert!(started.elapsed() < Duration::from_secs(30), "the run never got going");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the run never got going"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+    std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_after_a_killed_run_makes_every_call_exactly_once() {
-    let server = Server::start(vec![Response::Delayed(Duration::from_millis(150), Box::new(reply("ok")))]).await;
+    let server = Server::start(vec![Response::Delayed(
+        Duration::from_millis(150),
+        Box::new(reply("ok")),
+    )])
+    .await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
     let root = dir.path().to_path_buf();
     let (killed, resumed) = tokio::task::spawn_blocking(move || {
         let killed = start_and_stop(&root, &base, "-KILL", 4);
-        let resumed = glossa().current_dir(&root).args(["run", "--resume", "run", "-j", "4"]).output().unwrap();
+        let resumed = glossa()
+            .current_dir(&root)
+            .args(["run", "--resume", "run", "-j", "4"])
+            .output()
+            .unwrap();
         (killed, resumed)
     })
     .await
     .unwrap();
     assert!(!killed.status.success());
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     let calls = lines(&dir.path().join("run/calls.jsonl"));
     let mut seen: HashMap<String, usize> = HashMap::new();
     for c in &calls {
-        *seen.entry(c["post"].as_str().unwrap().to_string()).or_default() += 1;
+        *seen
+            .entry(c["post"].as_str().unwrap().to_string())
+            .or_default() += 1;
     }
     assert_eq!(seen.len(), 24, "every post");
-    assert!(seen.values().all(|&n| n == 1), "exactly once each: {seen:?}");
+    assert!(
+        seen.values().all(|&n| n == 1),
+        "exactly once each: {seen:?}"
+    );
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert!(stderr.contains("already done"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
-    let server = Server::start(vec![Response::Delayed(Duration::from_millis(150), Box::new(reply("ok")))]).await;
+    let server = Server::start(vec![Response::Delayed(
+        Duration::from_millis(150),
+        Box::new(reply("ok")),
+    )])
+    .await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
     let root = dir.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || start_and_stop(&root, &base, "-INT", 2)).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || start_and_stop(&root, &base, "-INT", 2))
+        .await
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("glossa run --resume run"), "{stderr}");
@@ -262,27 +413,64 @@ async fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simplify_llm_is_its_own_model_call_before_translation() {
-    let server = Server::start(vec![reply("We sell cold coffee.\nIt is fresh."), reply("Tan frosk mavi.")]).await;
+    let server = Server::start(vec![
+        reply("We sell cold coffee.\nIt is fresh."),
+        reply("Tan frosk mavi."),
+    ])
+    .await;
     let base = server.url("/v1");
     let out = tokio::task::spawn_blocking(move || {
         glossa()
             .env("GLOSSA_TEST_KEY_SIMPLIFY", "k")
-            .args(["translate", "Cold coffee, freshly made, is what we sell!", "--simplify", "llm", "--format", "json"])
-            .args(["--provider", "openai", "--model", "m", "--api-key-env", "GLOSSA_TEST_KEY_SIMPLIFY", "--no-cache", "--base-url", &base])
+            .args([
+                "translate",
+                "Cold coffee, freshly made, is what we sell!",
+                "--simplify",
+                "llm",
+                "--format",
+                "json",
+            ])
+            .args([
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--api-key-env",
+                "GLOSSA_TEST_KEY_SIMPLIFY",
+                "--no-cache",
+                "--base-url",
+                &base,
+            ])
             .output()
             .unwrap()
     })
     .await
     .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    let first = requests[0].json()["messages"][0]["content"].as_str().unwrap().to_string();
+    let first = requests[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(first.contains("short, simple English sentences"), "{first}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["simplify"]["output"], serde_json::json!(["We sell cold coffee.", "It is fresh."]));
-    let second = requests[1].json()["messages"][0]["content"].as_str().unwrap().to_string();
-    assert!(second.contains("We sell cold coffee.\nIt is fresh."), "the simplified text is translated: {second}");
+    assert_eq!(
+        v["simplify"]["output"],
+        serde_json::json!(["We sell cold coffee.", "It is fresh."])
+    );
+    let second = requests[1].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        second.contains("We sell cold coffee.\nIt is fresh."),
+        "the simplified text is translated: {second}"
+    );
     assert!(second.contains("- cold coffee → frosk mavi"), "{second}");
     assert_eq!(v["generate"]["output"]["text"], "Tan frosk mavi.");
 }

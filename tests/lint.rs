@@ -67,7 +67,12 @@ fn each_check_names_the_entry_and_its_line() {
     assert_eq!(found(&v, "nested"), [n(4, "coffee"), n(6, "java")]);
     assert_eq!(
         found(&v, "ambiguous"),
-        [w(7, "cookie"), w(8, "cookies"), w(13, "date"), n(14, "mint")]
+        [
+            w(7, "cookie"),
+            w(8, "cookies"),
+            w(13, "date"),
+            n(14, "mint")
+        ]
     );
     assert_eq!(
         found(&v, "redundant-alias"),
@@ -115,7 +120,10 @@ fn table_output_and_summary() {
     assert!(table.contains("never-matches"));
     assert!(table.contains("Mr. Smith"));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("11 warning(s), 6 note(s) in 15 entries"), "{stderr}");
+    assert!(
+        stderr.contains("11 warning(s), 6 note(s) in 15 entries"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -167,7 +175,15 @@ fn wordnet_suggestions_stay_in_the_entry_sense() {
     // The bread roll: "bun", not a roster, a drum roll or a rolling motion.
     let roll = adds("roll");
     assert!(roll.contains(&"bun".to_string()), "{roll:?}");
-    for wrong in ["roster", "paradiddle", "drum roll", "roller", "axial rotation", "coil", "curl"] {
+    for wrong in [
+        "roster",
+        "paradiddle",
+        "drum roll",
+        "roller",
+        "axial rotation",
+        "coil",
+        "curl",
+    ] {
         assert!(!roll.contains(&wrong.to_string()), "{wrong} in {roll:?}");
     }
     // Takeaway food, not a concession or a lesson.

@@ -49,7 +49,10 @@ fn run(spec: &str, g: &Arc<Glossary>, text: &str) -> Vec<(String, MatchKind, Str
 }
 
 fn ids(spec: &str, g: &Arc<Glossary>, text: &str) -> Vec<String> {
-    run(spec, g, text).into_iter().map(|(id, _, _)| id).collect()
+    run(spec, g, text)
+        .into_iter()
+        .map(|(id, _, _)| id)
+        .collect()
 }
 
 fn roll_and_date() -> Arc<Glossary> {
@@ -74,7 +77,10 @@ fn sense_filter_drops_the_wrong_sense_and_keeps_the_right_one() {
     // `not` phrases are compared stemmed: "rolling out" also blocks "rolled out".
     assert!(ids("normalised|sense", &g, "We ROLLED-OUT a new menu").is_empty());
     // `any`: kept only when a context word is there (stemmed too: "Filled").
-    assert_eq!(ids("normalised|sense", &g, "A bacon roll, please"), ["roll"]);
+    assert_eq!(
+        ids("normalised|sense", &g, "A bacon roll, please"),
+        ["roll"]
+    );
     assert_eq!(ids("normalised|sense", &g, "Filled rolls today"), ["roll"]);
     assert!(ids("normalised|sense", &g, "Drum roll for our news").is_empty());
     // Only `not`: kept unless a `not` phrase occurs, whatever its case and punctuation.
@@ -151,7 +157,14 @@ fn edit_bounds_are_configurable() {
     assert!(with(5, 8, "chia").is_empty());
     // Through the binary.
     let out = glossa()
-        .args(["retrieve", "focaca", "--retriever", "edit", "--format", "json"])
+        .args([
+            "retrieve",
+            "focaca",
+            "--retriever",
+            "edit",
+            "--format",
+            "json",
+        ])
         .args(["--edit-two-from", "9"])
         .output()
         .unwrap();
@@ -275,14 +288,23 @@ fn composition_parses_unions_filters_and_names() {
     let e = err("normalised+fuzzy|sens");
     assert_eq!((e.what, e.name.as_str()), ("filter", "sens"));
     assert!(
-        e.to_string()
-            .starts_with("unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, longest"),
+        e.to_string().starts_with(
+            "unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, longest"
+        ),
         "{e}"
     );
     let e = err("sense");
     assert_eq!((e.what, e.name.as_str()), ("retriever", "sense"));
-    assert!(e.to_string().contains("known retrievers: exact, normalised, fuzzy, edit, split, alias, oracle, glossa"), "{e}");
-    assert_eq!(err("exact+").to_string().split(';').next(), Some("empty retriever name in `exact+`"));
+    assert!(
+        e.to_string().contains(
+            "known retrievers: exact, normalised, fuzzy, edit, split, alias, oracle, glossa"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        err("exact+").to_string().split(';').next(),
+        Some("empty retriever name in `exact+`")
+    );
     assert_eq!(err("exact|").what, "filter");
     assert_eq!(err("|sense").what, "retriever");
     // Spaces around names are fine; a named composition works in a union.
@@ -290,7 +312,10 @@ fn composition_parses_unions_filters_and_names() {
     assert!(retrieve::build("glossa+oracle|longest", &g, &Params::default()).is_ok());
     // `all` is still the reference five, and `all,glossa` adds the sixth.
     assert_eq!(retrieve::expand_list("all"), retrieve::REFERENCE);
-    assert_eq!(retrieve::expand_list("all,glossa").last().unwrap(), "glossa");
+    assert_eq!(
+        retrieve::expand_list("all,glossa").last().unwrap(),
+        "glossa"
+    );
     // Through the binary: exit 2 and the message.
     glossa()
         .args(["retrieve", "tea", "--retriever", "glossa|bogus"])
@@ -308,11 +333,20 @@ fn glossa_is_the_recommended_composition_and_the_retrieve_default() {
         r#""id": "roll", "source": "roll", "context": {"not": ["rolling out"]}"#,
     ]);
     assert_eq!(
-        ids("glossa", &g, "Rolling out home made cold cofee and home-baked rolls"),
+        ids(
+            "glossa",
+            &g,
+            "Rolling out home made cold cofee and home-baked rolls"
+        ),
         ["cold-coffee", "homemade"]
     );
     let out = glossa()
-        .args(["retrieve", "Home made focacia, cold cofee", "--format", "json"])
+        .args([
+            "retrieve",
+            "Home made focacia, cold cofee",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -326,7 +360,11 @@ fn glossa_is_the_recommended_composition_and_the_retrieve_default() {
         .collect();
     assert_eq!(
         kinds,
-        [("cold-coffee", "edit"), ("focaccia", "edit"), ("homemade", "split")]
+        [
+            ("cold-coffee", "edit"),
+            ("focaccia", "edit"),
+            ("homemade", "split")
+        ]
     );
 }
 
@@ -359,7 +397,13 @@ fn reference_retrievers_are_unchanged_on_the_demo() {
         .iter()
         .map(|r| {
             let n = |f: &str| r[f].as_u64().unwrap();
-            (r["name"].as_str().unwrap().to_string(), n("complete"), n("found"), n("retrieved"), n("wrong_sense"))
+            (
+                r["name"].as_str().unwrap().to_string(),
+                n("complete"),
+                n("found"),
+                n("retrieved"),
+                n("wrong_sense"),
+            )
         })
         .collect();
     let want = [
@@ -369,10 +413,7 @@ fn reference_retrievers_are_unchanged_on_the_demo() {
         ("normalised+fuzzy", 17, 31, 37, 3),
         ("oracle", 24, 36, 36, 0),
     ];
-    assert_eq!(
-        got,
-        want.map(|(n, c, f, r, w)| (n.to_string(), c, f, r, w))
-    );
+    assert_eq!(got, want.map(|(n, c, f, r, w)| (n.to_string(), c, f, r, w)));
 }
 
 /// One retriever's figures from `glossa eval --format json`.
@@ -400,7 +441,11 @@ fn glossa_meets_the_targets_on_the_cafe_test_split() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let g = figures(&v, "glossa");
     let nf = figures(&v, "normalised+fuzzy");
@@ -428,7 +473,15 @@ fn glossa_meets_the_targets_on_the_cafe_test_split() {
 fn glossa_on_a_fixture_it_was_never_tuned_on() {
     // A small labelled set in the café style, written separately from the demo.
     let out = glossa()
-        .args(["eval", "--retriever", "glossa", "--format", "json", "--no-save", "--glossary"])
+        .args([
+            "eval",
+            "--retriever",
+            "glossa",
+            "--format",
+            "json",
+            "--no-save",
+            "--glossary",
+        ])
         .arg(fixture("retrieval.json"))
         .arg("--posts")
         .arg(fixture("retrieval-posts.jsonl"))
@@ -436,7 +489,11 @@ fn glossa_on_a_fixture_it_was_never_tuned_on() {
         .arg(fixture("retrieval-labels.jsonl"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let g = figures(&v, "glossa");
     let incomplete: Vec<&Value> = g["per_post"]
@@ -447,4 +504,73 @@ fn glossa_on_a_fixture_it_was_never_tuned_on() {
         .collect();
     assert!(incomplete.is_empty(), "{incomplete:#?}");
     assert_eq!(g["wrong_sense"], 0);
+}
+
+/// Speed on a 100,000-entry glossary (edit and split are indexed, not
+/// all-pairs). Ignored by default; run with
+/// `cargo test --release --test retrieval -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn glossa_on_a_hundred_thousand_entries() {
+    use glossa::glossary::Entry;
+    use std::time::Instant;
+    // A deterministic pseudo-random glossary of made-up words.
+    let syllables: Vec<String> = "bcdfghjklmnprstvwxz"
+        .chars()
+        .flat_map(|c| "aeiou".chars().map(move |v| format!("{c}{v}")))
+        .collect();
+    let mut state: u64 = 1;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % n
+    };
+    let word = |next: &mut dyn FnMut(usize) -> usize| -> String {
+        (0..2 + next(3))
+            .map(|_| syllables[next(syllables.len())].as_str())
+            .collect()
+    };
+    let mut entries = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    while entries.len() < 100_000 {
+        let source = (0..[1, 1, 1, 2, 2, 3][next(6)])
+            .map(|_| word(&mut next))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !seen.insert(source.clone()) {
+            continue;
+        }
+        let alias = word(&mut next);
+        let json = format!(
+            r#"{{"id":"e{}","source":"{source}","target":"t","aliases":["{alias}"],"context":{{"not":["{alias} {source}"]}}}}"#,
+            entries.len()
+        );
+        entries.push(serde_json::from_str::<Entry>(&json).unwrap());
+    }
+    let posts: Vec<String> = (0..100)
+        .map(|_| {
+            (0..40)
+                .map(|_| word(&mut next))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let g = Arc::new(
+        Glossary::new("big.json", "big".into(), "en".into(), "t".into(), entries).unwrap(),
+    );
+    for spec in ["exact", "normalised", "edit", "split", "alias", "glossa"] {
+        let started = Instant::now();
+        let r = retrieve::build(spec, &g, &Params::default()).unwrap();
+        let built = started.elapsed();
+        let started = Instant::now();
+        let matches: usize = posts
+            .iter()
+            .map(|p| r.retrieve(&PostView::new(p, None)).len())
+            .sum();
+        let per_post = started.elapsed() / posts.len() as u32;
+        eprintln!(
+            "{spec:>10}: built in {built:?}, {per_post:?} per 40-word post, {matches} matches"
+        );
+    }
 }

@@ -9,6 +9,7 @@ const state = {
   result: null, // the last POST /api/translate answer
   editing: null, // id of the entry in the dialog, or null when adding
   pinned: null, // the highlighted word whose details stay open (tap)
+  shown: null, // the highlighted word whose details are shown
 };
 
 // ---------------------------------------------------------------------------
@@ -88,7 +89,9 @@ async function start() {
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape") hidePopover(true);
   });
-  window.addEventListener("resize", () => hidePopover(true));
+  window.addEventListener("resize", () => {
+    if (state.shown && !$("popover").hidden) place($("popover"), state.shown);
+  });
 
   try {
     const [config, list] = await Promise.all([api("GET", "/api/config"), api("GET", "/api/glossaries")]);
@@ -189,10 +192,11 @@ function renderResult() {
         },
         seg.text,
       );
-      mark.addEventListener("mouseenter", () => showPopover(mark, false));
-      mark.addEventListener("mouseleave", () => hidePopover(false));
-      mark.addEventListener("focus", () => showPopover(mark, false));
-      mark.addEventListener("blur", () => hidePopover(false));
+      // Hover and focus preview on wide screens; on a phone a tap opens it.
+      mark.addEventListener("mouseenter", () => docked() || showPopover(mark, false));
+      mark.addEventListener("mouseleave", () => docked() || hidePopover(false));
+      mark.addEventListener("focus", () => docked() || showPopover(mark, false));
+      mark.addEventListener("blur", () => docked() || hidePopover(false));
       mark.addEventListener("click", (e) => {
         e.stopPropagation();
         if (state.pinned === mark) hidePopover(true);
@@ -272,24 +276,36 @@ function showPopover(mark, pin) {
   if (pin) state.pinned = mark;
   else if (state.pinned && state.pinned !== mark) return;
   const pop = $("popover");
-  pop.replaceChildren(
+  const parts = [
+    el("button", { type: "button", class: "pop-close", "aria-label": "Close", onclick: () => hidePopover(true) }, "×"),
     el("div", { class: "pop-pair" }, el("b", {}, entry.source), " → ", el("b", {}, entry.target)),
     entry.sense ? el("div", { class: "pop-sense" }, entry.sense) : null,
     el("div", { class: "pop-how" }, "Your post says ", el("q", {}, entry.phrase), ` — matched by ${howText(entry)}`),
     entry.aliases && entry.aliases.length ? el("div", { class: "pop-aliases" }, `Other forms: ${entry.aliases.join(", ")}`) : null,
     el("button", { type: "button", class: "link", onclick: () => { hidePopover(true); openEntry(entry.id); } }, "Edit this entry"),
-  );
+  ];
+  pop.replaceChildren(...parts.filter(Boolean));
   pop.hidden = false;
   pop.dataset.id = entry.id;
+  state.shown = mark;
   place(pop, mark);
 }
 
+// Phone width: the details are docked at the bottom of the screen (CSS).
+const docked = () => window.matchMedia("(max-width: 600px)").matches;
+
 function place(pop, mark) {
-  if (window.matchMedia("(max-width: 600px)").matches) {
+  if (docked()) {
     pop.style.left = "";
     pop.style.top = "";
-    return; // CSS docks it to the bottom of the screen
+    // Keep the tapped word visible above the docked card.
+    document.body.style.paddingBottom = `${pop.offsetHeight + 16}px`;
+    const word = mark.getBoundingClientRect();
+    const card = pop.getBoundingClientRect();
+    if (word.bottom > card.top - 8) window.scrollBy(0, word.bottom - card.top + 16);
+    return;
   }
+  document.body.style.paddingBottom = "";
   const rect = mark.getBoundingClientRect();
   const width = pop.offsetWidth;
   const left = Math.max(8, Math.min(window.scrollX + rect.left, window.scrollX + document.documentElement.clientWidth - width - 8));
@@ -300,7 +316,9 @@ function place(pop, mark) {
 function hidePopover(force) {
   if (!force && state.pinned) return;
   state.pinned = null;
+  state.shown = null;
   $("popover").hidden = true;
+  document.body.style.paddingBottom = "";
 }
 
 async function copy() {

@@ -20,12 +20,24 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: only in B, not compared: {}", d.unpaired_b.join(", "));
     }
     for r in &d.retrievers {
-        let name = if r.a == r.b { r.a.clone() } else { format!("{} → {}", r.a, r.b) };
+        let name = if r.a == r.b {
+            r.a.clone()
+        } else {
+            format!("{} → {}", r.a, r.b)
+        };
         if !r.only_in_a.is_empty() {
-            eprintln!("note: {name}: {} posts only in A, not compared: {}", r.only_in_a.len(), r.only_in_a.join(", "));
+            eprintln!(
+                "note: {name}: {} posts only in A, not compared: {}",
+                r.only_in_a.len(),
+                r.only_in_a.join(", ")
+            );
         }
         if !r.only_in_b.is_empty() {
-            eprintln!("note: {name}: {} posts only in B, not compared: {}", r.only_in_b.len(), r.only_in_b.join(", "));
+            eprintln!(
+                "note: {name}: {} posts only in B, not compared: {}",
+                r.only_in_b.len(),
+                r.only_in_b.join(", ")
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -34,10 +34,17 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     if specs.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
-    let bounds: Vec<gate::Bound> = args.fail_under.iter().chain(&args.fail_over).cloned().collect();
+    let bounds: Vec<gate::Bound> = args
+        .fail_under
+        .iter()
+        .chain(&args.fail_over)
+        .cloned()
+        .collect();
     gate::check_names(&bounds, &specs).map_err(anyhow::Error::msg)?;
     if args.compare && specs.len() < 2 {
-        anyhow::bail!("--compare needs at least two retrievers (e.g. --retriever exact,normalised)");
+        anyhow::bail!(
+            "--compare needs at least two retrievers (e.g. --retriever exact,normalised)"
+        );
     }
     let params = Params::from(&args.params);
     let posts_file = args.posts.display().to_string();

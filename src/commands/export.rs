@@ -10,7 +10,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let text = interchange::export_sheet(&glossary, args.format, args.header)?;
     match &args.out {
         Some(out) => {
-            std::fs::write(out, &text).with_context(|| format!("cannot write {}", out.display()))?;
+            std::fs::write(out, &text)
+                .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("exported {} entries to {}", glossary.len(), out.display());
         }
         None => super::emit(&text)?,

@@ -1,7 +1,7 @@
 //! `glossa import FILE`: a glossary from a TSV/CSV sheet or a TBX file.
 
 use crate::cli::ImportArgs;
-use crate::error::read_text;
+use crate::error::InputError;
 use crate::glossary::Glossary;
 use crate::interchange::{self, ImportOptions, SheetFormat};
 use anyhow::Context as _;
@@ -12,19 +12,29 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let format = args
         .from
         .or_else(|| SheetFormat::from_path(&args.file))
-        .with_context(|| format!("{shown}: cannot tell the format from the file name; add --from tsv, csv or tbx"))?;
+        .with_context(|| {
+            format!(
+                "{shown}: cannot tell the format from the file name; add --from tsv, csv or tbx"
+            )
+        })?;
     if let Some(out) = &args.out {
         if out.exists() && !args.force {
             anyhow::bail!("{} exists; add --force to overwrite it", out.display());
         }
     }
-    let stem = |p: &std::path::Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = |p: &std::path::Path| {
+        p.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     let name = args
         .name
         .clone()
         .or_else(|| args.out.as_deref().map(stem))
         .unwrap_or_else(|| stem(&args.file));
-    let text = read_text(&args.file)?;
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+    let text = interchange::decode_sheet(&shown, bytes)?;
     let opts = ImportOptions {
         name: name.clone(),
         source_lang: args.source_lang.clone(),
@@ -36,18 +46,24 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     }
     let json = interchange::to_json(&imported.glossary);
     // What is written must load as a glossary by the usual rules.
-    let out_shown = args.out.as_ref().map_or("<stdout>".to_string(), |p| p.display().to_string());
+    let out_shown = args
+        .out
+        .as_ref()
+        .map_or("<stdout>".to_string(), |p| p.display().to_string());
     Glossary::parse(&out_shown, &name, &json)?;
     let n = imported.glossary.len();
     match &args.out {
         Some(out) => {
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
             }
             let mut tmp = out.as_os_str().to_owned();
             tmp.push(".tmp");
-            std::fs::write(&tmp, &json).with_context(|| format!("cannot write {}", out.display()))?;
-            std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))?;
+            std::fs::write(&tmp, &json)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            std::fs::rename(&tmp, out)
+                .with_context(|| format!("cannot write {}", out.display()))?;
             eprintln!("imported {n} entries from {shown} into {out_shown} (glossary `{name}`)");
         }
         None => {

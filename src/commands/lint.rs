@@ -2,8 +2,8 @@
 //! is at least one warning.
 
 use crate::cli::LintArgs;
-use crate::lint::{self, English, Severity};
 use crate::lint::wordnet::WordNet;
+use crate::lint::{self, English, Severity};
 use crate::report::{exporter, Align, Format, Table};
 use std::process::ExitCode;
 
@@ -104,7 +104,10 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
                     glossary.path,
                     glossary.len()
                 );
-                eprintln!("English words for target-english: {}", english.sources.join(", "));
+                eprintln!(
+                    "English words for target-english: {}",
+                    english.sources.join(", ")
+                );
                 if wordnet.is_none() {
                     eprintln!(
                         "(WordNet data files not found in {}: install `wordnet-base` for a fuller target-english check and --suggest-aliases)",

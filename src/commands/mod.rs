@@ -58,9 +58,17 @@ pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
         temperature: args.temperature,
         seed: args.seed,
         max_tokens: args.max_tokens,
-        timeout: Some(Duration::try_from_secs_f64(args.timeout).context("--timeout must be a positive number of seconds")?),
+        timeout: Some(
+            Duration::try_from_secs_f64(args.timeout)
+                .context("--timeout must be a positive number of seconds")?,
+        ),
     };
-    let names: Vec<&str> = args.provider.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+    let names: Vec<&str> = args
+        .provider
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
     if names.is_empty() {
         anyhow::bail!("--provider names no provider");
     }
@@ -68,7 +76,8 @@ pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
         .iter()
         .map(|name| provider::build(name, &settings))
         .collect::<Result<Vec<_>, _>>()?;
-    let cache = (!args.no_cache && names.iter().any(|n| *n != "offline")).then(|| Cache::new(&args.cache_dir));
+    let cache = (!args.no_cache && names.iter().any(|n| *n != "offline"))
+        .then(|| Cache::new(&args.cache_dir));
     let retry = RetryPolicy {
         max_attempts: args.attempts.max(1),
         ..RetryPolicy::default()

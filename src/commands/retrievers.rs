@@ -19,7 +19,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     writeln!(out, "\nFilters (after `|`, applied left to right):")?;
     for info in FILTERS {
-        writeln!(out, "  {:width$}  {}", format!("|{}", info.name), info.summary)?;
+        writeln!(
+            out,
+            "  {:width$}  {}",
+            format!("|{}", info.name),
+            info.summary
+        )?;
     }
     writeln!(out, "\nNamed compositions:")?;
     for c in COMPOSITIONS {

@@ -34,9 +34,15 @@ struct RunConfig {
 
 fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
     let path = dir.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("{}: cannot read; is {} a run folder made by `glossa run`?", path.display(), dir.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a run configuration", path.display()))
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "{}: cannot read; is {} a run folder made by `glossa run`?",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a run configuration", path.display()))
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -104,8 +110,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 dir.display()
             );
         }
-        std::fs::write(dir.join(CONFIG_FILE), serde_json::to_string_pretty(&config)? + "\n")
-            .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))?;
+        std::fs::write(
+            dir.join(CONFIG_FILE),
+            serde_json::to_string_pretty(&config)? + "\n",
+        )
+        .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))?;
     }
     let status = batch::call_status(&dir.join(CALLS_FILE))?;
     let calls = batch::plan(&pipelines, &posts, config.repeat, &status, todo);
@@ -118,18 +127,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         pipelines.len(),
         config.repeat,
         posts.len(),
-        if calls.len() < total { format!("; {} already done", total - calls.len()) } else { String::new() },
+        if calls.len() < total {
+            format!("; {} already done", total - calls.len())
+        } else {
+            String::new()
+        },
         args.concurrency
     );
 
     let progress = indicatif::ProgressBar::new(calls.len() as u64);
     progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} calls, {msg}, {per_sec}, ETA {eta}")
-            .expect("valid progress template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} calls, {msg}, {per_sec}, ETA {eta}",
+        )
+        .expect("valid progress template"),
     );
     progress.set_message("0 failed");
-    let split_of: std::collections::HashMap<String, Split> =
-        posts.iter().map(|p| (p.post.id.clone(), p.label.split)).collect();
+    let split_of: std::collections::HashMap<String, Split> = posts
+        .iter()
+        .map(|p| (p.post.id.clone(), p.label.split))
+        .collect();
     let outcome = super::runtime()?.block_on(batch::execute(
         &dir,
         pipelines,
@@ -141,13 +158,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     progress.finish_and_clear();
 
     let summary = batch::summarise_file(&dir, &config.retrievers)?;
-    std::fs::write(dir.join(SUMMARY_FILE), serde_json::to_string_pretty(&summary)? + "\n")
-        .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
+    std::fs::write(
+        dir.join(SUMMARY_FILE),
+        serde_json::to_string_pretty(&summary)? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
     // Dev and test side by side when the posts carry both.
     let by_split = report::run_split::summarise(&dir, &config.retrievers, &split_of)?;
     let rendered = report::run_split::render(&summary, &by_split, args.format);
     super::emit(&rendered)?;
-    eprintln!("calls: {}; summary: {}", dir.join(CALLS_FILE).display(), dir.join(SUMMARY_FILE).display());
+    eprintln!(
+        "calls: {}; summary: {}",
+        dir.join(CALLS_FILE).display(),
+        dir.join(SUMMARY_FILE).display()
+    );
 
     if outcome.interrupted {
         eprintln!(

@@ -2,6 +2,7 @@
 
 use crate::cli::ServeArgs;
 use crate::retrieve::{self, Params};
+use crate::serve::store::Store;
 use crate::serve::{self, AppState, ModelSettings, Options};
 use anyhow::Context as _;
 use std::io::Write as _;
@@ -12,12 +13,18 @@ use std::time::Duration;
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let params = Params::from(&args.params);
     // Check the retriever spec now, not on the first request.
-    let demo = Arc::new(super::load_glossary(std::path::Path::new(crate::cli::DEMO_GLOSSARY))?);
+    let demo = Arc::new(super::load_glossary(std::path::Path::new(
+        crate::cli::DEMO_GLOSSARY,
+    ))?);
     let retriever = retrieve::build(&args.retriever, &demo, &params)?;
     if retriever.needs_labels() {
-        anyhow::bail!("`{}` needs labelled posts; the page translates unlabelled ones", args.retriever);
+        anyhow::bail!(
+            "`{}` needs labelled posts; the page translates unlabelled ones",
+            args.retriever
+        );
     }
-    let timeout = Duration::try_from_secs_f64(args.timeout).context("--timeout must be a positive number of seconds")?;
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .context("--timeout must be a positive number of seconds")?;
     let (providers, warnings) = serve::providers_from_env(&ModelSettings {
         openai_model: args.openai_model.clone(),
         openai_base_url: args.openai_base_url.clone(),
@@ -29,21 +36,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     let offered: Vec<String> = providers.iter().map(|p| p.name.clone()).collect();
-    let state = AppState::new(Options {
-        glossaries: args.glossaries.clone(),
-        retriever: args.retriever.clone(),
-        params,
-        providers,
-        log: !args.quiet,
-    });
-    let cleaned = state.store.clean_temporaries();
+    let store = Store::new(args.glossaries.clone());
+    let cleaned = store.clean_temporaries();
     if cleaned > 0 {
         eprintln!(
             "note: removed {cleaned} temporary file(s) left in {} by an interrupted save (the glossaries themselves are whole)",
             args.glossaries.display()
         );
     }
-    match state.store.list() {
+    match store.list() {
         Ok(list) if list.is_empty() => eprintln!(
             "note: no glossaries (NAME.json) in {}; pass --glossaries DIR, or run from the folder that holds glossaries/",
             args.glossaries.display()
@@ -61,6 +62,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         let addr = listener.local_addr().context("cannot read the listening address")?;
+        let state = AppState::new(Options {
+            glossaries: args.glossaries.clone(),
+            retriever: args.retriever.clone(),
+            params,
+            providers,
+            log: !args.quiet,
+            loopback_only: addr.ip().is_loopback(),
+        });
         if !addr.ip().is_loopback() {
             eprintln!(
                 "warning: listening on {addr}, beyond this machine: anyone who can reach it can read and change \

@@ -61,7 +61,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(split) = keep {
         posts.retain(|p| p.label.split == split);
         if posts.is_empty() {
-            anyhow::bail!("no labelled post in {} is in the {split} split", args.labels.display());
+            anyhow::bail!(
+                "no labelled post in {} is in the {split} split",
+                args.labels.display()
+            );
         }
     }
     let posts_file = args.posts.display().to_string();
@@ -72,7 +75,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         split: split_name,
     };
     let base = Params::from(&args.params);
-    let mut result = sweep::sweep(&glossary, &posts, &specs[0], param, &values, &base, &sources)?;
+    let mut result = sweep::sweep(
+        &glossary, &posts, &specs[0], param, &values, &base, &sources,
+    )?;
 
     let svg = chart::sweep_svg(&result).map_err(anyhow::Error::msg)?;
     let mut written = Vec::new();
@@ -81,7 +86,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         written.push(path.display().to_string());
     }
     if !args.no_save {
-        let stem = format!("{}_{}_sweep", runs::utc_timestamp(), runs::suite_name(&posts_file));
+        let stem = format!(
+            "{}_{}_sweep",
+            runs::utc_timestamp(),
+            runs::suite_name(&posts_file)
+        );
         let svg_path = args.runs_dir.join(format!("{stem}.svg"));
         let json_path = args.runs_dir.join(format!("{stem}.json"));
         write_atomic(&svg_path, &svg)?;
@@ -106,7 +115,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .rows
         .iter()
         .filter(|r| r.complete_rate.is_some())
-        .max_by(|a, b| a.counts.complete.cmp(&b.counts.complete).then(b.counts.wrong_sense.cmp(&a.counts.wrong_sense)))
+        .max_by(|a, b| {
+            a.counts
+                .complete
+                .cmp(&b.counts.complete)
+                .then(b.counts.wrong_sense.cmp(&a.counts.wrong_sense))
+        })
     {
         eprintln!(
             "most posts complete on {}: {} = {} ({} of {}); report it once on test with `glossa eval --split test`",

@@ -18,13 +18,18 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         None => super::text_or_stdin(args.text.clone())?,
     };
     if text.trim().is_empty() {
-        anyhow::bail!("the post is empty: give the text as an argument, with --file, or on standard input");
+        anyhow::bail!(
+            "the post is empty: give the text as an argument, with --file, or on standard input"
+        );
     }
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
     if retriever.needs_labels() {
-        anyhow::bail!("`{}` needs labels; use it with `glossa run`", args.retriever);
+        anyhow::bail!(
+            "`{}` needs labels; use it with `glossa run`",
+            args.retriever
+        );
     }
     let pipeline = Pipeline {
         glossary: Arc::clone(&glossary),
@@ -99,13 +104,25 @@ fn render(trace: &Trace, format: Format) -> String {
         }
     }
     if !trace.review.not_exact.is_empty() {
-        let _ = writeln!(out, "Second look (matched by spelling, not exactly): {}", trace.review.not_exact.join(", "));
+        let _ = writeln!(
+            out,
+            "Second look (matched by spelling, not exactly): {}",
+            trace.review.not_exact.join(", ")
+        );
     }
     if !trace.review.uncovered.is_empty() {
-        let _ = writeln!(out, "No entry covers: {} (candidates for the glossary)", trace.review.uncovered.join(", "));
+        let _ = writeln!(
+            out,
+            "No entry covers: {} (candidates for the glossary)",
+            trace.review.uncovered.join(", ")
+        );
     }
     let g = &trace.generate.output;
-    let provider = if g.model.is_empty() { g.provider.clone() } else { format!("{} {}", g.provider, g.model) };
+    let provider = if g.model.is_empty() {
+        g.provider.clone()
+    } else {
+        format!("{} {}", g.provider, g.model)
+    };
     let _ = writeln!(
         out,
         "({provider}, prompt {}.{}, {} attempt{}{})",

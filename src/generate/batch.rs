@@ -95,7 +95,11 @@ pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> anyhow::Resu
         match serde_json::from_str::<CallRecord>(&line) {
             Ok(record) => f(record),
             Err(_) if lines.peek().is_none() => {
-                eprintln!("warning: {}:{}: ignoring a torn last line (the run was cut off)", path.display(), i + 1)
+                eprintln!(
+                    "warning: {}:{}: ignoring a torn last line (the run was cut off)",
+                    path.display(),
+                    i + 1
+                )
             }
             Err(e) => anyhow::bail!("{}:{}: not a call record: {e}", path.display(), i + 1),
         }
@@ -148,11 +152,10 @@ pub fn plan(
         for repeat in 1..=repeats {
             for (pi, post) in posts.iter().enumerate() {
                 let key = (p.retriever_name.clone(), repeat, post.post.id.clone());
-                let wanted = match (todo, status.get(&key)) {
-                    (Todo::Missing, None) => true,
-                    (Todo::Failed, Some(false)) => true,
-                    _ => false,
-                };
+                let wanted = matches!(
+                    (todo, status.get(&key)),
+                    (Todo::Missing, None) | (Todo::Failed, Some(false))
+                );
                 if wanted {
                     out.push((ri, repeat, pi));
                 }
@@ -426,7 +429,7 @@ mod tests {
 
     #[test]
     fn summary_counts_right_posts_per_group_and_run() {
-        let records = vec![
+        let records = [
             record("exact", 1, "a", Group::Complete, true, false),
             record("exact", 1, "b", Group::Missed, false, false),
             record("exact", 2, "a", Group::Complete, false, true),
@@ -457,24 +460,31 @@ mod tests {
         let first = record("exact", 1, "a", Group::Complete, false, true);
         let second = record("exact", 1, "a", Group::Complete, true, false);
         let other = record("exact", 1, "b", Group::Missed, false, false);
-        let text = [&first, &second, &other].iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect::<String>()
+        let text = [&first, &second, &other]
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect::<String>()
             + "{\"retriever\":\"ex";
         std::fs::write(&path, text).unwrap();
         let status = call_status(&path).unwrap();
         assert_eq!(status.len(), 2);
-        assert_eq!(status[&("exact".to_string(), 1, "a".to_string())], true);
+        assert!(status[&("exact".to_string(), 1, "a".to_string())]);
         let s = summarise_file(dir.path(), &["exact".into()]).unwrap();
         assert_eq!((s.calls, s.failed), (2, 0));
         let run = &s.retrievers[0].runs[0];
         assert_eq!((run.posts, run.right, run.failed), (2, 1, 0));
-        assert_eq!(run.by_group[&Group::Complete], GroupRun { posts: 1, right: 1 });
+        assert_eq!(
+            run.by_group[&Group::Complete],
+            GroupRun { posts: 1, right: 1 }
+        );
     }
 
     #[test]
     fn a_bad_line_in_the_middle_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CALLS_FILE);
-        let good = serde_json::to_string(&record("exact", 1, "a", Group::Complete, true, false)).unwrap();
+        let good =
+            serde_json::to_string(&record("exact", 1, "a", Group::Complete, true, false)).unwrap();
         std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
         let err = call_status(&path).unwrap_err().to_string();
         assert!(err.contains("calls.jsonl:2"), "{err}");

@@ -102,7 +102,11 @@ impl Client {
         (result, attempts)
     }
 
-    async fn generate_counting(&self, req: &Request, attempts: &mut u32) -> Result<Reply, ProviderError> {
+    async fn generate_counting(
+        &self,
+        req: &Request,
+        attempts: &mut u32,
+    ) -> Result<Reply, ProviderError> {
         let mut failures = Vec::new();
         for provider in &self.providers {
             let key = Cache::key(&provider.identity(), req);

@@ -257,8 +257,8 @@ impl WordNet {
         self.tagged.contains(&lemma)
             && self
                 .synsets(&lemma)
-            .iter()
-            .any(|s| s.words.iter().any(|w| *w == lemma))
+                .iter()
+                .any(|s| s.words.contains(&lemma))
     }
 
     /// The synset and its hypernyms up to the root, breadth first.

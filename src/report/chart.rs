@@ -1,7 +1,7 @@
 //! SVG charts (plotters, SVG backend; no fonts or external tools needed:
 //! the viewer draws the text).
 
-use crate::sweep::{format_value, ParamKind, SweepResult};
+use crate::sweep::{format_value, ParamKind, SweepResult, SweepRow};
 use plotters::prelude::*;
 
 const WIDTH: u32 = 860;
@@ -11,6 +11,9 @@ const PRECISION: RGBColor = RGBColor(44, 160, 44);
 const COMPLETE: RGBColor = RGBColor(148, 103, 189);
 const WRONG: RGBColor = RGBColor(214, 39, 40);
 const DEFAULT: RGBColor = RGBColor(110, 110, 110);
+
+/// Reads one ratio of a sweep row.
+type RatioOf = fn(&SweepRow) -> Option<f64>;
 
 /// A sweep as a line chart: recall, precision and the share of complete
 /// posts (left axis, 0–1) and wrong-sense entries (right axis, a count)
@@ -32,7 +35,11 @@ fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error
         (x0, x1) = (0.0, 1.0);
     }
     if x1 - x0 < 1e-9 {
-        let pad = if result.kind == ParamKind::Integer { 1.0 } else { 0.05 };
+        let pad = if result.kind == ParamKind::Integer {
+            1.0
+        } else {
+            0.05
+        };
         (x0, x1) = (x0 - pad, x1 + pad);
     }
     let max_wrong = rows.iter().map(|r| r.counts.wrong_sense).max().unwrap_or(0);
@@ -58,7 +65,13 @@ fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error
         .configure_mesh()
         .x_desc(result.param.as_str())
         .y_desc("recall, precision, complete (share)")
-        .x_label_formatter(&|v| if integer { format!("{v:.0}") } else { format_value((v * 1e4).round() / 1e4) })
+        .x_label_formatter(&|v| {
+            if integer {
+                format!("{v:.0}")
+            } else {
+                format_value((v * 1e4).round() / 1e4)
+            }
+        })
         .y_label_formatter(&|v| format!("{v:.1}"))
         .light_line_style(WHITE.mix(0.0))
         .draw()?;
@@ -69,20 +82,32 @@ fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error
         .y_label_formatter(&|v| format!("{v:.0}"))
         .draw()?;
 
-    let ratio_series: [(&str, RGBColor, fn(&crate::sweep::SweepRow) -> Option<f64>); 3] = [
+    let ratio_series: [(&str, RGBColor, RatioOf); 3] = [
         ("recall", RECALL, |r| r.recall),
         ("precision", PRECISION, |r| r.precision),
         ("complete", COMPLETE, |r| r.complete_rate),
     ];
     for (name, color, get) in ratio_series {
-        let points: Vec<(f64, f64)> = rows.iter().filter_map(|r| get(r).map(|y| (r.value, y))).collect();
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .filter_map(|r| get(r).map(|y| (r.value, y)))
+            .collect();
         chart
             .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
             .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart.draw_series(
+            points
+                .into_iter()
+                .map(|p| Circle::new(p, 3, color.filled())),
+        )?;
     }
-    let wrong: Vec<(f64, f64)> = rows.iter().map(|r| (r.value, r.counts.wrong_sense as f64)).collect();
+    let wrong: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r.value, r.counts.wrong_sense as f64))
+        .collect();
     chart
         .draw_secondary_series(LineSeries::new(wrong.clone(), WRONG.stroke_width(2)))?
         .label("wrong sense (right axis)")
@@ -92,7 +117,12 @@ fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error
     let d = result.default;
     if d >= x0 - 1e-9 && d <= x1 + 1e-9 {
         chart
-            .draw_series(DashedLineSeries::new(vec![(d, 0.0), (d, 1.02)], 6, 4, DEFAULT.stroke_width(1)))?
+            .draw_series(DashedLineSeries::new(
+                vec![(d, 0.0), (d, 1.02)],
+                6,
+                4,
+                DEFAULT.stroke_width(1),
+            ))?
             .label(format!("default {}", format_value(d)))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], DEFAULT.stroke_width(1)));
     }
@@ -111,7 +141,6 @@ mod tests {
     use super::*;
     use crate::retrieve::Params;
     use crate::score::Counts;
-    use crate::sweep::SweepRow;
 
     fn row(value: f64, found: usize, wrong: usize) -> SweepRow {
         let counts = Counts {
@@ -151,11 +180,27 @@ mod tests {
 
     #[test]
     fn a_sweep_chart_is_well_formed_svg_with_its_labels() {
-        let svg = sweep_svg(&result(vec![row(0.5, 6, 3), row(0.75, 5, 1), row(1.0, 2, 0)])).unwrap();
+        let svg = sweep_svg(&result(vec![
+            row(0.5, 6, 3),
+            row(0.75, 5, 1),
+            row(1.0, 2, 0),
+        ]))
+        .unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
         assert_eq!(doc.root_element().tag_name().name(), "svg");
-        let texts: Vec<String> = doc.descendants().filter_map(|n| n.text()).map(|t| t.trim().to_string()).collect();
-        for want in ["recall", "precision", "complete", "wrong sense (right axis)", "default 0.75", "threshold"] {
+        let texts: Vec<String> = doc
+            .descendants()
+            .filter_map(|n| n.text())
+            .map(|t| t.trim().to_string())
+            .collect();
+        for want in [
+            "recall",
+            "precision",
+            "complete",
+            "wrong sense (right axis)",
+            "default 0.75",
+            "threshold",
+        ] {
             assert!(texts.iter().any(|t| t == want), "no {want:?} in {texts:?}");
         }
     }

@@ -57,7 +57,13 @@ pub fn tables(diff: &Diff) -> Vec<Table> {
             ("p", Align::Right),
         ],
     );
-    let name = |a: &str, b: &str| if a == b { a.to_string() } else { format!("{a} → {b}") };
+    let name = |a: &str, b: &str| {
+        if a == b {
+            a.to_string()
+        } else {
+            format!("{a} → {b}")
+        }
+    };
     for r in &diff.retrievers {
         for f in &r.figures {
             figures.push(vec![
@@ -109,7 +115,10 @@ pub fn render(diff: &Diff, format: Format) -> String {
 /// The table of `eval --compare`: every pair of retrievers.
 pub fn comparison_table(comparisons: &[Comparison], test: &TestSettings) -> Table {
     let mut t = Table::new(
-        Some(&format!("Paired comparisons, B against A ({})", test_note(test))),
+        Some(&format!(
+            "Paired comparisons, B against A ({})",
+            test_note(test)
+        )),
         &[
             ("A", Align::Left),
             ("B", Align::Left),
@@ -155,9 +164,15 @@ mod tests {
         };
         let r = |n, of| Value { n, of: Some(of) };
         let c = |n| Value { n, of: None };
-        assert_eq!(change_cell(&f(r(10, 24), r(14, 24), Some(4.0 / 24.0))), "+4 (+16.7 pts)");
+        assert_eq!(
+            change_cell(&f(r(10, 24), r(14, 24), Some(4.0 / 24.0))),
+            "+4 (+16.7 pts)"
+        );
         assert_eq!(change_cell(&f(r(3, 3), r(3, 3), Some(0.0))), "0");
-        assert_eq!(change_cell(&f(r(31, 36), r(32, 40), Some(0.8 - 31.0 / 36.0))), "-6.1 pts");
+        assert_eq!(
+            change_cell(&f(r(31, 36), r(32, 40), Some(0.8 - 31.0 / 36.0))),
+            "-6.1 pts"
+        );
         assert_eq!(change_cell(&f(c(3), c(1), Some(-2.0))), "-2");
         assert_eq!(change_cell(&f(r(0, 0), r(1, 2), None)), "–");
     }

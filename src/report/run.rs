@@ -19,21 +19,36 @@ pub fn runs_cell(runs: &[(usize, usize)]) -> String {
         let rights: Vec<String> = runs.iter().map(|(r, _)| r.to_string()).collect();
         return format!("{} of {first_total}", rights.join(", "));
     }
-    runs.iter().map(|(r, t)| format!("{r} of {t}")).collect::<Vec<_>>().join(", ")
+    runs.iter()
+        .map(|(r, t)| format!("{r} of {t}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn group_runs(runs: &[RunFigures], group: Group) -> Vec<(usize, usize)> {
     runs.iter()
-        .map(|r| r.by_group.get(&group).map_or((0, 0), |g| (g.right, g.posts)))
+        .map(|r| {
+            r.by_group
+                .get(&group)
+                .map_or((0, 0), |g| (g.right, g.posts))
+        })
         .collect()
 }
 
 pub fn table(summary: &Summary) -> Table {
-    let repeats = summary.retrievers.iter().map(|r| r.runs.len()).max().unwrap_or(1);
+    let repeats = summary
+        .retrievers
+        .iter()
+        .map(|r| r.runs.len())
+        .max()
+        .unwrap_or(1);
     let runs_header = format!(
         "Posts right, run{} {}",
         if repeats > 1 { "s" } else { "" },
-        (1..=repeats).map(|r| r.to_string()).collect::<Vec<_>>().join(" / ")
+        (1..=repeats)
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(" / ")
     );
     let mut t = Table::new(
         None,
@@ -75,8 +90,14 @@ mod tests {
 
     #[test]
     fn runs_cells_read_like_the_issue() {
-        assert_eq!(runs_cell(&[(10, 10), (10, 10), (10, 10)]), "10 of 10, every run");
-        assert_eq!(runs_cell(&[(17, 18), (17, 18), (16, 18)]), "17, 17, 16 of 18");
+        assert_eq!(
+            runs_cell(&[(10, 10), (10, 10), (10, 10)]),
+            "10 of 10, every run"
+        );
+        assert_eq!(
+            runs_cell(&[(17, 18), (17, 18), (16, 18)]),
+            "17, 17, 16 of 18"
+        );
         assert_eq!(runs_cell(&[(3, 4)]), "3 of 4");
         assert_eq!(runs_cell(&[(0, 0), (0, 0)]), "–");
         assert_eq!(runs_cell(&[(1, 2), (2, 3)]), "1 of 2, 2 of 3");

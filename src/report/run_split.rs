@@ -8,14 +8,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// The summary of the calls of each split's posts.
-pub fn summarise(dir: &Path, order: &[String], split_of: &HashMap<String, Split>) -> anyhow::Result<BTreeMap<Split, Summary>> {
+pub fn summarise(
+    dir: &Path,
+    order: &[String],
+    split_of: &HashMap<String, Split>,
+) -> anyhow::Result<BTreeMap<Split, Summary>> {
     let mut per: BTreeMap<Split, Summariser> = BTreeMap::new();
     for_each_call(&dir.join(CALLS_FILE), |r| {
         if let Some(split) = split_of.get(&r.post) {
             per.entry(*split).or_default().add(&r);
         }
     })?;
-    Ok(per.into_iter().map(|(split, s)| (split, s.finish(dir, order))).collect())
+    Ok(per
+        .into_iter()
+        .map(|(split, s)| (split, s.finish(dir, order)))
+        .collect())
 }
 
 /// The run table, then one per split when there are several.

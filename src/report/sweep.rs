@@ -11,8 +11,14 @@ pub fn table(result: &SweepResult) -> Table {
         result.retriever,
         result.split,
         result.param,
-        result.rows.first().map_or(String::new(), |r| format_value(r.value)),
-        result.rows.last().map_or(String::new(), |r| format_value(r.value)),
+        result
+            .rows
+            .first()
+            .map_or(String::new(), |r| format_value(r.value)),
+        result
+            .rows
+            .last()
+            .map_or(String::new(), |r| format_value(r.value)),
     );
     let mut t = Table::new(
         Some(&title),

@@ -26,7 +26,7 @@ use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
 use rust_stemmers::{Algorithm, Stemmer};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "edit",
@@ -81,10 +81,13 @@ impl EditBounds {
     }
 }
 
-/// FNV-1a over the characters: a stable hash for the deletion table.
-fn hash_chars(chars: &[char]) -> u64 {
+/// FNV-1a over the characters of `word` except those at `skip` (sorted).
+fn hash_skipping(word: &[char], skip: [usize; 2]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &c in chars {
+    for (i, &c) in word.iter().enumerate() {
+        if i == skip[0] || i == skip[1] {
+            continue;
+        }
         for b in (c as u32).to_le_bytes() {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
@@ -93,26 +96,22 @@ fn hash_chars(chars: &[char]) -> u64 {
     h
 }
 
-/// Hashes of every distinct string made by deleting at most `max`
-/// characters from `word` (the word itself included).
+/// Hashes of every distinct string made by deleting at most `max` (0, 1
+/// or 2) characters from `word` (the word itself included).
 fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
-    let mut seen: HashSet<Vec<char>> = HashSet::new();
-    let mut level = vec![word.to_vec()];
-    seen.insert(word.to_vec());
-    for _ in 0..max {
-        let mut next = Vec::new();
-        for w in &level {
-            for i in 0..w.len() {
-                let mut d = w.clone();
-                d.remove(i);
-                if seen.insert(d.clone()) {
-                    next.push(d);
-                }
-            }
-        }
-        level = next;
+    debug_assert!(max <= 2);
+    let n = word.len();
+    let none = usize::MAX;
+    let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
+    out.push(hash_skipping(word, [none, none]));
+    if max >= 1 {
+        out.extend((0..n).map(|i| hash_skipping(word, [i, none])));
     }
-    let mut out: Vec<u64> = seen.iter().map(|w| hash_chars(w)).collect();
+    if max >= 2 {
+        for i in 0..n {
+            out.extend((i + 1..n).map(|j| hash_skipping(word, [i, j])));
+        }
+    }
     out.sort_unstable();
     out.dedup();
     out

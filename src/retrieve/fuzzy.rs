@@ -7,6 +7,7 @@ use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::MAX_PHRASE_WORDS;
+use std::collections::HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy",
@@ -53,11 +54,23 @@ pub fn dice(a: &[Gram], b: &[Gram]) -> f64 {
     2.0 * shared as f64 / (a.len() + b.len()) as f64
 }
 
+/// One key as `fuzzy` sees it.
+struct FuzzyKey {
+    entry: usize,
+    grams: Vec<Gram>,
+    key: String,
+    words: usize,
+}
+
+/// Compares phrases with keys through an inverted index from gram to keys:
+/// only keys sharing at least one gram with the phrase are scored, and
+/// each with the exact Dice formula, so the result is that of comparing
+/// every key (a key sharing no gram has Dice 0, which passes only a
+/// threshold of 0; then every key with as many words is taken).
 pub struct Fuzzy {
     threshold: f64,
-    /// Keys grouped by word count (index 0 holds 1-word keys), with their
-    /// entries and trigram sets.
-    by_words: Vec<Vec<(usize, Vec<Gram>, String)>>,
+    keys: Vec<FuzzyKey>,
+    postings: HashMap<Gram, Vec<u32>>,
 }
 
 impl Fuzzy {
@@ -68,35 +81,70 @@ impl Fuzzy {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
-        let mut by_words: Vec<Vec<(usize, Vec<Gram>, String)>> = vec![Vec::new(); MAX_PHRASE_WORDS];
-        for k in keys {
-            let n = word_count(&k.key);
-            // Keys of more than four words can never equal a phrase's size.
-            if (1..=MAX_PHRASE_WORDS).contains(&n) {
-                by_words[n - 1].push((k.entry, trigrams(&k.key), k.key.clone()));
-            }
-        }
-        Fuzzy {
+        let mut out = Fuzzy {
             threshold,
-            by_words,
+            keys: Vec::with_capacity(keys.len()),
+            postings: HashMap::new(),
+        };
+        for k in keys {
+            let words = word_count(&k.key);
+            // Keys of more than four words can never equal a phrase's size.
+            if !(1..=MAX_PHRASE_WORDS).contains(&words) {
+                continue;
+            }
+            let id = out.keys.len() as u32;
+            let grams = trigrams(&k.key);
+            for g in &grams {
+                out.postings.entry(*g).or_default().push(id);
+            }
+            out.keys.push(FuzzyKey {
+                entry: k.entry,
+                grams,
+                key: k.key.clone(),
+                words,
+            });
         }
+        out
     }
 }
 
 impl Retriever for Fuzzy {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
+        let mut shared: HashMap<u32, usize> = HashMap::new();
+        let mut touched: Vec<u32> = Vec::new();
         for phrase in post.lookup_phrases() {
             let grams = trigrams(&phrase.key);
-            for (entry, entry_grams, key) in &self.by_words[phrase.len - 1] {
-                let score = dice(&grams, entry_grams);
+            shared.clear();
+            for g in &grams {
+                for &k in self.postings.get(g).into_iter().flatten() {
+                    if self.keys[k as usize].words == phrase.len {
+                        *shared.entry(k).or_default() += 1;
+                    }
+                }
+            }
+            touched.clear();
+            if self.threshold <= 0.0 {
+                touched.extend(
+                    (0..self.keys.len() as u32)
+                        .filter(|&k| self.keys[k as usize].words == phrase.len),
+                );
+            } else {
+                touched.extend(shared.keys().copied());
+                touched.sort_unstable();
+            }
+            for &k in &touched {
+                let key = &self.keys[k as usize];
+                let n = shared.get(&k).copied().unwrap_or(0);
+                // The formula of `dice`, on the same counts.
+                let score = 2.0 * n as f64 / (grams.len() + key.grams.len()) as f64;
                 if score >= self.threshold {
-                    let kind = if *key == phrase.key {
+                    let kind = if key.key == phrase.key {
                         MatchKind::Exact
                     } else {
                         MatchKind::Fuzzy
                     };
-                    out.push(Match::of_phrase(*entry, kind, phrase, score));
+                    out.push(Match::of_phrase(key.entry, kind, phrase, score));
                 }
             }
         }
@@ -108,7 +156,7 @@ impl Retriever for Fuzzy {
 mod tests {
     use super::super::test_support::{glossary, run};
     use super::super::MatchKind::{Exact, Fuzzy};
-    use super::super::{best_per_entry, build, Params, PostView};
+    use super::super::{best_per_entry, build, Match, Params, PostView};
     use super::*;
 
     #[test]
@@ -147,15 +195,55 @@ mod tests {
     fn threshold_is_inclusive_and_configurable() {
         let g = glossary(&[("focaccia", "focaccia")]);
         let at = |t: f64| {
-            let r = build("fuzzy", &g, &Params {
+            let r = build(
+                "fuzzy",
+                &g,
+                &Params {
                     threshold: t,
                     ..Params::default()
-                }).unwrap();
+                },
+            )
+            .unwrap();
             r.retrieve(&PostView::new("focacia", None)).len()
         };
         assert_eq!(at(8.0 / 11.0), 1);
         assert_eq!(at(0.73), 0);
         assert_eq!(at(0.7), 1);
+    }
+
+    proptest::proptest! {
+        /// The indexed retriever gives exactly what comparing every key does.
+        #[test]
+        fn the_index_equals_comparing_every_key(
+            keys in proptest::collection::vec("[abc ]{1,9}", 1..8),
+            text in "[abc ,]{0,24}",
+            threshold in proptest::sample::select(vec![0.0, 0.3, 0.5, 0.75, 1.0]),
+        ) {
+            let keyed: Vec<Keyed> = keys
+                .iter()
+                .map(|k| crate::phrase::key(k))
+                .filter(|k| !k.is_empty())
+                .enumerate()
+                .map(|(entry, key)| Keyed { entry, key })
+                .collect();
+            let post = PostView::new(&text, None);
+            let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
+            let mut want = Vec::new();
+            for phrase in post.lookup_phrases() {
+                let grams = trigrams(&phrase.key);
+                for k in &keyed {
+                    if word_count(&k.key) != phrase.len {
+                        continue;
+                    }
+                    let score = dice(&grams, &trigrams(&k.key));
+                    if score >= threshold {
+                        let kind = if k.key == phrase.key { Exact } else { Fuzzy };
+                        want.push(Match::of_phrase(k.entry, kind, phrase, score));
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

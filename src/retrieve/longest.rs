@@ -9,7 +9,8 @@
 //! phrase (the oracle) are never dropped and hide nothing.
 
 use super::{Filter, FilterInfo, Match, Params, PostView};
-use std::collections::HashSet;
+use crate::phrase::MAX_PHRASE_WORDS;
+use std::collections::{HashMap, HashSet};
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "longest",
@@ -36,10 +37,26 @@ fn hides(outer: &Match, inner: &Match) -> bool {
 
 impl Filter for Longest {
     fn filter(&self, _post: &PostView, matches: Vec<Match>) -> Vec<Match> {
+        // Matches by their first word: a match can only be hidden by one
+        // starting at most 3 words before it.
+        let mut by_first: HashMap<usize, Vec<&Match>> = HashMap::new();
+        for m in &matches {
+            if let Some((first, _)) = m.words {
+                by_first.entry(first).or_default().push(m);
+            }
+        }
+        let hidden = |m: &Match| {
+            m.words.is_some_and(|(first, _)| {
+                (first.saturating_sub(MAX_PHRASE_WORDS - 1)..=first)
+                    .filter_map(|p| by_first.get(&p))
+                    .flatten()
+                    .any(|o| hides(o, m))
+            })
+        };
         // An entry stays when at least one of its matches is hidden by none.
         let visible: HashSet<usize> = matches
             .iter()
-            .filter(|m| !matches.iter().any(|o| hides(o, m)))
+            .filter(|m| !hidden(m))
             .map(|m| m.entry)
             .collect();
         matches

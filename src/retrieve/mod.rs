@@ -37,7 +37,9 @@ use std::fmt;
 use std::sync::Arc;
 
 /// How an entry matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchKind {
     /// The phrase key equals the entry key.
@@ -291,7 +293,11 @@ impl fmt::Display for UnknownRetriever {
         if self.name.is_empty() {
             write!(f, "empty {} name in `{}`", self.what, self.spec)?;
         } else {
-            write!(f, "unknown {} `{}` in `{}`", self.what, self.name, self.spec)?;
+            write!(
+                f,
+                "unknown {} `{}` in `{}`",
+                self.what, self.name, self.spec
+            )?;
         }
         write!(
             f,
@@ -348,10 +354,7 @@ fn build_part(
     for name in union_part.split('+').map(str::trim) {
         if let Some(info) = REGISTRY.iter().find(|info| info.name == name) {
             parts.push((info.build)(glossary, params));
-        } else if let Some(c) = COMPOSITIONS
-            .iter()
-            .find(|c| c.name == name && depth < 4)
-        {
+        } else if let Some(c) = COMPOSITIONS.iter().find(|c| c.name == name && depth < 4) {
             parts.push(build_part(whole, c.spec, glossary, params, depth + 1)?);
         } else {
             return Err(UnknownRetriever::retriever(whole, name));

@@ -74,8 +74,7 @@ impl StemmedPost {
         n > 0
             && n <= self.stems.len()
             && (0..=self.stems.len() - n).any(|i| {
-                self.segments[i + n - 1] == self.segments[i]
-                    && self.stems[i..i + n] == phrase[..]
+                self.segments[i + n - 1] == self.segments[i] && self.stems[i..i + n] == phrase[..]
             })
     }
 

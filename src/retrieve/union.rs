@@ -39,7 +39,9 @@ impl Retriever for Filtered {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         self.filters
             .iter()
-            .fold(self.inner.retrieve(post), |matches, f| f.filter(post, matches))
+            .fold(self.inner.retrieve(post), |matches, f| {
+                f.filter(post, matches)
+            })
     }
 
     fn needs_labels(&self) -> bool {

@@ -85,16 +85,41 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|e: BytesRejection| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("the request is too large: at most {} KiB is accepted", super::BODY_LIMIT / 1024),
-                )
-            } else {
-                ApiError::new(e.status(), format!("cannot read the request: {}", e.body_text()))
-            }
-        })?;
+        // Only JSON: a page elsewhere cannot send it without asking first
+        // (CORS), so a form or a plain-text fetch cannot change glossaries.
+        let json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.trim()
+                    .to_ascii_lowercase()
+                    .starts_with("application/json")
+            });
+        if !json {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "send the body as JSON, with the header Content-Type: application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|e: BytesRejection| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!(
+                            "the request is too large: at most {} KiB is accepted",
+                            super::BODY_LIMIT / 1024
+                        ),
+                    )
+                } else {
+                    ApiError::new(
+                        e.status(),
+                        format!("cannot read the request: {}", e.body_text()),
+                    )
+                }
+            })?;
         serde_json::from_slice(&bytes)
             .map(JsonBody)
             .map_err(|e| ApiError::bad(format!("the request body is not what was expected: {e}")))
@@ -107,7 +132,12 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("internal error: {e}")))?
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: {e}"),
+            )
+        })?
         .map_err(ApiError::from)
 }
 
@@ -136,7 +166,10 @@ pub async fn config(State(state): State<Arc<AppState>>) -> Response {
 pub async fn list_glossaries(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
     let st = Arc::clone(&state);
     let list = blocking(move || st.store.list()).await?;
-    Ok(axum::Json(json!({ "dir": state.store.dir().display().to_string(), "glossaries": list })).into_response())
+    Ok(
+        axum::Json(json!({ "dir": state.store.dir().display().to_string(), "glossaries": list }))
+            .into_response(),
+    )
 }
 
 /// A glossary as the API returns it, with its version also as the ETag.
@@ -158,7 +191,10 @@ fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
 }
 
 /// `GET /api/glossaries/{name}`
-pub async fn get_glossary(State(state): State<Arc<AppState>>, Path(name): Path<String>) -> Result<Response, ApiError> {
+pub async fn get_glossary(
+    State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
     let loaded = blocking(move || state.store.load(&name)).await?;
     Ok(glossary_response(StatusCode::OK, &loaded))
 }
@@ -169,7 +205,12 @@ fn expected_version(headers: &HeaderMap, field: Option<String>) -> Option<String
     headers
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.trim().trim_start_matches("W/").trim_matches('"').to_string())
+        .map(|v| {
+            v.trim()
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .to_string()
+        })
         .filter(|v| !v.is_empty() && v != "*")
         .or(field.filter(|v| !v.is_empty()))
 }
@@ -182,7 +223,9 @@ fn take_version(body: &mut Value) -> Result<Option<String>, ApiError> {
     match obj.remove("version") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(v)) => Ok(Some(v)),
-        Some(_) => Err(ApiError::bad("`version` must be a string (the ETag you loaded)")),
+        Some(_) => Err(ApiError::bad(
+            "`version` must be a string (the ETag you loaded)",
+        )),
     }
 }
 
@@ -214,11 +257,15 @@ pub async fn put_glossary(
 /// An entry as sent by the page, with the CLI's field rules (unknown
 /// fields are errors).
 fn entry_from(body: Value) -> Result<Entry, ApiError> {
-    let mut entry: Entry = serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
+    let mut entry: Entry =
+        serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
     entry.id = entry.id.trim().to_string();
     entry.source = entry.source.trim().to_string();
     entry.target = entry.target.trim().to_string();
-    entry.sense = entry.sense.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    entry.sense = entry
+        .sense
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty());
     entry.aliases = entry
         .aliases
         .into_iter()
@@ -304,10 +351,11 @@ pub async fn delete_entry(
 }
 
 fn find(entries: &[Entry], id: &str, glossary: &str) -> Result<usize, StoreError> {
-    entries
-        .iter()
-        .position(|e| e.id == id)
-        .ok_or_else(|| StoreError::NotFound(format!("glossary `{glossary}` has no entry `{id}` (was it renamed or deleted in another tab?)")))
+    entries.iter().position(|e| e.id == id).ok_or_else(|| {
+        StoreError::NotFound(format!(
+            "glossary `{glossary}` has no entry `{id}` (was it renamed or deleted in another tab?)"
+        ))
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -371,21 +419,37 @@ struct Analysis {
     retriever: String,
 }
 
-async fn analyse(state: Arc<AppState>, req: TranslateRequest, translate: bool) -> Result<Analysis, ApiError> {
+async fn analyse(
+    state: Arc<AppState>,
+    req: TranslateRequest,
+    translate: bool,
+) -> Result<Analysis, ApiError> {
     if req.text.trim().is_empty() {
-        return Err(ApiError::bad("the post is empty: paste the text to translate"));
+        return Err(ApiError::bad(
+            "the post is empty: paste the text to translate",
+        ));
     }
     let provider = match (&req.provider, translate) {
         (_, false) => &state.options.providers[0],
         (None, true) => &state.options.providers[0],
-        (Some(name), true) => state.options.providers.iter().find(|p| &p.name == name).ok_or_else(|| {
-            let offered: Vec<&str> = state.options.providers.iter().map(|p| p.name.as_str()).collect();
-            ApiError::bad(format!(
-                "provider `{name}` is not available on this server (available: {}); \
+        (Some(name), true) => state
+            .options
+            .providers
+            .iter()
+            .find(|p| &p.name == name)
+            .ok_or_else(|| {
+                let offered: Vec<&str> = state
+                    .options
+                    .providers
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect();
+                ApiError::bad(format!(
+                    "provider `{name}` is not available on this server (available: {}); \
                  a provider is offered when its key is set in the server's environment",
-                offered.join(", ")
-            ))
-        })?,
+                    offered.join(", ")
+                ))
+            })?,
     };
     let client = if translate {
         Arc::clone(&provider.client)
@@ -397,11 +461,17 @@ async fn analyse(state: Arc<AppState>, req: TranslateRequest, translate: bool) -
     let st = Arc::clone(&state);
     let loaded = blocking(move || st.store.load(&name)).await?;
     let glossary = Arc::new(loaded.glossary.clone());
-    let spec = req.retriever.clone().unwrap_or_else(|| state.options.retriever.clone());
+    let spec = req
+        .retriever
+        .clone()
+        .unwrap_or_else(|| state.options.retriever.clone());
     let params = state.options.params;
-    let retriever = retrieve::build(&spec, &glossary, &params).map_err(|e| ApiError::bad(e.to_string()))?;
+    let retriever =
+        retrieve::build(&spec, &glossary, &params).map_err(|e| ApiError::bad(e.to_string()))?;
     if retriever.needs_labels() {
-        return Err(ApiError::bad(format!("`{spec}` needs labelled posts; pick another retriever")));
+        return Err(ApiError::bad(format!(
+            "`{spec}` needs labelled posts; pick another retriever"
+        )));
     }
     let pipeline = Pipeline {
         glossary: Arc::clone(&glossary),
@@ -480,7 +550,10 @@ fn warnings(
         }
     }
     for u in used {
-        if matches!(u.kind, MatchKind::Fuzzy | MatchKind::Edit | MatchKind::Split) {
+        if matches!(
+            u.kind,
+            MatchKind::Fuzzy | MatchKind::Edit | MatchKind::Split
+        ) {
             out.push(Warning {
                 kind: "check_match",
                 message: format!(
@@ -496,7 +569,10 @@ fn warnings(
         if translate && u.in_output == Some(false) {
             out.push(Warning {
                 kind: "not_in_output",
-                message: format!("'{}' (for '{}') is not in the translation", u.target, u.source),
+                message: format!(
+                    "'{}' (for '{}') is not in the translation",
+                    u.target, u.source
+                ),
                 word: None,
                 entry: Some(u.id.clone()),
             });
@@ -545,7 +621,9 @@ pub async fn retrieve(
     JsonBody(req): JsonBody<TranslateRequest>,
 ) -> Result<Response, ApiError> {
     if req.provider.is_some() {
-        return Err(ApiError::bad("retrieve calls no model: leave out `provider`"));
+        return Err(ApiError::bad(
+            "retrieve calls no model: leave out `provider`",
+        ));
     }
     let a = analyse(state, req, false).await?;
     Ok(axum::Json(json!({

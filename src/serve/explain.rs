@@ -148,7 +148,13 @@ pub fn unfiltered_spec(spec: &str) -> Option<String> {
 
 /// Entries that the unfiltered retriever finds in `text` but that are not
 /// in `used`, and whose `context` explains why.
-pub fn left_out(glossary: &Arc<Glossary>, spec: &str, params: &Params, text: &str, used: &[UsedEntry]) -> Vec<LeftOut> {
+pub fn left_out(
+    glossary: &Arc<Glossary>,
+    spec: &str,
+    params: &Params,
+    text: &str,
+    used: &[UsedEntry],
+) -> Vec<LeftOut> {
     let Some(unfiltered) = unfiltered_spec(spec) else {
         return Vec::new();
     };
@@ -169,18 +175,27 @@ pub fn left_out(glossary: &Arc<Glossary>, spec: &str, params: &Params, text: &st
         if used.iter().any(|u| u.entry == entry.id) {
             continue;
         }
-        let Some(context) = &entry.context else { continue };
+        let Some(context) = &entry.context else {
+            continue;
+        };
         let phrase = match m.words {
-            Some((first, len)) => text[view.words[first].start..view.words[first + len - 1].end].to_string(),
+            Some((first, len)) => {
+                text[view.words[first].start..view.words[first + len - 1].end].to_string()
+            }
             None => continue,
         };
         let says = context
             .not
             .iter()
             .find_map(|p| occurs(&mut stems, &post, p))
-            .map(|(first, n)| text[view.words[first].start..view.words[first + n - 1].end].to_string());
-        let lacks_any =
-            !context.any.is_empty() && !context.any.iter().any(|p| occurs(&mut stems, &post, p).is_some());
+            .map(|(first, n)| {
+                text[view.words[first].start..view.words[first + n - 1].end].to_string()
+            });
+        let lacks_any = !context.any.is_empty()
+            && !context
+                .any
+                .iter()
+                .any(|p| occurs(&mut stems, &post, p).is_some());
         let message = match (&says, lacks_any) {
             (Some(says), _) => format!(
                 "'{}' was left out here: the post says '{}'",
@@ -190,7 +205,10 @@ pub fn left_out(glossary: &Arc<Glossary>, spec: &str, params: &Params, text: &st
             (None, true) => format!(
                 "'{}' was left out here: nothing in the post points to {}{}",
                 phrase.to_lowercase(),
-                entry.sense.as_deref().map_or_else(|| format!("the sense of '{}'", entry.source), str::to_string),
+                entry.sense.as_deref().map_or_else(
+                    || format!("the sense of '{}'", entry.source),
+                    str::to_string
+                ),
                 format_args!(" (looked for: {})", context.any.join(", "))
             ),
             // Dropped for another reason (a longer match covers it).
@@ -232,7 +250,10 @@ fn occurs(stems: &mut Stems, post: &[(String, usize)], phrase: &str) -> Option<(
         return None;
     }
     (0..=post.len() - n)
-        .find(|&i| post[i + n - 1].1 == post[i].1 && post[i..i + n].iter().map(|(s, _)| s).eq(wanted.iter()))
+        .find(|&i| {
+            post[i + n - 1].1 == post[i].1
+                && post[i..i + n].iter().map(|(s, _)| s).eq(wanted.iter())
+        })
         .map(|i| (i, n))
 }
 
@@ -259,7 +280,8 @@ mod tests {
             "Frosk mavi and mavi, not mavis.",
             &[used("coffee", "mavi"), used("cold-coffee", "frosk mavi")],
         );
-        let marked: Vec<(&str, Option<usize>)> = segs.iter().map(|s| (s.text.as_str(), s.entry)).collect();
+        let marked: Vec<(&str, Option<usize>)> =
+            segs.iter().map(|s| (s.text.as_str(), s.entry)).collect();
         assert_eq!(
             marked,
             [
@@ -273,7 +295,13 @@ mod tests {
 
     #[test]
     fn no_targets_is_one_plain_segment() {
-        assert_eq!(highlight("", &[]), [Segment { text: String::new(), entry: None }]);
+        assert_eq!(
+            highlight("", &[]),
+            [Segment {
+                text: String::new(),
+                entry: None
+            }]
+        );
     }
 
     #[test]
@@ -281,7 +309,12 @@ mod tests {
         assert_eq!(unfiltered_spec("normalised+fuzzy"), None);
         assert_eq!(unfiltered_spec("exact|sense").as_deref(), Some("exact"));
         let glossa = unfiltered_spec(retrieve::RECOMMENDED);
-        assert!(glossa.as_deref().is_some_and(|s| !s.contains('|') && !s.contains("glossa")), "{glossa:?}");
+        assert!(
+            glossa
+                .as_deref()
+                .is_some_and(|s| !s.contains('|') && !s.contains("glossa")),
+            "{glossa:?}"
+        );
     }
 
     #[test]
@@ -295,10 +328,31 @@ mod tests {
             )
             .unwrap(),
         );
-        let out = left_out(&g, "exact|sense", &Params::default(), "Save the Date: brunch!", &[]);
+        let out = left_out(
+            &g,
+            "exact|sense",
+            &Params::default(),
+            "Save the Date: brunch!",
+            &[],
+        );
         assert_eq!(out.len(), 1);
-        assert_eq!(out[0].message, "'date' was left out here: the post says 'save the date'");
-        let out = left_out(&g, "exact|sense", &Params::default(), "A date to remember", &[]);
-        assert!(out[0].message.starts_with("'date' was left out here: nothing in the post points to"), "{}", out[0].message);
+        assert_eq!(
+            out[0].message,
+            "'date' was left out here: the post says 'save the date'"
+        );
+        let out = left_out(
+            &g,
+            "exact|sense",
+            &Params::default(),
+            "A date to remember",
+            &[],
+        );
+        assert!(
+            out[0]
+                .message
+                .starts_with("'date' was left out here: nothing in the post points to"),
+            "{}",
+            out[0].message
+        );
     }
 }

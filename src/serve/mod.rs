@@ -64,6 +64,11 @@ pub struct Options {
     pub providers: Vec<ProviderChoice>,
     /// Log one line per request on stderr.
     pub log: bool,
+    /// Answer only requests addressed to this machine by a loopback name
+    /// (`Host: 127.0.0.1`, `localhost`, `[::1]`): a web page elsewhere
+    /// cannot reach the server through a DNS name that points here (DNS
+    /// rebinding). Set when listening on loopback only.
+    pub loopback_only: bool,
 }
 
 impl Options {
@@ -75,6 +80,7 @@ impl Options {
             params: Params::default(),
             providers: vec![offline()],
             log: false,
+            loopback_only: true,
         }
     }
 }
@@ -84,7 +90,7 @@ pub fn offline() -> ProviderChoice {
     let p = provider::build("offline", &Settings::default()).expect("offline always builds");
     ProviderChoice {
         name: "offline".into(),
-        label: "Offline: glossary words only, no model".into(),
+        label: "Offline (no model)".into(),
         client: Arc::new(Client::new(vec![p], RetryPolicy::default(), None)),
     }
 }
@@ -107,21 +113,22 @@ pub fn providers_from_env(m: &ModelSettings) -> (Vec<ProviderChoice>, Vec<String
     let mut out = vec![offline()];
     let mut warnings = Vec::new();
     let has = |var: &str| std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
-    let mut add = |name: &str, label: String, settings: Settings| match provider::build(name, &settings) {
-        Ok(p) => out.push(ProviderChoice {
-            name: name.to_string(),
-            label,
-            client: Arc::new(Client::new(
-                vec![p],
-                RetryPolicy {
-                    max_attempts: 3,
-                    ..RetryPolicy::default()
-                },
-                m.cache_dir.as_ref().map(Cache::new),
-            )),
-        }),
-        Err(e) => warnings.push(format!("{name} is not offered: {e}")),
-    };
+    let mut add =
+        |name: &str, label: String, settings: Settings| match provider::build(name, &settings) {
+            Ok(p) => out.push(ProviderChoice {
+                name: name.to_string(),
+                label,
+                client: Arc::new(Client::new(
+                    vec![p],
+                    RetryPolicy {
+                        max_attempts: 3,
+                        ..RetryPolicy::default()
+                    },
+                    m.cache_dir.as_ref().map(Cache::new),
+                )),
+            }),
+            Err(e) => warnings.push(format!("{name} is not offered: {e}")),
+        };
     if has("OPENAI_API_KEY") || m.openai_base_url.is_some() {
         let label = match &m.openai_base_url {
             Some(url) => format!("{} at {url}", m.openai_model),
@@ -172,7 +179,10 @@ pub fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/config", get(api::config))
         .route("/glossaries", get(api::list_glossaries))
-        .route("/glossaries/{name}", get(api::get_glossary).put(api::put_glossary))
+        .route(
+            "/glossaries/{name}",
+            get(api::get_glossary).put(api::put_glossary),
+        )
         .route("/glossaries/{name}/entries", post(api::add_entry))
         .route(
             "/glossaries/{name}/entries/{id}",
@@ -181,11 +191,22 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/translate", post(api::translate))
         .route("/retrieve", post(api::retrieve));
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))
-        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
-        .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
+        )
         .nest("/api", api)
-        .fallback(|| async { api::ApiError::new(StatusCode::NOT_FOUND, "no such page or API route") })
+        .fallback(|| async {
+            api::ApiError::new(StatusCode::NOT_FOUND, "no such page or API route")
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), around))
         .with_state(state)
@@ -218,7 +239,11 @@ async fn around(
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    let mut response = next.run(request).await;
+    let refused = refuse_foreign(&state, &request);
+    let mut response = match refused {
+        Some(error) => error.into_response(),
+        None => next.run(request).await,
+    };
     let status = response.status();
     let is_json = response
         .headers()
@@ -236,7 +261,10 @@ async fn around(
         response = api::ApiError::new(status, message).into_response();
     }
     let headers = response.headers_mut();
-    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
     if state.options.log {
@@ -247,4 +275,75 @@ async fn around(
         );
     }
     response
+}
+
+/// Requests from elsewhere that a local server must not answer: a `Host`
+/// that is not a loopback name (when listening on loopback), and writes
+/// whose `Origin` is another site than the one addressed.
+fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    if state.options.loopback_only && !is_loopback_host(host) {
+        return Some(api::ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this server answers only at 127.0.0.1 or localhost, not at `{host}`; \
+                 start it with --addr to serve other addresses"
+            ),
+        ));
+    }
+    let writes = !matches!(request.method().as_str(), "GET" | "HEAD" | "OPTIONS");
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+        if writes && !origin_host.eq_ignore_ascii_case(host) {
+            return Some(api::ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!("a page at {origin} may not change this server's glossaries"),
+            ));
+        }
+    }
+    None
+}
+
+/// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn loopback_hosts() {
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost",
+            "LOCALHOST:1",
+            "[::1]:8080",
+            "127.1.2.3",
+        ] {
+            assert!(is_loopback_host(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example:8080",
+            "10.0.0.2:8080",
+            "",
+            "localhost.evil.example",
+            "[::2]:80",
+        ] {
+            assert!(!is_loopback_host(bad), "{bad}");
+        }
+    }
 }

@@ -189,20 +189,30 @@ impl Store {
     /// Load and validate glossary `name`.
     pub fn load(&self, name: &str) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
-        let bytes = read_current(&path)?
-            .ok_or_else(|| StoreError::NotFound(format!("no glossary named `{name}` in {}", self.dir.display())))?;
+        let bytes = read_current(&path)?.ok_or_else(|| {
+            StoreError::NotFound(format!(
+                "no glossary named `{name}` in {}",
+                self.dir.display()
+            ))
+        })?;
         parse(name, &path, &bytes)
     }
 
     /// Replace the whole glossary with `document` (glossary JSON, as in a
     /// file). Creating a new glossary needs no version; overwriting one
     /// does.
-    pub fn put(&self, name: &str, expected: Option<&str>, document: &str) -> Result<Loaded, StoreError> {
+    pub fn put(
+        &self,
+        name: &str,
+        expected: Option<&str>,
+        document: &str,
+    ) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
         let shown = path.display().to_string();
         // Validate what was sent first, so that its errors point into it.
         let glossary = Glossary::parse(&shown, name, document).map_err(invalid)?;
-        let head: HeadOnly = serde_json::from_str(document).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let head: HeadOnly =
+            serde_json::from_str(document).map_err(|e| StoreError::Invalid(e.to_string()))?;
         let head = Head {
             name: head.name,
             source_lang: head.source_lang,
@@ -224,7 +234,12 @@ impl Store {
             }
             _ => {}
         }
-        self.commit(name, &path, current.as_deref(), &render(&head, &glossary.entries))
+        self.commit(
+            name,
+            &path,
+            current.as_deref(),
+            &render(&head, &glossary.entries),
+        )
     }
 
     /// Change the entries of glossary `name` with `change`, applied to the
@@ -238,8 +253,12 @@ impl Store {
     ) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let bytes = read_current(&path)?
-            .ok_or_else(|| StoreError::NotFound(format!("no glossary named `{name}` in {}", self.dir.display())))?;
+        let bytes = read_current(&path)?.ok_or_else(|| {
+            StoreError::NotFound(format!(
+                "no glossary named `{name}` in {}",
+                self.dir.display()
+            ))
+        })?;
         if let Some(v) = expected {
             if version_of(&bytes) != v {
                 return Err(StoreError::Stale {
@@ -269,13 +288,21 @@ impl Store {
 
     /// Validate `text`, then write it over `path` atomically, keeping
     /// `previous` as a backup.
-    fn commit(&self, name: &str, path: &Path, previous: Option<&[u8]>, text: &str) -> Result<Loaded, StoreError> {
+    fn commit(
+        &self,
+        name: &str,
+        path: &Path,
+        previous: Option<&[u8]>,
+        text: &str,
+    ) -> Result<Loaded, StoreError> {
         // The same rules and messages as the CLI; line numbers point into
         // the file as it would be written.
         let loaded = parse(name, path, text.as_bytes())?;
         fs::create_dir_all(&self.dir).map_err(|e| io_error(&self.dir, "cannot create", &e))?;
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = self.dir.join(format!(".{name}.json.tmp-{}-{n}", std::process::id()));
+        let tmp = self
+            .dir
+            .join(format!(".{name}.json.tmp-{}-{n}", std::process::id()));
         let written = write_synced(&tmp, text.as_bytes());
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
@@ -302,7 +329,9 @@ impl Store {
     fn backup(&self, name: &str, previous: &[u8]) -> Result<(), StoreError> {
         let dir = self.dir.join(BACKUP_DIR);
         fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "cannot create", &e))?;
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
         let stamp = format!(
             "{}{:06}",
             crate::runs::format_timestamp(now.as_secs()).trim_end_matches('Z'),
@@ -314,7 +343,8 @@ impl Store {
             k += 1;
             path = dir.join(format!("{name}.{stamp}Z-{k}.json"));
         }
-        write_synced(&path, previous).map_err(|e| io_error(&path, "cannot write the backup", &e))?;
+        write_synced(&path, previous)
+            .map_err(|e| io_error(&path, "cannot write the backup", &e))?;
         self.prune(name, &dir);
         Ok(())
     }
@@ -329,7 +359,9 @@ impl Store {
             .filter(|f| {
                 f.strip_prefix(&prefix)
                     .and_then(|rest| rest.strip_suffix(".json"))
-                    .is_some_and(|stamp| stamp.starts_with(|c: char| c.is_ascii_digit()) && !stamp.contains('.'))
+                    .is_some_and(|stamp| {
+                        stamp.starts_with(|c: char| c.is_ascii_digit()) && !stamp.contains('.')
+                    })
             })
             .collect();
         if backups.len() <= KEEP_BACKUPS {
@@ -343,7 +375,9 @@ impl Store {
 
     /// Delete temporary files left by a crash mid-save. Returns how many.
     pub fn clean_temporaries(&self) -> usize {
-        let Ok(read) = fs::read_dir(&self.dir) else { return 0 };
+        let Ok(read) = fs::read_dir(&self.dir) else {
+            return 0;
+        };
         read.filter_map(Result::ok)
             .filter(|e| {
                 e.file_name()
@@ -361,7 +395,9 @@ impl Store {
 pub fn check_name(name: &str) -> Result<(), StoreError> {
     let plain = !name.is_empty()
         && name.chars().count() <= MAX_NAME_CHARS
-        && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
     if plain {
         Ok(())
     } else {
@@ -375,7 +411,10 @@ pub fn check_name(name: &str) -> Result<(), StoreError> {
 
 /// The version of a file's contents: the first 16 hex digits of its SHA-256.
 pub fn version_of(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)[..8].iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Write a glossary file: the head fields as they were, then one entry per
@@ -406,14 +445,20 @@ pub fn render(head: &Head, entries: &[Entry]) -> String {
 fn spaced_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut buf = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut buf, Spaced);
-    value.serialize(&mut ser).expect("glossary values serialise");
+    value
+        .serialize(&mut ser)
+        .expect("glossary values serialise");
     String::from_utf8(buf).expect("serde_json writes UTF-8")
 }
 
 struct Spaced;
 
 impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first {
             Ok(())
         } else {
@@ -421,7 +466,11 @@ impl serde_json::ser::Formatter for Spaced {
         }
     }
 
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         if first {
             Ok(())
         } else {
@@ -439,7 +488,8 @@ fn parse(name: &str, path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
     let text = crate::error::decode_text(&shown, bytes.to_vec()).map_err(invalid)?;
     let glossary = Glossary::parse(&shown, name, &text).map_err(invalid)?;
     // Parse succeeded, so the head is well-formed.
-    let head: HeadOnly = serde_json::from_str(&text).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let head: HeadOnly =
+        serde_json::from_str(&text).map_err(|e| StoreError::Invalid(e.to_string()))?;
     Ok(Loaded {
         name: name.to_string(),
         glossary,
@@ -470,7 +520,10 @@ fn io_error(path: &Path, what: &str, e: &io::Error) -> StoreError {
 
 /// Create `path` (it must not exist), write `bytes` and flush them to disk.
 fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
     if std::env::var(FAULT_ENV).is_ok_and(|f| f == "abort-mid-write") {
         file.write_all(&bytes[..bytes.len() / 2])?;
         file.sync_all()?;
@@ -492,11 +545,23 @@ fn fault(point: &str) {
 mod tests {
     use super::*;
 
-    const MINI: &str = r#"{"name": "mini", "entries": [{"id": "tea", "source": "tea", "target": "tesh"}]}"#;
+    const MINI: &str =
+        r#"{"name": "mini", "entries": [{"id": "tea", "source": "tea", "target": "tesh"}]}"#;
 
     #[test]
     fn names_are_plain() {
-        for bad in ["", "..", ".", "../x", "a/b", "a\\b", ".backup", "cafe.json", "a b", "x\0"] {
+        for bad in [
+            "",
+            "..",
+            ".",
+            "../x",
+            "a/b",
+            "a\\b",
+            ".backup",
+            "cafe.json",
+            "a b",
+            "x\0",
+        ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
         for good in ["cafe", "my-shop_2", "café"] {
@@ -516,7 +581,12 @@ mod tests {
             text,
             "{\n  \"name\": \"mini\",\n  \"entries\": [\n    {\"id\": \"tea\", \"source\": \"tea\", \"target\": \"tesh\"}\n  ]\n}\n"
         );
-        assert_eq!(Glossary::parse("g.json", "g", &text).unwrap().entries, g.entries);
+        let again = Glossary::parse("g.json", "g", &text).unwrap();
+        assert_eq!(again.entries[0].line, 4);
+        assert_eq!(
+            (&again.entries[0].id, &again.entries[0].target),
+            (&g.entries[0].id, &g.entries[0].target)
+        );
     }
 
     #[test]
@@ -524,7 +594,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());
         let first = store.put("mini", None, MINI).unwrap();
-        assert!(matches!(store.put("mini", None, MINI), Err(StoreError::NeedVersion)));
+        assert!(matches!(
+            store.put("mini", None, MINI),
+            Err(StoreError::NeedVersion)
+        ));
         let second = store
             .edit("mini", Some(&first.version), |entries| {
                 entries[0].target = "chai".into();
@@ -536,7 +609,10 @@ mod tests {
         assert!(matches!(stale, Err(StoreError::Stale { .. })), "{stale:?}");
         let backups: Vec<_> = fs::read_dir(dir.path().join(BACKUP_DIR)).unwrap().collect();
         assert_eq!(backups.len(), 1);
-        assert_eq!(store.load("mini").unwrap().glossary.entries[0].target, "chai");
+        assert_eq!(
+            store.load("mini").unwrap().glossary.entries[0].target,
+            "chai"
+        );
     }
 
     #[test]
@@ -550,7 +626,10 @@ mod tests {
                 Ok(())
             })
             .unwrap_err();
-        assert!(err.to_string().contains("entry `tea`: `target` is empty"), "{err}");
+        assert!(
+            err.to_string().contains("entry `tea`: `target` is empty"),
+            "{err}"
+        );
         assert_eq!(store.load("mini").unwrap().version, first.version);
     }
 }

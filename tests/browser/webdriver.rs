@@ -31,7 +31,10 @@ pub fn find_tools() -> Option<(PathBuf, PathBuf)> {
         }
         None
     };
-    Some((find(&["chromium", "chromium-browser"])?, find(&["chromedriver"])?))
+    Some((
+        find(&["chromium", "chromium-browser"])?,
+        find(&["chromedriver"])?,
+    ))
 }
 
 /// A chromedriver process and one browser session. Dropping it ends the
@@ -90,7 +93,7 @@ impl Browser {
         browser.command(
             "POST",
             &format!("/session/{}/timeouts", browser.session),
-            Some(json!({ "implicit": 10_000, "pageLoad": 30_000, "script": 30_000 })),
+            Some(json!({ "implicit": 20_000, "pageLoad": 30_000, "script": 30_000 })),
         );
         browser
     }
@@ -106,10 +109,17 @@ impl Browser {
             &[("Content-Type", "application/json")],
             bytes.as_deref(),
         );
-        let v: Value = serde_json::from_str(&reply.body)
-            .unwrap_or_else(|e| panic!("chromedriver answered {} with non-JSON ({e}): {}", reply.status, reply.body));
+        let v: Value = serde_json::from_str(&reply.body).unwrap_or_else(|e| {
+            panic!(
+                "chromedriver answered {} with non-JSON ({e}): {}",
+                reply.status, reply.body
+            )
+        });
         if reply.status != 200 {
-            panic!("WebDriver {method} {path} failed ({}): {}", reply.status, v["value"]);
+            panic!(
+                "WebDriver {method} {path} failed ({}): {}",
+                reply.status, v["value"]
+            );
         }
         v["value"].clone()
     }
@@ -131,7 +141,10 @@ impl Browser {
         );
         Element {
             browser: self,
-            id: v[ELEMENT_KEY].as_str().expect("an element reference").to_string(),
+            id: v[ELEMENT_KEY]
+                .as_str()
+                .expect("an element reference")
+                .to_string(),
         }
     }
 
@@ -153,7 +166,8 @@ impl Browser {
                 return;
             }
             if Instant::now() > deadline {
-                let status = self.eval("return document.getElementById('status')?.textContent || ''");
+                let status =
+                    self.eval("return document.getElementById('status')?.textContent || ''");
                 panic!("timed out waiting for {what} (page status: {status})");
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -177,13 +191,32 @@ impl Browser {
         }
         std::fs::write(path, png).unwrap();
     }
+
+    /// A PNG of the whole page, beyond the viewport (Chromium's DevTools
+    /// protocol through chromedriver), written to `path`.
+    pub fn screenshot_full(&self, path: &Path) {
+        let v = self.command(
+            "POST",
+            &self.at("/goog/cdp/execute"),
+            Some(json!({ "cmd": "Page.captureScreenshot",
+                         "params": { "format": "png", "captureBeyondViewport": true } })),
+        );
+        let png = base64_decode(v["data"].as_str().expect("base64 PNG"));
+        std::fs::write(path, png).unwrap();
+    }
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
         if !self.session.is_empty() {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                http(self.addr, "DELETE", &format!("/session/{}", self.session), &[], None)
+                http(
+                    self.addr,
+                    "DELETE",
+                    &format!("/session/{}", self.session),
+                    &[],
+                    None,
+                )
             }));
         }
         let _ = self.driver.kill();
@@ -199,7 +232,11 @@ pub struct Element<'a> {
 impl Element<'_> {
     pub fn click(&self) {
         let b = self.browser;
-        b.command("POST", &b.at(&format!("/element/{}/click", self.id)), Some(json!({})));
+        b.command(
+            "POST",
+            &b.at(&format!("/element/{}/click", self.id)),
+            Some(json!({})),
+        );
     }
 
     pub fn type_text(&self, text: &str) {
@@ -231,7 +268,10 @@ fn base64_decode(text: &str) -> Vec<u8> {
             _ => panic!("not base64: {c}"),
         }
     };
-    let clean: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=').collect();
+    let clean: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .collect();
     let mut out = Vec::with_capacity(clean.len() * 3 / 4);
     for chunk in clean.chunks(4) {
         let mut n = 0u32;
