@@ -10,9 +10,6 @@ pub const DEMO_GLOSSARY: &str = "glossaries/cafe.json";
 pub const DEMO_POSTS: &str = "posts/cafe.jsonl";
 pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
 
-/// The retriever `translate` and `run` use unless told otherwise.
-pub const DEFAULT_RETRIEVER: &str = "normalised+fuzzy";
-
 #[derive(Debug, Parser)]
 #[command(
     name = "glossa",
@@ -308,7 +305,7 @@ pub struct TranslateArgs {
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
     pub glossary: PathBuf,
     /// Retriever (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = DEFAULT_RETRIEVER)]
+    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -331,7 +328,7 @@ pub struct RunArgs {
     #[arg(long, short = 'l', default_value = DEMO_LABELS)]
     pub labels: PathBuf,
     /// Retrievers, comma-separated (`a+b` is a union; `all` the reference five)
-    #[arg(long, short = 'r', default_value = DEFAULT_RETRIEVER)]
+    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,

@@ -110,10 +110,13 @@ impl Glossary {
         let file: GlossaryFile =
             serde_json::from_str(text).map_err(|e| InputError::json(path, 1, &e))?;
         let mut entries = Vec::with_capacity(file.entries.len());
+        // Entries come in file order, so lines are counted in one pass.
+        let (mut line, mut counted_to) = (1, 0);
         for raw in &file.entries {
             // The raw value borrows `text`, so its address gives its line.
             let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-            let line = line_of(text, offset);
+            line += line_of(&text[counted_to..offset], offset - counted_to) - 1;
+            counted_to = offset;
             let mut entry: Entry =
                 serde_json::from_str(raw.get()).map_err(|e| InputError::json(path, line, &e))?;
             entry.line = line;

@@ -7,7 +7,7 @@ use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::MAX_PHRASE_WORDS;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy",
@@ -62,15 +62,75 @@ struct FuzzyKey {
     words: usize,
 }
 
-/// Compares phrases with keys through an inverted index from gram to keys:
-/// only keys sharing at least one gram with the phrase are scored, and
-/// each with the exact Dice formula, so the result is that of comparing
-/// every key (a key sharing no gram has Dice 0, which passes only a
-/// threshold of 0; then every key with as many words is taken).
+fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
+    keys.iter()
+        .map(|k| FuzzyKey {
+            entry: k.entry,
+            grams: trigrams(&k.key),
+            key: k.key.clone(),
+            words: word_count(&k.key),
+        })
+        // Keys of more than four words can never equal a phrase's size.
+        .filter(|k| (1..=MAX_PHRASE_WORDS).contains(&k.words))
+        .collect()
+}
+
+fn matched(key: &FuzzyKey, phrase: &crate::phrase::Phrase, score: f64) -> Match {
+    let kind = if key.key == phrase.key {
+        MatchKind::Exact
+    } else {
+        MatchKind::Fuzzy
+    };
+    Match::of_phrase(key.entry, kind, phrase, score)
+}
+
+/// Compares phrases with keys through a character-trigram inverted index
+/// with the SimString bounds: for Dice ≥ t, a key with `b` grams can match
+/// a phrase with `a` grams only when t·a/(2−t) ≤ b ≤ (2−t)·a/t, and then
+/// it shares at least τ = ⌈t·(a+b)/2⌉ grams, so it appears in at least one
+/// of the phrase's L−τ+1 shortest posting lists (of the L that exist for
+/// that size). Candidates found that way are scored with [`dice`] itself,
+/// so the result equals `fuzzy-brute`'s.
 pub struct Fuzzy {
     threshold: f64,
     keys: Vec<FuzzyKey>,
-    postings: HashMap<Gram, Vec<u32>>,
+    /// (word count, gram) → the keys that have it, by gram-set size, so
+    /// one look-up per gram serves every size.
+    postings: FxHashMap<(usize, Gram), Postings>,
+}
+
+/// Key ids sorted by (gram-set size, id), with where each size starts.
+struct Postings {
+    ids: Vec<u32>,
+    /// `ids[starts[s]..starts[s + 1]]` are the keys with `s` grams.
+    starts: Vec<u32>,
+}
+
+impl Postings {
+    fn new(mut keys: Vec<(u32, u32)>) -> Postings {
+        keys.sort_unstable();
+        let max = keys.last().map_or(0, |k| k.0 as usize);
+        let mut starts = vec![0u32; max + 2];
+        for &(size, _) in &keys {
+            starts[size as usize + 1] += 1;
+        }
+        for s in 1..starts.len() {
+            starts[s] += starts[s - 1];
+        }
+        Postings {
+            ids: keys.into_iter().map(|(_, id)| id).collect(),
+            starts,
+        }
+    }
+
+    /// Keys with `size` grams, sorted by id.
+    fn of_size(&self, size: u32) -> &[u32] {
+        let s = size as usize;
+        if s + 1 >= self.starts.len() {
+            return &[];
+        }
+        &self.ids[self.starts[s] as usize..self.starts[s + 1] as usize]
+    }
 }
 
 impl Fuzzy {
@@ -81,70 +141,145 @@ impl Fuzzy {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
-        let mut out = Fuzzy {
+        let keys = fuzzy_keys(keys);
+        let mut lists: FxHashMap<(usize, Gram), Vec<(u32, u32)>> = FxHashMap::default();
+        for (id, k) in keys.iter().enumerate() {
+            for g in &k.grams {
+                lists
+                    .entry((k.words, *g))
+                    .or_default()
+                    .push((k.grams.len() as u32, id as u32));
+            }
+        }
+        let postings = lists
+            .into_iter()
+            .map(|(gram, keys)| (gram, Postings::new(keys)))
+            .collect();
+        Fuzzy {
             threshold,
-            keys: Vec::with_capacity(keys.len()),
-            postings: HashMap::new(),
-        };
-        for k in keys {
-            let words = word_count(&k.key);
-            // Keys of more than four words can never equal a phrase's size.
-            if !(1..=MAX_PHRASE_WORDS).contains(&words) {
+            keys,
+            postings,
+        }
+    }
+
+    /// `(key id, shared grams)` of every key whose Dice with `grams` is at
+    /// least the threshold, sorted by id. Per size: count the keys of the
+    /// L−τ+1 shortest posting lists (every match is in one of them), then
+    /// look each candidate up in the other lists, dropping it as soon as it
+    /// can no longer share τ grams. Survivors' counts are exact.
+    fn shared_counts(&self, words: usize, grams: &[Gram], out: &mut Vec<(u32, usize)>) {
+        out.clear();
+        let t = self.threshold;
+        let a = grams.len() as f64;
+        // Bounds widened by a hair against rounding; the score is checked.
+        let lo = ((t * a / (2.0 - t)) - 1e-9).floor().max(1.0) as u32;
+        let hi = ((2.0 - t) * a / t + 1e-9).ceil() as u32;
+        let lists: Vec<&Postings> = grams
+            .iter()
+            .filter_map(|g| self.postings.get(&(words, *g)))
+            .collect();
+        let mut sized: Vec<&[u32]> = Vec::with_capacity(lists.len());
+        let mut candidates: Vec<(u32, usize)> = Vec::new();
+        for size in lo..=hi {
+            let tau = ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
+            if tau > grams.len().min(size as usize) || lists.len() < tau {
                 continue;
             }
-            let id = out.keys.len() as u32;
-            let grams = trigrams(&k.key);
-            for g in &grams {
-                out.postings.entry(*g).or_default().push(id);
+            sized.clear();
+            sized.extend(
+                lists
+                    .iter()
+                    .map(|l| l.of_size(size))
+                    .filter(|l| !l.is_empty()),
+            );
+            if sized.len() < tau {
+                continue;
             }
-            out.keys.push(FuzzyKey {
-                entry: k.entry,
-                grams,
-                key: k.key.clone(),
-                words,
+            sized.sort_unstable_by_key(|l| l.len());
+            let (first, rest) = sized.split_at(sized.len() - tau + 1);
+            candidates.clear();
+            candidates.extend(first.iter().flat_map(|l| l.iter().map(|&id| (id, 1))));
+            candidates.sort_unstable();
+            candidates.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.1 += 1;
+                }
+                same
             });
+            for (j, list) in rest.iter().enumerate() {
+                let left_after = rest.len() - j - 1;
+                candidates.retain_mut(|(id, count)| {
+                    if list.binary_search(id).is_ok() {
+                        *count += 1;
+                    }
+                    *count + left_after >= tau
+                });
+            }
+            out.extend(candidates.iter().filter(|&&(_, count)| count >= tau));
         }
-        out
+        out.sort_unstable();
     }
 }
 
 impl Retriever for Fuzzy {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
-        let mut shared: HashMap<u32, usize> = HashMap::new();
-        let mut touched: Vec<u32> = Vec::new();
+        let mut shared = Vec::new();
         for phrase in post.lookup_phrases() {
             let grams = trigrams(&phrase.key);
-            shared.clear();
-            for g in &grams {
-                for &k in self.postings.get(g).into_iter().flatten() {
-                    if self.keys[k as usize].words == phrase.len {
-                        *shared.entry(k).or_default() += 1;
-                    }
+            if self.threshold <= 0.0 {
+                // Every key with as many words passes a threshold of 0.
+                for key in self.keys.iter().filter(|k| k.words == phrase.len) {
+                    out.push(matched(key, phrase, dice(&grams, &key.grams)));
+                }
+                continue;
+            }
+            self.shared_counts(phrase.len, &grams, &mut shared);
+            for &(k, count) in &shared {
+                let key = &self.keys[k as usize];
+                // The formula of `dice`, on the same exact count.
+                let score = 2.0 * count as f64 / (grams.len() + key.grams.len()) as f64;
+                if score >= self.threshold {
+                    out.push(matched(key, phrase, score));
                 }
             }
-            touched.clear();
-            if self.threshold <= 0.0 {
-                touched.extend(
-                    (0..self.keys.len() as u32)
-                        .filter(|&k| self.keys[k as usize].words == phrase.len),
-                );
-            } else {
-                touched.extend(shared.keys().copied());
-                touched.sort_unstable();
-            }
-            for &k in &touched {
-                let key = &self.keys[k as usize];
-                let n = shared.get(&k).copied().unwrap_or(0);
-                // The formula of `dice`, on the same counts.
-                let score = 2.0 * n as f64 / (grams.len() + key.grams.len()) as f64;
+        }
+        out
+    }
+}
+
+pub const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
+    name: "fuzzy-brute",
+    summary: "`fuzzy` by comparing every phrase with every key: the plain definition, for tests and benchmarks",
+    build: |g, p: &Params| Box::new(FuzzyBrute::over(&keys::sources(g), p.threshold)),
+};
+
+/// SPEC.md's fuzzy rule, literally: every phrase against every key with as
+/// many words.
+pub struct FuzzyBrute {
+    threshold: f64,
+    keys: Vec<FuzzyKey>,
+}
+
+impl FuzzyBrute {
+    pub fn over(keys: &[Keyed], threshold: f64) -> FuzzyBrute {
+        FuzzyBrute {
+            threshold,
+            keys: fuzzy_keys(keys),
+        }
+    }
+}
+
+impl Retriever for FuzzyBrute {
+    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        let mut out = Vec::new();
+        for phrase in post.lookup_phrases() {
+            let grams = trigrams(&phrase.key);
+            for key in self.keys.iter().filter(|k| k.words == phrase.len) {
+                let score = dice(&grams, &key.grams);
                 if score >= self.threshold {
-                    let kind = if key.key == phrase.key {
-                        MatchKind::Exact
-                    } else {
-                        MatchKind::Fuzzy
-                    };
-                    out.push(Match::of_phrase(key.entry, kind, phrase, score));
+                    out.push(matched(key, phrase, score));
                 }
             }
         }
@@ -156,7 +291,7 @@ impl Retriever for Fuzzy {
 mod tests {
     use super::super::test_support::{glossary, run};
     use super::super::MatchKind::{Exact, Fuzzy};
-    use super::super::{best_per_entry, build, Match, Params, PostView};
+    use super::super::{best_per_entry, build, Params, PostView};
     use super::*;
 
     #[test]
@@ -215,9 +350,9 @@ mod tests {
         /// The indexed retriever gives exactly what comparing every key does.
         #[test]
         fn the_index_equals_comparing_every_key(
-            keys in proptest::collection::vec("[abc ]{1,9}", 1..8),
+            keys in proptest::collection::vec("[abc ]{1,12}", 1..12),
             text in "[abc ,]{0,24}",
-            threshold in proptest::sample::select(vec![0.0, 0.3, 0.5, 0.75, 1.0]),
+            threshold in proptest::sample::select(vec![0.0, 0.1, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
         ) {
             let keyed: Vec<Keyed> = keys
                 .iter()
@@ -228,20 +363,7 @@ mod tests {
                 .collect();
             let post = PostView::new(&text, None);
             let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
-            let mut want = Vec::new();
-            for phrase in post.lookup_phrases() {
-                let grams = trigrams(&phrase.key);
-                for k in &keyed {
-                    if word_count(&k.key) != phrase.len {
-                        continue;
-                    }
-                    let score = dice(&grams, &trigrams(&k.key));
-                    if score >= threshold {
-                        let kind = if k.key == phrase.key { Exact } else { Fuzzy };
-                        want.push(Match::of_phrase(k.entry, kind, phrase, score));
-                    }
-                }
-            }
+            let want = super::FuzzyBrute::over(&keyed, threshold).retrieve(&post);
             proptest::prop_assert_eq!(got, want);
         }
     }

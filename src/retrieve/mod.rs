@@ -224,6 +224,7 @@ pub const REGISTRY: &[RetrieverInfo] = &[
     exact::INFO,
     normalised::INFO,
     fuzzy::INFO,
+    fuzzy::BRUTE_INFO,
     edit::INFO,
     split::INFO,
     alias::INFO,
