@@ -84,10 +84,34 @@ pub enum Command {
         glossa run --repeat 3                                       # cafe demo, offline provider\n  \
         glossa run --retriever exact,normalised+fuzzy,oracle --repeat 3 --provider openai --model M -j 8\n  \
         glossa run --resume runs/20261129T203018Z_cafe_run           # finish an interrupted run\n  \
-        glossa run --retry-errors runs/20261129T203018Z_cafe_run     # redo only the failed calls\n\n\
+        glossa run --retry-errors runs/20261129T203018Z_cafe_run     # redo only the failed calls\n  \
+        glossa run --model gpt-4o-mini --batch-out requests.jsonl --out runs/b   # OpenAI Batch API input; no key\n  \
+        glossa run --batch-in results.jsonl --resume runs/b                     # check the batch's output file\n  \
+        glossa run --shard 0/4 --out runs/s0 ...; glossa merge runs/s0 runs/s1 runs/s2 runs/s3 --out runs/all\n\n\
         Every call is appended to DIR/calls.jsonl as it finishes; DIR/summary.json and the table come at the end.\n\
+        Batch files: --batch-out writes one OpenAI Batch API request line per call (POST /v1/chat/completions, \
+        the body a live call sends) and DIR/run.json, and makes no call. Submit the file; then --batch-in \
+        RESULTS.jsonl --resume DIR checks each output exactly as a live run does and appends the same \
+        records to DIR/calls.jsonl (failed requests are recorded as failed calls; --batch-in again with \
+        --retry-errors DIR after a batch of them made with --batch-out FILE --retry-errors DIR). A line that \
+        is not a result of this run refuses the whole file, naming FILE:LINE. custom_id is \
+        RETRIEVER|REPEAT|POST, the retriever and post percent-encoded (% as %25, | as %7C, control characters).\n\
+        Shards: --shard I/N (0 <= I < N) keeps the calls whose custom_id's SHA-256 (first 8 bytes, big-endian) \
+        mod N is I: the same on every machine, whatever the concurrency; each shard has its own run folder.\n\
         Exit codes: 0 every call answered, 1 some calls failed (see DIR/calls.jsonl), 2 bad input, 130 interrupted.")]
     Run(RunArgs),
+    /// Merge the run folders of shards (`glossa run --shard I/N`) into one run: calls, summary and table
+    #[command(after_help = "Examples:\n  \
+        glossa merge runs/shard0 runs/shard1 runs/shard2 --out runs/all\n  \
+        glossa merge runs/*_shard*of4_run --out runs/cafe_run --format markdown\n\n\
+        The folders must be shards of one experiment: the same glossary, posts and labels (by content), \
+        retrievers and their parameters, split, repeats, prompt, provider, model and sampling parameters \
+        (their run.json files say); anything else is refused, naming what differs. OUT gets every call \
+        once (when a call is in several folders, the record in the later folder wins, as within a \
+        calls.jsonl), a run.json without a shard (so --resume OUT makes any calls still missing), \
+        summary.json, and the table.\n\
+        Exit codes: 0 every call present and answered, 1 some calls failed or are missing, 2 bad input.")]
+    Merge(MergeArgs),
     /// A local web page: translate a post, see the glossary words used and why, keep the glossary
     #[command(after_help = "Examples:\n  \
         glossa serve                                  # http://127.0.0.1:8080/, glossaries/ beside you\n  \
@@ -222,6 +246,15 @@ pub struct EvalArgs {
     /// Exit 1 when a count exceeds its bound: [RETRIEVER:]wrong_sense|extra|missed=MAX, comma-separated
     #[arg(long, value_name = "FIGURE=MAX", value_delimiter = ',', value_parser = crate::gate::parse_over)]
     pub fail_over: Vec<crate::gate::Bound>,
+    /// Worker threads (default: one per core)
+    #[arg(long, short = 'j', default_value_t = 0, hide_default_value = true)]
+    pub threads: usize,
+    /// Per-post details in the JSON result: auto keeps them up to 10,000 posts
+    #[arg(long, value_enum, default_value_t = crate::eval::PerPost::Auto)]
+    pub per_post: crate::eval::PerPost,
+    /// Stream one JSON line per (retriever, post) to this file: the scalable per-post form
+    #[arg(long, value_name = "FILE")]
+    pub per_post_jsonl: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -352,6 +385,28 @@ pub struct RunArgs {
     /// Redo only the failed calls of the run in this folder
     #[arg(long, conflicts_with = "out")]
     pub retry_errors: Option<PathBuf>,
+    /// Write the calls as an OpenAI Batch API input file (JSONL) instead of calling a model: needs --model, no key
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "batch_in")]
+    pub batch_out: Option<PathBuf>,
+    /// Check the calls' outputs from an OpenAI Batch API output (or error) file instead of calling a model; repeatable
+    #[arg(long, value_name = "RESULTS.jsonl")]
+    pub batch_in: Vec<PathBuf>,
+    /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
+    pub shard: Option<crate::generate::batch::Shard>,
+    /// Output format of the summary
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Run folders to merge (shards of one run)
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The merged run folder (must not hold a run yet)
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

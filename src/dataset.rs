@@ -7,7 +7,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,6 +57,50 @@ pub struct LabelRecord {
     pub tags: Vec<String>,
     #[serde(default)]
     pub split: Split,
+}
+
+impl LabelRecord {
+    /// Check the entry ids against `glossary`: `(post id, label)`, or an
+    /// error naming `path`, `line` and the id.
+    pub fn resolve(
+        self,
+        path: &str,
+        line: usize,
+        glossary: &Glossary,
+    ) -> Result<(String, Label), InputError> {
+        let err = |msg: String| InputError::at_line(path, line, msg);
+        let resolve = |field: &str, ids: &[String]| -> Result<Vec<usize>, InputError> {
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                let index = glossary.index_of(id).ok_or_else(|| {
+                    err(format!(
+                        "`{field}` names entry `{id}`, which is not in {}",
+                        glossary.path
+                    ))
+                })?;
+                if out.contains(&index) {
+                    return Err(err(format!("`{field}` names entry `{id}` twice")));
+                }
+                out.push(index);
+            }
+            Ok(out)
+        };
+        let needed = resolve("needed", &self.needed)?;
+        let wrong_sense = resolve("wrong_sense", &self.wrong_sense)?;
+        if let Some(both) = needed.iter().find(|i| wrong_sense.contains(i)) {
+            return Err(err(format!(
+                "entry `{}` is both `needed` and `wrong_sense`",
+                glossary.entries[*both].id
+            )));
+        }
+        let label = Label {
+            needed,
+            wrong_sense,
+            tags: self.tags,
+            split: self.split,
+        };
+        Ok((self.post, label))
+    }
 }
 
 /// A checked label: entries as glossary indexes.
@@ -166,40 +212,9 @@ pub fn join_labels(
                 record.post
             )));
         }
-        let resolve = |field: &str, ids: &[String]| -> Result<Vec<usize>, InputError> {
-            let mut out = Vec::with_capacity(ids.len());
-            for id in ids {
-                let index = glossary.index_of(id).ok_or_else(|| {
-                    err(format!(
-                        "`{field}` names entry `{id}`, which is not in {}",
-                        glossary.path
-                    ))
-                })?;
-                if out.contains(&index) {
-                    return Err(err(format!("`{field}` names entry `{id}` twice")));
-                }
-                out.push(index);
-            }
-            Ok(out)
-        };
-        let needed = resolve("needed", &record.needed)?;
-        let wrong_sense = resolve("wrong_sense", &record.wrong_sense)?;
-        if let Some(both) = needed.iter().find(|i| wrong_sense.contains(i)) {
-            return Err(err(format!(
-                "entry `{}` is both `needed` and `wrong_sense`",
-                glossary.entries[*both].id
-            )));
-        }
-        first_line.insert(record.post.clone(), line);
-        labels.insert(
-            record.post,
-            Label {
-                needed,
-                wrong_sense,
-                tags: record.tags,
-                split: record.split,
-            },
-        );
+        let label = record.resolve(path, line, glossary)?;
+        first_line.insert(label.0.clone(), line);
+        labels.insert(label.0, label.1);
     }
     if labels.is_empty() {
         return Err(InputError::file(path, "empty file: no labels"));
@@ -211,6 +226,247 @@ pub fn join_labels(
             Some(LabelledPost { post, label })
         })
         .collect())
+}
+
+/// JSONL records read one line at a time from a reader, with the file's
+/// name and line numbers in errors (bad UTF-8 included).
+pub struct JsonlReader<R: BufRead, T> {
+    path: String,
+    lines: std::iter::Enumerate<std::io::Lines<R>>,
+    records: usize,
+    _record: std::marker::PhantomData<T>,
+}
+
+impl<R: BufRead, T: DeserializeOwned> JsonlReader<R, T> {
+    pub fn new(path: &str, reader: R) -> Self {
+        JsonlReader {
+            path: path.to_string(),
+            lines: reader.lines().enumerate(),
+            records: 0,
+            _record: std::marker::PhantomData,
+        }
+    }
+
+    /// Records read so far.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+}
+
+impl<R: BufRead, T: DeserializeOwned> Iterator for JsonlReader<R, T> {
+    type Item = Result<(usize, T), InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (i, line) = self.lines.next()?;
+            let line = match line {
+                Ok(line) => line,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Some(Err(InputError::at_line(
+                        &self.path,
+                        i + 1,
+                        "not UTF-8 text; save the file as UTF-8",
+                    )))
+                }
+                Err(e) => {
+                    return Some(Err(InputError::at_line(
+                        &self.path,
+                        i + 1,
+                        format!("cannot read: {e}"),
+                    )))
+                }
+            };
+            let line = if i == 0 {
+                line.trim_start_matches('\u{feff}')
+            } else {
+                &line
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            self.records += 1;
+            return Some(
+                serde_json::from_str::<T>(line)
+                    .map(|r| (i + 1, r))
+                    .map_err(|e| InputError::json(&self.path, i + 1, &e)),
+            );
+        }
+    }
+}
+
+/// A 64-bit fingerprint of an id: sets of these detect duplicates in
+/// million-line files without keeping the ids.
+fn fingerprint(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// Posts joined to their labels while both files are read, so memory does
+/// not grow with the number of posts when the two files list posts in the
+/// same order (labels that come early are held until their post arrives).
+/// Yields labelled posts in posts-file order; posts without a label are
+/// counted in [`LabelledStream::unlabelled`]. Every error of
+/// [`join_labels`] is reported, naming the file and the line.
+pub struct LabelledStream<P: BufRead, L: BufRead> {
+    posts: JsonlReader<P, Post>,
+    labels: JsonlReader<L, LabelRecord>,
+    glossary: Arc<Glossary>,
+    labels_path: String,
+    posts_path: String,
+    /// Labels read ahead of their post: post id → (line, label).
+    waiting: HashMap<String, (usize, Label)>,
+    seen_posts: HashSet<u64>,
+    seen_labels: HashSet<u64>,
+    labels_done: bool,
+    finished: bool,
+    pub unlabelled: usize,
+}
+
+impl<P: BufRead, L: BufRead> LabelledStream<P, L> {
+    pub fn new(
+        glossary: Arc<Glossary>,
+        posts_path: &str,
+        posts: P,
+        labels_path: &str,
+        labels: L,
+    ) -> Self {
+        LabelledStream {
+            posts: JsonlReader::new(posts_path, posts),
+            labels: JsonlReader::new(labels_path, labels),
+            glossary,
+            labels_path: labels_path.to_string(),
+            posts_path: posts_path.to_string(),
+            waiting: HashMap::new(),
+            seen_posts: HashSet::new(),
+            seen_labels: HashSet::new(),
+            labels_done: false,
+            finished: false,
+            unlabelled: 0,
+        }
+    }
+
+    /// Posts read so far (labelled or not).
+    pub fn posts_read(&self) -> usize {
+        self.posts.records()
+    }
+
+    /// The next label from the file, checked; `None` at the end.
+    fn next_label(&mut self) -> Result<Option<(usize, String, Label)>, InputError> {
+        if self.labels_done {
+            return Ok(None);
+        }
+        match self.labels.next() {
+            None => {
+                self.labels_done = true;
+                Ok(None)
+            }
+            Some(item) => {
+                let (line, record) = item?;
+                let (post, label) = record.resolve(&self.labels_path, line, &self.glossary)?;
+                if !self.seen_labels.insert(fingerprint(&post)) {
+                    return Err(InputError::at_line(
+                        &self.labels_path,
+                        line,
+                        format!("second label for post `{post}`"),
+                    ));
+                }
+                Ok(Some((line, post, label)))
+            }
+        }
+    }
+
+    /// After the last post: every label left must name a post that exists.
+    fn finish(&mut self) -> Result<(), InputError> {
+        if self.posts.records() == 0 {
+            return Err(InputError::file(
+                &self.posts_path,
+                "empty file: no posts (one JSON object per line: {\"id\": ..., \"text\": ...})",
+            ));
+        }
+        if self.labels.records() == 0 {
+            return Err(InputError::file(&self.labels_path, "empty file: no labels"));
+        }
+        if let Some((post, (line, _))) = self.waiting.iter().min_by_key(|(_, (line, _))| *line) {
+            return Err(InputError::at_line(
+                &self.labels_path,
+                *line,
+                format!(
+                    "label for post `{post}`, which is not in {}",
+                    self.posts_path
+                ),
+            ));
+        }
+        // Every post found its label before the labels ran out, so a label
+        // left over names a post that does not exist.
+        if let Some((line, post, _)) = self.next_label()? {
+            return Err(InputError::at_line(
+                &self.labels_path,
+                line,
+                format!(
+                    "label for post `{post}`, which is not in {}",
+                    self.posts_path
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<Option<LabelledPost>, InputError> {
+        loop {
+            let Some(item) = self.posts.next() else {
+                self.finish()?;
+                return Ok(None);
+            };
+            let (line, post) = item?;
+            if post.id.trim().is_empty() {
+                return Err(InputError::at_line(
+                    &self.posts_path,
+                    line,
+                    "post `id` is empty",
+                ));
+            }
+            if !self.seen_posts.insert(fingerprint(&post.id)) {
+                return Err(InputError::at_line(
+                    &self.posts_path,
+                    line,
+                    format!("duplicate post id `{}`", post.id),
+                ));
+            }
+            if let Some((_, label)) = self.waiting.remove(&post.id) {
+                return Ok(Some(LabelledPost { post, label }));
+            }
+            while let Some((line, id, label)) = self.next_label()? {
+                if id == post.id {
+                    return Ok(Some(LabelledPost { post, label }));
+                }
+                self.waiting.insert(id, (line, label));
+            }
+            self.unlabelled += 1;
+        }
+    }
+}
+
+impl<P: BufRead, L: BufRead> Iterator for LabelledStream<P, L> {
+    type Item = Result<LabelledPost, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finished {
+            return None;
+        }
+        match self.step() {
+            Ok(Some(post)) => Some(Ok(post)),
+            Ok(None) => {
+                self.finished = true;
+                None
+            }
+            Err(e) => {
+                self.finished = true;
+                Some(Err(e))
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -271,6 +527,76 @@ mod tests {
             "{\"id\":\"a\",\"text\":\"\"}\n{\"id\":\"a\",\"text\":\"\"}",
         );
         assert_eq!(dup_post.unwrap_err().line, Some(2));
+    }
+
+    fn stream(posts: &str, labels: &str) -> (Vec<Result<LabelledPost, InputError>>, usize) {
+        let mut s = LabelledStream::new(
+            Arc::new(glossary()),
+            "p.jsonl",
+            posts.as_bytes(),
+            "l.jsonl",
+            labels.as_bytes(),
+        );
+        let out: Vec<_> = s.by_ref().collect();
+        (out, s.unlabelled)
+    }
+
+    #[test]
+    fn the_stream_joins_like_join_labels_in_any_order() {
+        let posts = "{\"id\":\"p1\",\"text\":\"tea\"}\n{\"id\":\"p2\",\"text\":\"date\"}\n{\"id\":\"p3\",\"text\":\"x\"}\n";
+        let labels =
+            "{\"post\":\"p2\",\"needed\":[\"date\"]}\n{\"post\":\"p1\",\"needed\":[\"tea\"]}\n";
+        let (got, unlabelled) = stream(posts, labels);
+        let got: Vec<LabelledPost> = got.into_iter().map(Result::unwrap).collect();
+        let want = join_labels(
+            "l.jsonl",
+            labels,
+            parse_posts("p.jsonl", posts).unwrap(),
+            "p.jsonl",
+            &glossary(),
+        )
+        .unwrap();
+        assert_eq!(
+            got.iter().map(|p| &p.post).collect::<Vec<_>>(),
+            want.iter().map(|p| &p.post).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            got.iter().map(|p| &p.label).collect::<Vec<_>>(),
+            want.iter().map(|p| &p.label).collect::<Vec<_>>()
+        );
+        assert_eq!(unlabelled, 1);
+    }
+
+    #[test]
+    fn the_stream_reports_bad_labels_by_line() {
+        let posts = "{\"id\":\"p1\",\"text\":\"tea\"}\n";
+        let (got, _) = stream(posts, "{\"post\":\"p1\"}\n{\"post\":\"p9\"}\n");
+        let err = got.into_iter().find_map(Result::err).unwrap();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("`p9`"), "{err}");
+        let (got, _) = stream(posts, "{\"post\":\"p1\"}\n{\"post\":\"p1\"}\n");
+        let err = got
+            .into_iter()
+            .find_map(Result::err)
+            .expect("a duplicate after the last post is found at the end");
+        assert!(err.message.contains("second label for post `p1`"), "{err}");
+        let (got, _) = stream(
+            "{\"id\":\"p1\",\"text\":\"a\"}\n{\"id\":\"p1\",\"text\":\"b\"}\n",
+            "{\"post\":\"p1\"}\n",
+        );
+        assert!(got
+            .into_iter()
+            .find_map(Result::err)
+            .unwrap()
+            .message
+            .contains("duplicate post id"));
+        let (got, _) = stream(posts, "");
+        assert!(got
+            .into_iter()
+            .find_map(Result::err)
+            .unwrap()
+            .message
+            .contains("empty file"));
     }
 
     #[test]

@@ -2,11 +2,13 @@
 //! producing SPEC.md's JSON result.
 
 use crate::dataset::{LabelledPost, Split};
+use crate::error::InputError;
 use crate::glossary::Glossary;
 use crate::retrieve::{self, best_per_entry, MatchKind, Params, PostView, UnknownRetriever};
 use crate::score::{Counts, Figures, PostScore, Tally};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -74,6 +76,20 @@ pub struct EvalResult {
     #[serde(default)]
     pub glossa_version: String,
     pub retrievers: Vec<RetrieverResult>,
+    /// How long the whole evaluation took (not part of SPEC.md's output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// Throughput of one `glossa eval`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub posts: usize,
+    /// Building the retrievers' indexes.
+    pub index_seconds: f64,
+    /// Loading the glossary excluded; indexing, reading and scoring included.
+    pub seconds: f64,
+    pub posts_per_second: f64,
 }
 
 /// Names of the files a result came from.
@@ -83,7 +99,46 @@ pub struct Sources<'a> {
     pub split: &'a str,
 }
 
-/// Score each retriever spec on `posts`.
+/// Whether per-post details go into the result (they grow with the posts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PerPost {
+    /// Keep them up to [`PER_POST_AUTO_LIMIT`] posts, then drop them.
+    #[default]
+    Auto,
+    On,
+    Off,
+}
+
+/// Above this many posts, `--per-post auto` drops per-post details from
+/// the JSON result (use `--per-post-jsonl FILE` to stream them instead).
+pub const PER_POST_AUTO_LIMIT: usize = 10_000;
+
+/// Posts scored together: read in order, scored in parallel, summed in
+/// order, so memory is bounded by a chunk, not by the file.
+const CHUNK: usize = 2_048;
+
+/// How to run an evaluation.
+#[derive(Default)]
+pub struct EvalOptions {
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    pub per_post: PerPost,
+    /// Where to stream one JSON line per (retriever, post), if anywhere.
+    pub per_post_out: Option<Box<dyn Write + Send>>,
+}
+
+/// What the streaming evaluation saw besides the result.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EvalStats {
+    pub posts: usize,
+    /// Seconds spent building retrievers (indexes).
+    pub index_seconds: f64,
+    /// Whether `--per-post auto` dropped per-post details.
+    pub per_post_dropped: bool,
+}
+
+/// Score each retriever spec on `posts` (in memory, one thread per core,
+/// per-post details kept).
 pub fn evaluate(
     glossary: &Arc<Glossary>,
     posts: &[LabelledPost],
@@ -91,47 +146,151 @@ pub fn evaluate(
     params: &Params,
     sources: &Sources,
 ) -> Result<EvalResult, UnknownRetriever> {
+    let options = EvalOptions {
+        per_post: PerPost::On,
+        ..EvalOptions::default()
+    };
+    let stream = posts.iter().cloned().map(Ok::<_, InputError>);
+    match evaluate_stream(glossary, stream, specs, params, sources, options) {
+        Ok((result, _)) => Ok(result),
+        Err(EvalError::Retriever(e)) => Err(e),
+        Err(e) => unreachable!("in-memory posts: {e}"),
+    }
+}
+
+/// Why a streaming evaluation stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Retriever(#[from] UnknownRetriever),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot write per-post results: {0}")]
+    Write(#[from] std::io::Error),
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
+}
+
+/// One post scored by every retriever.
+struct Scored {
+    post: LabelledPost,
+    /// Per retriever: its matches (one per entry) and the score.
+    by_retriever: Vec<(Vec<crate::retrieve::Match>, PostScore)>,
+}
+
+/// Score each retriever spec on a stream of posts, in parallel, with memory
+/// bounded by [`CHUNK`] posts (plus per-post details when kept).
+pub fn evaluate_stream(
+    glossary: &Arc<Glossary>,
+    posts: impl Iterator<Item = Result<LabelledPost, InputError>>,
+    specs: &[String],
+    params: &Params,
+    sources: &Sources,
+    mut options: EvalOptions,
+) -> Result<(EvalResult, EvalStats), EvalError> {
+    let started = Instant::now();
     let retrievers = specs
         .iter()
-        .map(|spec| retrieve::build(spec, glossary, params).map(|r| (spec, r)))
+        .map(|spec| retrieve::build(spec, glossary, params))
         .collect::<Result<Vec<_>, _>>()?;
-    let views: Vec<PostView> = posts
-        .iter()
-        .map(|p| PostView::new(&p.post.text, Some(&p.label.needed)))
-        .collect();
+    let mut stats = EvalStats {
+        index_seconds: started.elapsed().as_secs_f64(),
+        ..EvalStats::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| EvalError::Threads(e.to_string()))?;
+
     let id = |e: &usize| glossary.entries[*e].id.clone();
     let ids = |v: &[usize]| v.iter().map(id).collect::<Vec<_>>();
-    let mut results = Vec::with_capacity(retrievers.len());
-    for (spec, retriever) in retrievers {
-        let started = Instant::now();
-        let mut tally = Tally::default();
-        let mut per_post = Vec::with_capacity(posts.len());
-        for (post, view) in posts.iter().zip(&views) {
-            let matches = best_per_entry(retriever.retrieve(view));
-            let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), &post.label);
-            tally.add(&score, &post.label);
-            per_post.push(PostResult {
-                post: post.post.id.clone(),
-                retrieved: ids(&score.retrieved),
-                found: score.found.len(),
-                missed: ids(&score.missed),
-                extra: ids(&score.extra),
-                wrong_sense: ids(&score.wrong_sense),
-                complete: score.complete,
-                matches: matches
-                    .into_iter()
-                    .map(|m| MatchOut {
-                        entry: id(&m.entry),
-                        kind: m.kind,
-                        phrase: m.phrase,
-                        score: m.score,
-                    })
-                    .collect(),
-                tags: post.label.tags.clone(),
-                split: post.label.split,
-            });
+    let mut tallies: Vec<Tally> = vec![Tally::default(); retrievers.len()];
+    let mut per_post: Vec<Vec<PostResult>> = vec![Vec::new(); retrievers.len()];
+    let mut seconds = vec![0.0; retrievers.len()];
+    let mut keep = options.per_post != PerPost::Off;
+    let mut posts = posts.peekable();
+    let mut chunk: Vec<LabelledPost> = Vec::with_capacity(CHUNK);
+    while posts.peek().is_some() {
+        chunk.clear();
+        for post in posts.by_ref().take(CHUNK) {
+            chunk.push(post?);
         }
-        results.push(RetrieverResult {
+        let timed_start = Instant::now();
+        let scored: Vec<Scored> = pool.install(|| {
+            use rayon::prelude::*;
+            std::mem::take(&mut chunk)
+                .into_par_iter()
+                .map(|post| {
+                    let view = PostView::new(&post.post.text, Some(&post.label.needed));
+                    let by_retriever = retrievers
+                        .iter()
+                        .map(|r| {
+                            let matches = best_per_entry(r.retrieve(&view));
+                            let score = PostScore::new(
+                                matches.iter().map(|m| m.entry).collect(),
+                                &post.label,
+                            );
+                            (matches, score)
+                        })
+                        .collect();
+                    Scored { post, by_retriever }
+                })
+                .collect()
+        });
+        // Parallel work cannot be split by retriever: share the time evenly.
+        let share = timed_start.elapsed().as_secs_f64() / retrievers.len() as f64;
+        seconds.iter_mut().for_each(|s| *s += share);
+        stats.posts += scored.len();
+        if keep && options.per_post == PerPost::Auto && stats.posts > PER_POST_AUTO_LIMIT {
+            keep = false;
+            stats.per_post_dropped = true;
+            per_post.iter_mut().for_each(Vec::clear);
+        }
+        for s in scored {
+            for (r, (matches, score)) in s.by_retriever.into_iter().enumerate() {
+                tallies[r].add(&score, &s.post.label);
+                if !keep && options.per_post_out.is_none() {
+                    continue;
+                }
+                let result = PostResult {
+                    post: s.post.post.id.clone(),
+                    retrieved: ids(&score.retrieved),
+                    found: score.found.len(),
+                    missed: ids(&score.missed),
+                    extra: ids(&score.extra),
+                    wrong_sense: ids(&score.wrong_sense),
+                    complete: score.complete,
+                    matches: matches
+                        .into_iter()
+                        .map(|m| MatchOut {
+                            entry: id(&m.entry),
+                            kind: m.kind,
+                            phrase: m.phrase,
+                            score: m.score,
+                        })
+                        .collect(),
+                    tags: s.post.label.tags.clone(),
+                    split: s.post.label.split,
+                };
+                if let Some(out) = options.per_post_out.as_mut() {
+                    let line = serde_json::json!({ "retriever": specs[r], "result": result });
+                    writeln!(out, "{line}")?;
+                }
+                if keep {
+                    per_post[r].push(result);
+                }
+            }
+        }
+    }
+    if let Some(out) = options.per_post_out.as_mut() {
+        out.flush()?;
+    }
+    let results = specs
+        .iter()
+        .zip(tallies)
+        .zip(per_post)
+        .zip(seconds)
+        .map(|(((spec, tally), per_post), seconds)| RetrieverResult {
             name: spec.clone(),
             figures: Figures(tally.total),
             by_tag: tally
@@ -144,11 +303,11 @@ pub fn evaluate(
                 .into_iter()
                 .map(|(k, v)| (k, Figures(v)))
                 .collect(),
-            seconds: started.elapsed().as_secs_f64(),
+            seconds,
             per_post,
-        });
-    }
-    Ok(EvalResult {
+        })
+        .collect();
+    let result = EvalResult {
         glossary: glossary.name.clone(),
         posts_file: sources.posts_file.to_string(),
         labels_file: sources.labels_file.to_string(),
@@ -156,5 +315,7 @@ pub fn evaluate(
         params: *params,
         glossa_version: env!("CARGO_PKG_VERSION").to_string(),
         retrievers: results,
-    })
+        timing: None,
+    };
+    Ok((result, stats))
 }

@@ -1,35 +1,38 @@
 //! `glossa eval`: score retrievers on labelled posts.
 
 use crate::cli::{EvalArgs, SplitChoice};
+use crate::dataset::LabelledStream;
 use crate::dataset::Split;
 use crate::diff;
-use crate::eval::{evaluate, Sources};
+use crate::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
 use crate::gate;
 use crate::report::{self, Format};
 use crate::retrieve::{expand_list, Params};
 use crate::runs;
 use crate::stats::TestSettings;
+use anyhow::Context as _;
 use std::io::IsTerminal;
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
-    let mut posts = super::load_labelled(&glossary, &args.posts, &args.labels)?;
     let (split_name, keep) = match args.split {
         SplitChoice::All => ("all", None),
         SplitChoice::Dev => ("dev", Some(Split::Dev)),
         SplitChoice::Test => ("test", Some(Split::Test)),
     };
-    if let Some(split) = keep {
-        posts.retain(|p| p.label.split == split);
-        if posts.is_empty() {
-            anyhow::bail!(
-                "no labelled post in {} is in the {split} split",
-                args.labels.display()
-            );
-        }
-    }
+    let posts_file = args.posts.display().to_string();
+    let labels_file = args.labels.display().to_string();
+    let mut stream = LabelledStream::new(
+        Arc::clone(&glossary),
+        &posts_file,
+        super::open_input(&args.posts)?,
+        &labels_file,
+        super::open_input(&args.labels)?,
+    );
     let specs = expand_list(&args.retriever);
     if specs.is_empty() {
         anyhow::bail!("--retriever names no retriever");
@@ -47,15 +50,58 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let params = Params::from(&args.params);
-    let posts_file = args.posts.display().to_string();
-    let labels_file = args.labels.display().to_string();
     let sources = Sources {
         posts_file: &posts_file,
         labels_file: &labels_file,
         split: split_name,
     };
-    let result = evaluate(&glossary, &posts, &specs, &params, &sources)?;
-
+    let per_post_out: Option<Box<dyn Write + Send>> = match &args.per_post_jsonl {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Some(Box::new(std::io::BufWriter::new(file)))
+        }
+        None => None,
+    };
+    let options = EvalOptions {
+        threads: args.threads,
+        // The paired tests of --compare need every post.
+        per_post: if args.compare {
+            PerPost::On
+        } else {
+            args.per_post
+        },
+        per_post_out,
+    };
+    let started = Instant::now();
+    let posts = stream.by_ref().filter(|p| match (p, keep) {
+        (Ok(p), Some(split)) => p.label.split == split,
+        _ => true,
+    });
+    let (mut result, stats) =
+        evaluate_stream(&glossary, posts, &specs, &params, &sources, options)?;
+    if stream.unlabelled > 0 {
+        eprintln!(
+            "warning: {} of {} posts in {posts_file} have no label in {labels_file} and are not scored",
+            stream.unlabelled,
+            stream.posts_read()
+        );
+    }
+    if stats.posts == 0 {
+        anyhow::bail!("no labelled post in {labels_file} is in the {split_name} split");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    result.timing = Some(Timing {
+        posts: stats.posts,
+        index_seconds: stats.index_seconds,
+        seconds,
+        posts_per_second: stats.posts as f64 / seconds.max(1e-9),
+    });
+    if stats.per_post_dropped {
+        eprintln!(
+            "note: per-post details are left out of the result above {PER_POST_AUTO_LIMIT} posts (--per-post on keeps them; --per-post-jsonl FILE streams them)"
+        );
+    }
     let compared = args.compare.then(|| {
         let test = TestSettings::new(args.resamples, args.seed);
         (test, diff::compare_all(&result, test))

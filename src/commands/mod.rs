@@ -5,6 +5,7 @@ pub mod eval;
 pub mod export;
 pub mod import;
 pub mod lint;
+pub mod merge;
 pub mod phrases;
 pub mod retrieve;
 pub mod retrievers;
@@ -39,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint(args) => lint::run(args),
         Command::Translate(args) => translate::run(args),
         Command::Run(args) => run::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Diff(args) => diff::run(args),
@@ -133,6 +135,19 @@ fn read_input(path: &Path) -> Result<String, InputError> {
     match demo::builtin(&shown) {
         Some(text) if !path.exists() => Ok(text.to_string()),
         _ => read_text(path),
+    }
+}
+
+/// An input file as a line reader (a missing demo file: the built-in copy).
+pub fn open_input(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, InputError> {
+    let shown = path.display().to_string();
+    match demo::builtin(&shown) {
+        Some(text) if !path.exists() => Ok(Box::new(text.as_bytes())),
+        _ => {
+            let file = std::fs::File::open(path)
+                .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
+            Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
+        }
     }
 }
 

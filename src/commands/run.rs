@@ -1,38 +1,132 @@
-//! `glossa run`: the batch experiment over labelled posts.
+//! `glossa run`: the batch experiment over labelled posts. Live (every call
+//! through the provider), or through the OpenAI Batch API: `--batch-out`
+//! writes the requests, `--batch-in` checks the results; `--shard I/N`
+//! takes one deterministic share of the calls.
 
 use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
-use crate::dataset::Split;
-use crate::generate::batch::{self, Todo, CALLS_FILE, SUMMARY_FILE};
+use crate::dataset::{LabelledPost, Split};
+use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
+use crate::generate::batch_api::{self, IngestRun, Sampling};
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prompt::Template;
-use crate::report;
+use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+use crate::generate::simplify::Simplify;
+use crate::glossary::Glossary;
+use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
 use crate::runs;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-const CONFIG_FILE: &str = "run.json";
+pub(crate) const CONFIG_FILE: &str = "run.json";
 
 /// What a run was started with, saved as `DIR/run.json` so `--resume`
 /// continues with exactly the same settings. Holds the name of the key's
 /// environment variable, never the key.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct RunConfig {
-    glossary: PathBuf,
-    posts: PathBuf,
-    labels: PathBuf,
-    retrievers: Vec<String>,
-    params: RetrieverArgs,
-    split: SplitChoice,
-    repeat: u32,
-    provider: ProviderArgs,
-    glossa_version: String,
+pub(crate) struct RunConfig {
+    pub glossary: PathBuf,
+    pub posts: PathBuf,
+    pub labels: PathBuf,
+    pub retrievers: Vec<String>,
+    pub params: RetrieverArgs,
+    pub split: SplitChoice,
+    pub repeat: u32,
+    pub provider: ProviderArgs,
+    pub glossa_version: String,
+    /// The share of the calls this folder holds (`--shard I/N`); absent:
+    /// every call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// SHA-256 of the inputs' contents when the run started, so that a
+    /// resumed run, a batch's results and merged shards are known to be
+    /// about the same glossary, posts, labels and prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Inputs>,
+    /// The run folders `glossa merge` made this one from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<PathBuf>,
 }
 
-fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
+/// Content fingerprints (SHA-256, hex) of a run's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Inputs {
+    pub glossary: String,
+    pub posts: String,
+    pub labels: String,
+    /// Of the translate template's name, version and text.
+    pub prompt: String,
+}
+
+impl Inputs {
+    fn of(config: &RunConfig, template: &Template) -> anyhow::Result<Inputs> {
+        use sha2::{Digest, Sha256};
+        let mut prompt = Sha256::new();
+        for part in [&template.name, &template.version, &template.body] {
+            prompt.update(part.as_bytes());
+            prompt.update([0]);
+        }
+        Ok(Inputs {
+            glossary: fingerprint(&config.glossary)?,
+            posts: fingerprint(&config.posts)?,
+            labels: fingerprint(&config.labels)?,
+            prompt: hex(&prompt.finalize()),
+        })
+    }
+
+    /// The inputs that differ from `other`'s, by name.
+    fn differences(&self, other: &Inputs) -> Vec<&'static str> {
+        [
+            ("glossary", self.glossary == other.glossary),
+            ("posts", self.posts == other.posts),
+            ("labels", self.labels == other.labels),
+            ("prompt", self.prompt == other.prompt),
+        ]
+        .into_iter()
+        .filter(|(_, same)| !same)
+        .map(|(name, _)| name)
+        .collect()
+    }
+}
+
+/// SHA-256 of a file's bytes, streamed (a missing demo file: of the
+/// built-in copy).
+fn fingerprint(path: &Path) -> anyhow::Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    match std::fs::File::open(path) {
+        Ok(mut file) => {
+            use std::io::Read as _;
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = file
+                    .read(&mut buf)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+        }
+        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
+            Some(text) if e.kind() == std::io::ErrorKind::NotFound => {
+                hasher.update(text.as_bytes())
+            }
+            _ => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        },
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(crate) fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
     let path = dir.join(CONFIG_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
@@ -45,33 +139,108 @@ fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
         .with_context(|| format!("{}: not a run configuration", path.display()))
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (dir, config, todo) = match (&args.resume, &args.retry_errors) {
-        (Some(dir), _) => (dir.clone(), load_config(dir)?, Todo::Missing),
-        (_, Some(dir)) => (dir.clone(), load_config(dir)?, Todo::Failed),
+pub(crate) fn write_config(dir: &Path, config: &RunConfig) -> anyhow::Result<()> {
+    std::fs::write(
+        dir.join(CONFIG_FILE),
+        serde_json::to_string_pretty(config)? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))
+}
+
+/// Why two run folders cannot be merged: the settings that decide the
+/// calls or their answers, where they differ. `None` when they agree.
+pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
+    let mut diffs: Vec<String> = Vec::new();
+    match (&a.inputs, &b.inputs) {
+        (Some(x), Some(y)) => diffs.extend(
+            x.differences(y)
+                .into_iter()
+                .map(|name| format!("{name} (different contents)")),
+        ),
+        // Folders from before fingerprints: compare the paths.
         _ => {
-            let config = RunConfig {
-                glossary: args.glossary.clone(),
-                posts: args.posts.clone(),
-                labels: args.labels.clone(),
-                retrievers: expand_list(&args.retriever),
-                params: args.params.clone(),
-                split: args.split,
-                repeat: args.repeat,
-                provider: args.provider.clone(),
-                glossa_version: env!("CARGO_PKG_VERSION").to_string(),
-            };
-            let dir = args.out.clone().unwrap_or_else(|| {
-                let suite = runs::suite_name(&config.posts.display().to_string());
-                PathBuf::from(runs::RUNS_DIR).join(format!("{}_{suite}_run", runs::utc_timestamp()))
-            });
-            (dir, config, Todo::Missing)
+            for (name, x, y) in [
+                ("glossary", &a.glossary, &b.glossary),
+                ("posts", &a.posts, &b.posts),
+                ("labels", &a.labels, &b.labels),
+            ] {
+                if x != y {
+                    diffs.push(format!("{name} ({} vs {})", x.display(), y.display()));
+                }
+            }
+            if a.provider.prompt != b.provider.prompt {
+                diffs.push("prompt".to_string());
+            }
+        }
+    }
+    let mut differ = |name: &str, same: bool, x: String, y: String| {
+        if !same {
+            diffs.push(format!("{name} ({x} vs {y})"));
         }
     };
-    if config.retrievers.is_empty() {
-        anyhow::bail!("--retriever names no retriever");
-    }
+    differ(
+        "retrievers",
+        a.retrievers == b.retrievers,
+        a.retrievers.join(","),
+        b.retrievers.join(","),
+    );
+    let params = |c: &RunConfig| serde_json::to_string(&c.params).unwrap_or_default();
+    differ(
+        "retriever parameters",
+        params(a) == params(b),
+        params(a),
+        params(b),
+    );
+    differ(
+        "split",
+        a.split == b.split,
+        format!("{:?}", a.split),
+        format!("{:?}", b.split),
+    );
+    differ(
+        "repeat",
+        a.repeat == b.repeat,
+        a.repeat.to_string(),
+        b.repeat.to_string(),
+    );
+    let (p, q) = (&a.provider, &b.provider);
+    differ(
+        "provider",
+        p.provider == q.provider,
+        p.provider.clone(),
+        q.provider.clone(),
+    );
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
+    differ("model", p.model == q.model, opt(&p.model), opt(&q.model));
+    differ(
+        "temperature",
+        p.temperature == q.temperature,
+        format!("{:?}", p.temperature),
+        format!("{:?}", q.temperature),
+    );
+    differ(
+        "seed",
+        p.seed == q.seed,
+        format!("{:?}", p.seed),
+        format!("{:?}", q.seed),
+    );
+    differ(
+        "max tokens",
+        p.max_tokens == q.max_tokens,
+        format!("{:?}", p.max_tokens),
+        format!("{:?}", q.max_tokens),
+    );
+    differ(
+        "simplify",
+        p.simplify == q.simplify,
+        format!("{:?}", p.simplify),
+        format!("{:?}", q.simplify),
+    );
+    (!diffs.is_empty()).then(|| diffs.join("; "))
+}
 
+/// The glossary and the labelled posts a run covers (its split only).
+pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
     let glossary = Arc::new(super::load_glossary(&config.glossary)?);
     let mut posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
     match config.split {
@@ -82,9 +251,130 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if posts.is_empty() {
         anyhow::bail!("no labelled posts to run in {}", config.labels.display());
     }
+    Ok((glossary, posts))
+}
+
+/// Each post's split.
+pub(crate) fn splits(posts: &[LabelledPost]) -> HashMap<String, Split> {
+    posts
+        .iter()
+        .map(|p| (p.post.id.clone(), p.label.split))
+        .collect()
+}
+
+/// Summarise `DIR/calls.jsonl`, save `summary.json`, print the tables.
+pub(crate) fn report(
+    dir: &Path,
+    retrievers: &[String],
+    split_of: &HashMap<String, Split>,
+    format: Format,
+) -> anyhow::Result<Summary> {
+    let summary = batch::summarise_file(dir, retrievers)?;
+    std::fs::write(
+        dir.join(SUMMARY_FILE),
+        serde_json::to_string_pretty(&summary)? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
+    // Dev and test side by side when the posts carry both.
+    let by_split = report::run_split::summarise(dir, retrievers, split_of)?;
+    let rendered = report::run_split::render(&summary, &by_split, format);
+    super::emit(&rendered)?;
+    eprintln!(
+        "calls: {}; summary: {}",
+        dir.join(CALLS_FILE).display(),
+        dir.join(SUMMARY_FILE).display()
+    );
+    Ok(summary)
+}
+
+/// Where the calls' answers come from.
+enum Mode {
+    Live,
+    BatchOut(PathBuf),
+    BatchIn(Vec<PathBuf>),
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let mode = match (&args.batch_out, args.batch_in.is_empty()) {
+        (Some(file), _) => Mode::BatchOut(file.clone()),
+        (None, false) => Mode::BatchIn(args.batch_in.clone()),
+        (None, true) => Mode::Live,
+    };
+    let batch = !matches!(mode, Mode::Live);
+    let fresh = args.resume.is_none() && args.retry_errors.is_none();
+    let (dir, mut config, todo) = match (&args.resume, &args.retry_errors) {
+        (Some(dir), _) => (dir.clone(), load_config(dir)?, Todo::Missing),
+        (_, Some(dir)) => (dir.clone(), load_config(dir)?, Todo::Failed),
+        _ => {
+            let mut provider = args.provider.clone();
+            if batch {
+                provider.provider = batch_provider(&provider.provider)?;
+            }
+            let config = RunConfig {
+                glossary: args.glossary.clone(),
+                posts: args.posts.clone(),
+                labels: args.labels.clone(),
+                retrievers: expand_list(&args.retriever),
+                params: args.params.clone(),
+                split: args.split,
+                repeat: args.repeat,
+                provider,
+                glossa_version: env!("CARGO_PKG_VERSION").to_string(),
+                shard: args.shard.filter(|s| s.count > 1),
+                inputs: None,
+                merged_from: Vec::new(),
+            };
+            let dir = args.out.clone().unwrap_or_else(|| {
+                let suite = runs::suite_name(&config.posts.display().to_string());
+                let shard = config
+                    .shard
+                    .map(|s| format!("_shard{}of{}", s.index, s.count))
+                    .unwrap_or_default();
+                PathBuf::from(runs::RUNS_DIR)
+                    .join(format!("{}_{suite}{shard}_run", runs::utc_timestamp()))
+            });
+            (dir, config, Todo::Missing)
+        }
+    };
+    if config.retrievers.is_empty() {
+        anyhow::bail!("--retriever names no retriever");
+    }
+    if batch {
+        check_batch_config(&config, &mode, fresh, &dir)?;
+    }
+
+    let (glossary, posts) = load_posts(&config)?;
     let params = Params::from(&config.params);
     let template = super::translate_template(&config.provider)?;
-    let client = Arc::new(super::build_client(&config.provider)?);
+    let inputs = Inputs::of(&config, &template)?;
+    if fresh {
+        config.inputs = Some(inputs);
+    } else if let Some(saved) = &config.inputs {
+        {
+            let changed = saved.differences(&inputs);
+            if !changed.is_empty() {
+                let what = format!(
+                    "{} changed since the run in {} started",
+                    changed.join(", "),
+                    dir.display()
+                );
+                if matches!(mode, Mode::BatchIn(_)) {
+                    anyhow::bail!(
+                        "{what}: the batch's prompts were made from the old inputs, so its outputs \
+                         cannot be checked against the new ones; restore them, or start a new run"
+                    );
+                }
+                eprintln!("warning: {what}; the new calls will not be comparable with the old");
+            }
+        }
+    }
+    // Batch modes make no model call: the pipeline's client is never used.
+    let client = Arc::new(if batch {
+        let offline = provider::build("offline", &Settings::default())?;
+        Client::new(vec![offline], RetryPolicy::default(), None)
+    } else {
+        super::build_client(&config.provider)?
+    });
     let pipelines = config
         .retrievers
         .iter()
@@ -102,7 +392,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<Vec<_>>>()?;
 
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    if args.resume.is_none() && args.retry_errors.is_none() {
+    if fresh {
         if dir.join(CALLS_FILE).exists() {
             anyhow::bail!(
                 "{} already holds a run; continue it with --resume {}",
@@ -110,28 +400,214 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 dir.display()
             );
         }
-        std::fs::write(
-            dir.join(CONFIG_FILE),
-            serde_json::to_string_pretty(&config)? + "\n",
-        )
-        .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))?;
+        write_config(&dir, &config)?;
     }
+    let shard = config.shard.unwrap_or(Shard::WHOLE);
     let status = batch::call_status(&dir.join(CALLS_FILE))?;
-    let calls = batch::plan(&pipelines, &posts, config.repeat, &status, todo);
+    let (calls, total) = batch::plan(&pipelines, &posts, config.repeat, shard, &status, todo);
     drop(status);
-    let total = pipelines.len() * posts.len() * config.repeat as usize;
-    eprintln!(
-        "{}: {} calls to make ({} retrievers x {} repeats x {} posts{}), {} at a time",
-        dir.display(),
-        calls.len(),
+    let shape = format!(
+        "{} retrievers x {} repeats x {} posts{}{}",
         pipelines.len(),
         config.repeat,
         posts.len(),
+        if shard.count > 1 {
+            format!(", shard {shard}: {total} calls")
+        } else {
+            String::new()
+        },
         if calls.len() < total {
             format!("; {} already done", total - calls.len())
         } else {
             String::new()
-        },
+        }
+    );
+
+    let split_of = splits(&posts);
+    match mode {
+        Mode::BatchOut(file) => batch_out(
+            &file, &dir, &config, &pipelines, &posts, &calls, &shape, todo,
+        ),
+        Mode::BatchIn(files) => {
+            let ingested = batch_api::ingest(
+                &files,
+                &IngestRun {
+                    dir: &dir,
+                    pipelines: &pipelines,
+                    posts: &posts,
+                    repeats: config.repeat,
+                    shard,
+                    wanted: &calls,
+                    model: config.provider.model.as_deref(),
+                },
+            )?;
+            drop(calls);
+            let files_shown = files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            eprintln!(
+                "{}: {} result lines in {files_shown}; {} calls checked and recorded ({} failed){}",
+                dir.display(),
+                ingested.lines,
+                ingested.recorded,
+                ingested.failed,
+                if ingested.skipped > 0 {
+                    format!(
+                        ", {} skipped (already recorded in {})",
+                        ingested.skipped,
+                        dir.display()
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            let summary = report(&dir, &config.retrievers, &split_of, args.format)?;
+            let status = batch::call_status(&dir.join(CALLS_FILE))?;
+            let (missing, _) = batch::plan(
+                &pipelines,
+                &posts,
+                config.repeat,
+                shard,
+                &status,
+                Todo::Missing,
+            );
+            let mut code = ExitCode::SUCCESS;
+            if summary.failed > 0 {
+                eprintln!(
+                    "{} calls failed (their errors are in {}); write a batch of them with: \
+                     glossa run --batch-out FILE --retry-errors {} (or redo them live with --retry-errors {})",
+                    summary.failed,
+                    dir.join(CALLS_FILE).display(),
+                    dir.display(),
+                    dir.display()
+                );
+                code = ExitCode::from(1);
+            }
+            if !missing.is_empty() {
+                eprintln!(
+                    "{} of {total} calls have no result yet; write a batch of them with: \
+                     glossa run --batch-out FILE --resume {} (or make them live with --resume {})",
+                    missing.len(),
+                    dir.display(),
+                    dir.display()
+                );
+                code = ExitCode::from(1);
+            }
+            Ok(code)
+        }
+        Mode::Live => live(
+            &args, &dir, pipelines, posts, calls, &shape, &config, &split_of,
+        ),
+    }
+}
+
+/// The provider recorded for a new batch run: the Batch API is OpenAI's.
+fn batch_provider(given: &str) -> anyhow::Result<String> {
+    match given.trim() {
+        // `offline` is the default of --provider: not a choice.
+        "offline" | "openai" => Ok(batch_api::PROVIDER.to_string()),
+        other => anyhow::bail!(
+            "--batch-out and --batch-in use the OpenAI Batch API; --provider {other} cannot be used with them"
+        ),
+    }
+}
+
+fn check_batch_config(
+    config: &RunConfig,
+    mode: &Mode,
+    fresh: bool,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    if config.provider.simplify == Simplify::Llm {
+        anyhow::bail!(
+            "--simplify llm needs a model call before each prompt exists, so it cannot go through a batch \
+             file; use --simplify rules or none"
+        );
+    }
+    if !fresh && config.provider.provider != batch_api::PROVIDER {
+        anyhow::bail!(
+            "the run in {} uses --provider {}; batch files hold OpenAI requests, so only a run with \
+             --provider openai can continue through them (start a new run folder with --batch-out FILE --model M)",
+            dir.display(),
+            config.provider.provider
+        );
+    }
+    if matches!(mode, Mode::BatchOut(_)) && config.provider.model.is_none() {
+        anyhow::bail!(if fresh {
+            "--batch-out needs --model (the model every request names)".to_string()
+        } else {
+            format!(
+                "the run in {} has no --model, which --batch-out needs",
+                dir.display()
+            )
+        });
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn batch_out(
+    file: &Path,
+    dir: &Path,
+    config: &RunConfig,
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    calls: &[(usize, u32, usize)],
+    shape: &str,
+    todo: Todo,
+) -> anyhow::Result<ExitCode> {
+    let p = &config.provider;
+    let sampling = Sampling {
+        model: p.model.clone().unwrap_or_default(),
+        temperature: p.temperature,
+        seed: p.seed,
+        max_tokens: p.max_tokens,
+    };
+    let written = batch_api::write_requests(file, pipelines, posts, calls, &sampling)?;
+    eprintln!(
+        "{}: wrote {written} requests ({shape}) to {}",
+        dir.display(),
+        file.display()
+    );
+    if written > batch_api::MAX_REQUESTS_PER_BATCH {
+        eprintln!(
+            "warning: one OpenAI batch takes at most {} requests; split the run with --shard I/N (N >= {})",
+            batch_api::MAX_REQUESTS_PER_BATCH,
+            written.div_ceil(batch_api::MAX_REQUESTS_PER_BATCH)
+        );
+    }
+    let again = match todo {
+        Todo::Missing => "--resume",
+        Todo::Failed => "--retry-errors",
+    };
+    if written > 0 {
+        eprintln!(
+            "submit it to the OpenAI Batch API (endpoint {}), then check the output file with:\n  \
+             glossa run --batch-in RESULTS.jsonl {again} {}",
+            batch_api::ENDPOINT,
+            dir.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn live(
+    args: &RunArgs,
+    dir: &Path,
+    pipelines: Vec<Arc<Pipeline>>,
+    posts: Vec<LabelledPost>,
+    calls: Vec<(usize, u32, usize)>,
+    shape: &str,
+    config: &RunConfig,
+    split_of: &HashMap<String, Split>,
+) -> anyhow::Result<ExitCode> {
+    eprintln!(
+        "{}: {} calls to make ({shape}), {} at a time",
+        dir.display(),
+        calls.len(),
         args.concurrency
     );
 
@@ -143,12 +619,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .expect("valid progress template"),
     );
     progress.set_message("0 failed");
-    let split_of: std::collections::HashMap<String, Split> = posts
-        .iter()
-        .map(|p| (p.post.id.clone(), p.label.split))
-        .collect();
     let outcome = super::runtime()?.block_on(batch::execute(
-        &dir,
+        dir,
         pipelines,
         Arc::new(posts),
         calls,
@@ -157,21 +629,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     ))?;
     progress.finish_and_clear();
 
-    let summary = batch::summarise_file(&dir, &config.retrievers)?;
-    std::fs::write(
-        dir.join(SUMMARY_FILE),
-        serde_json::to_string_pretty(&summary)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
-    // Dev and test side by side when the posts carry both.
-    let by_split = report::run_split::summarise(&dir, &config.retrievers, &split_of)?;
-    let rendered = report::run_split::render(&summary, &by_split, args.format);
-    super::emit(&rendered)?;
-    eprintln!(
-        "calls: {}; summary: {}",
-        dir.join(CALLS_FILE).display(),
-        dir.join(SUMMARY_FILE).display()
-    );
+    let summary = report(dir, &config.retrievers, split_of, args.format)?;
 
     if outcome.interrupted {
         eprintln!(

@@ -44,7 +44,8 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
-    fn from_trace(post: &str, trace: Trace) -> CallRecord {
+    /// The record of one post's trace (the post must be labelled).
+    pub fn from_trace(post: &str, trace: Trace) -> CallRecord {
         let labelled = trace.labelled.expect("batch posts are labelled");
         let g = trace.generate.output;
         CallRecord {
@@ -71,7 +72,7 @@ impl CallRecord {
         }
     }
 
-    fn key(&self) -> CallKey {
+    pub fn key(&self) -> CallKey {
         (self.retriever.clone(), self.repeat, self.post.clone())
     }
 }
@@ -139,18 +140,83 @@ pub struct Outcome {
     pub stopped: Option<String>,
 }
 
-/// The calls to make, in order: retriever, repeat, post.
+/// One of N deterministic parts of a run's calls, for N machines (a job
+/// array) sharing one experiment: `--shard I/N`, I counted from 0.
+///
+/// A call belongs to shard `I` of `N` when the first 8 bytes of the SHA-256
+/// of its `custom_id` (see [`super::batch_api::custom_id`]), read as a
+/// big-endian integer, leave the remainder `I` when divided by `N`. That
+/// depends only on the call's retriever, repeat and post: not on the order
+/// of the posts file, on concurrency, on the machine or on the other
+/// retrievers in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole run: shard 0 of 1.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// The shard a call belongs to, among `count`.
+    pub fn of(retriever: &str, repeat: u32, post: &str, count: u32) -> u32 {
+        use sha2::{Digest, Sha256};
+        if count <= 1 {
+            return 0;
+        }
+        let id = super::batch_api::custom_id(retriever, repeat, post);
+        let digest = Sha256::digest(id.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        (u64::from_be_bytes(first) % u64::from(count)) as u32
+    }
+
+    pub fn contains(&self, retriever: &str, repeat: u32, post: &str) -> bool {
+        self.count <= 1 || Shard::of(retriever, repeat, post, self.count) == self.index
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("`{s}` is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// The calls to make, in order: retriever, repeat, post; and how many calls
+/// the shard holds in all, done or not.
 pub fn plan(
     pipelines: &[Arc<Pipeline>],
     posts: &[LabelledPost],
     repeats: u32,
+    shard: Shard,
     status: &HashMap<CallKey, bool>,
     todo: Todo,
-) -> Vec<(usize, u32, usize)> {
+) -> (Vec<(usize, u32, usize)>, usize) {
     let mut out = Vec::new();
+    let mut total = 0;
     for (ri, p) in pipelines.iter().enumerate() {
         for repeat in 1..=repeats {
             for (pi, post) in posts.iter().enumerate() {
+                if !shard.contains(&p.retriever_name, repeat, &post.post.id) {
+                    continue;
+                }
+                total += 1;
                 let key = (p.retriever_name.clone(), repeat, post.post.id.clone());
                 let wanted = matches!(
                     (todo, status.get(&key)),
@@ -162,7 +228,7 @@ pub fn plan(
             }
         }
     }
-    out
+    (out, total)
 }
 
 /// Run `calls` with at most `concurrency` in flight, appending each record
@@ -477,6 +543,25 @@ mod tests {
             run.by_group[&Group::Complete],
             GroupRun { posts: 1, right: 1 }
         );
+    }
+
+    #[test]
+    fn shards_parse_and_are_pinned_to_the_documented_hash() {
+        assert_eq!("1/4".parse::<Shard>(), Ok(Shard { index: 1, count: 4 }));
+        for bad in ["4/4", "0/0", "1", "a/2", "-1/2", "1/2/3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        // SHA-256 of the custom_id, first 8 bytes big-endian, mod N: these
+        // values must never change, or shards of one run made by two
+        // versions would overlap.
+        assert_eq!(Shard::of("exact", 1, "p01", 4), 0);
+        assert_eq!(Shard::of("exact", 1, "p01", 7), 1);
+        assert_eq!(Shard::of("normalised+fuzzy", 2, "p07", 4), 2);
+        assert_eq!(Shard::of("normalised+fuzzy", 2, "p07", 7), 5);
+        assert_eq!(Shard::of("exact|sense", 3, "a|b", 4), 1);
+        assert_eq!(Shard::of("exact|sense", 3, "a|b", 7), 0);
+        assert!(Shard::WHOLE.contains("exact", 1, "p01"));
+        assert!(Shard { index: 2, count: 4 }.contains("normalised+fuzzy", 2, "p07"));
     }
 
     #[test]

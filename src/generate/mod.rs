@@ -2,6 +2,7 @@
 //! and the output check.
 
 pub mod batch;
+pub mod batch_api;
 pub mod cache;
 pub mod check;
 pub mod pipeline;

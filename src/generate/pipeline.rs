@@ -9,7 +9,7 @@ use super::provider::{Client, ProviderError, Request, Substitution};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
-use crate::retrieve::{best_per_entry, MatchKind, PostView, Retriever};
+use crate::retrieve::{best_per_entry, Match, MatchKind, PostView, Retriever};
 use crate::score::PostScore;
 use serde::Serialize;
 use std::sync::Arc;
@@ -134,15 +134,77 @@ pub struct Trace {
     pub review: Review,
 }
 
+/// The half of one post's trip before the model call: simplify → phrases
+/// → retrieve → prompt. [`Pipeline::finish`] checks an output against it,
+/// whether the output came from a live call ([`Pipeline::run`]) or from a
+/// provider's batch results file.
+pub struct Prepared {
+    pub repeat: u32,
+    pub input: String,
+    pub simplify: Stage<Vec<String>>,
+    pub phrases: Stage<Vec<String>>,
+    pub retrieve: Stage<Vec<UsedEntry>>,
+    pub prompt: Stage<PromptOut>,
+    /// The simplified text, as retrieval and the prompt saw it.
+    pub text: String,
+    matches: Vec<Match>,
+    uncovered: Vec<String>,
+    /// A failed `--simplify llm` call: the post then gets no generate call.
+    simplify_error: Option<ProviderError>,
+}
+
+impl Prepared {
+    /// Milliseconds spent before the model call.
+    pub fn ms(&self) -> f64 {
+        self.simplify.ms + self.phrases.ms + self.retrieve.ms + self.prompt.ms
+    }
+}
+
 impl Pipeline {
     /// Run one post. A failed model call is recorded in the trace, not
     /// returned as an error, so a batch goes on.
     pub async fn run(&self, text: &str, label: Option<&Label>, repeat: u32) -> Trace {
-        let g = &self.glossary;
+        let prepared = self.prepare(text, label, repeat).await;
+        let generate = self.generate(&prepared).await;
+        self.finish(prepared, label, generate)
+    }
 
+    /// Everything before the model call. With `--simplify llm` this makes
+    /// the simplify call.
+    pub async fn prepare(&self, text: &str, label: Option<&Label>, repeat: u32) -> Prepared {
         let started = Instant::now();
         let (simplified, simplify_error) = self.simplify(text, repeat).await;
         let simplify = timed(started, simplified);
+        self.prepare_simplified(text, label, repeat, simplify, simplify_error)
+    }
+
+    /// Everything before the model call, without any model call: `None`
+    /// when the pipeline simplifies with a model (`--simplify llm`).
+    pub fn prepare_local(
+        &self,
+        text: &str,
+        label: Option<&Label>,
+        repeat: u32,
+    ) -> Option<Prepared> {
+        let started = Instant::now();
+        let simplified = match self.simplify {
+            Simplify::None => vec![text.trim().to_string()],
+            Simplify::Rules => sentences(text),
+            Simplify::Llm => return None,
+        };
+        let simplify = timed(started, simplified);
+        Some(self.prepare_simplified(text, label, repeat, simplify, None))
+    }
+
+    fn prepare_simplified(
+        &self,
+        text: &str,
+        label: Option<&Label>,
+        repeat: u32,
+        simplify: Stage<Vec<String>>,
+        simplify_error: Option<ProviderError>,
+    ) -> Prepared {
+        let g = &self.glossary;
         let joined = simplify.output.join("\n");
 
         let started = Instant::now();
@@ -203,38 +265,70 @@ impl Pipeline {
             },
         );
 
+        let uncovered = uncovered(&view, &matches);
+        Prepared {
+            repeat,
+            input: text.to_string(),
+            simplify,
+            phrases,
+            retrieve,
+            prompt,
+            text: joined,
+            matches,
+            uncovered,
+            simplify_error,
+        }
+    }
+
+    /// The model request for a prepared post.
+    pub fn request(&self, prepared: &Prepared) -> Request {
+        Request {
+            prompt: prepared.prompt.output.text.clone(),
+            text: prepared.text.clone(),
+            substitutions: prepared
+                .retrieve
+                .output
+                .iter()
+                .map(|u| Substitution {
+                    phrase: u.phrase.clone(),
+                    target: u.target.clone(),
+                })
+                .collect(),
+            repeat: prepared.repeat,
+        }
+    }
+
+    /// The model call (none when simplification already failed).
+    pub async fn generate(&self, prepared: &Prepared) -> Stage<Generation> {
         let started = Instant::now();
-        let generation = match simplify_error {
+        let generation = match &prepared.simplify_error {
             Some(err) => self.failed(err, 0),
-            None => {
-                let request = Request {
-                    prompt: prompt.output.text.clone(),
-                    text: joined.clone(),
-                    substitutions: retrieve
-                        .output
-                        .iter()
-                        .map(|u| Substitution {
-                            phrase: u.phrase.clone(),
-                            target: u.target.clone(),
-                        })
-                        .collect(),
-                    repeat,
-                };
-                match self.client.generate_counted(&request).await {
-                    (Ok(reply), _) => Generation {
-                        provider: reply.provider,
-                        model: reply.model,
-                        text: Some(reply.text),
-                        attempts: reply.attempts,
-                        cached: reply.cached,
-                        error: None,
-                        stops_run: false,
-                    },
-                    (Err(err), attempts) => self.failed(err, attempts),
-                }
-            }
+            None => match self.client.generate_counted(&self.request(prepared)).await {
+                (Ok(reply), _) => Generation {
+                    provider: reply.provider,
+                    model: reply.model,
+                    text: Some(reply.text),
+                    attempts: reply.attempts,
+                    cached: reply.cached,
+                    error: None,
+                    stops_run: false,
+                },
+                (Err(err), attempts) => self.failed(&err, attempts),
+            },
         };
-        let generate = timed(started, generation);
+        timed(started, generation)
+    }
+
+    /// Check the output of a prepared post (from [`Pipeline::generate`],
+    /// or read from a batch results file) and assemble the trace.
+    pub fn finish(
+        &self,
+        prepared: Prepared,
+        label: Option<&Label>,
+        generate: Stage<Generation>,
+    ) -> Trace {
+        let g = &self.glossary;
+        let matches = &prepared.matches;
         let output = generate.output.text.as_deref();
 
         let labelled = label.map(|label| {
@@ -280,15 +374,15 @@ impl Pipeline {
             }
         });
 
-        let review = review(&view, &matches, &retrieve.output, output);
+        let review = review(prepared.uncovered, &prepared.retrieve.output, output);
         Trace {
             retriever: self.retriever_name.clone(),
-            repeat,
-            input: text.to_string(),
-            simplify,
-            phrases,
-            retrieve,
-            prompt,
+            repeat: prepared.repeat,
+            input: prepared.input,
+            simplify: prepared.simplify,
+            phrases: prepared.phrases,
+            retrieve: prepared.retrieve,
+            prompt: prepared.prompt,
             generate,
             labelled,
             review,
@@ -320,7 +414,7 @@ impl Pipeline {
         }
     }
 
-    fn failed(&self, err: ProviderError, attempts: u32) -> Generation {
+    fn failed(&self, err: &ProviderError, attempts: u32) -> Generation {
         let first = self.client.providers().first();
         Generation {
             provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
@@ -334,12 +428,8 @@ impl Pipeline {
     }
 }
 
-fn review(
-    view: &PostView,
-    matches: &[crate::retrieve::Match],
-    used: &[UsedEntry],
-    output: Option<&str>,
-) -> Review {
+/// Content words no match covered, each once, in order.
+fn uncovered(view: &PostView, matches: &[Match]) -> Vec<String> {
     let mut covered = vec![false; view.words.len()];
     for m in matches {
         if let Some((first, len)) = m.words {
@@ -354,6 +444,10 @@ fn review(
             uncovered.push(w.text.clone());
         }
     }
+    uncovered
+}
+
+fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> Review {
     Review {
         uncovered,
         not_exact: used

@@ -12,6 +12,7 @@ mod offline;
 mod openai;
 
 pub use crate::generate::retry::{Client, RetryPolicy};
+pub use openai::chat_body;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -58,16 +58,13 @@ impl OpenAi {
     }
 
     async fn complete(&self, req: &Request) -> Result<String, ProviderError> {
-        let body = Body {
-            model: &self.model,
-            messages: [Message {
-                role: "user",
-                content: &req.prompt,
-            }],
-            temperature: self.temperature,
-            seed: self.seed,
-            max_tokens: self.max_tokens,
-        };
+        let body = chat_body(
+            &self.model,
+            &req.prompt,
+            self.temperature,
+            self.seed,
+            self.max_tokens,
+        );
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
         let choice = reply.pointer("/choices/0");
@@ -110,6 +107,28 @@ impl Provider for OpenAi {
 
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
         Box::pin(self.complete(req))
+    }
+}
+
+/// The chat-completions body for one prompt: what a live call sends, and
+/// what each request line of an OpenAI Batch API file carries
+/// (`glossa run --batch-out`).
+pub fn chat_body<'a>(
+    model: &'a str,
+    prompt: &'a str,
+    temperature: Option<f32>,
+    seed: Option<u64>,
+    max_tokens: Option<u32>,
+) -> impl Serialize + 'a {
+    Body {
+        model,
+        messages: [Message {
+            role: "user",
+            content: prompt,
+        }],
+        temperature,
+        seed,
+        max_tokens,
     }
 }
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Retrieval at scale: for glossaries of 1k, 10k and 100k entries (synthetic,
+# seeded: bench/gen_workload.rs) and 20,000 labelled posts of about 25 words,
+# prints per retriever the whole `glossa eval` process (loading, indexing,
+# scoring) in posts per second on one thread and on all cores, the index
+# build time and the peak RSS; then checks that `fuzzy` and `fuzzy-brute`
+# return identical matches on a sample and prints the speed-up; then the
+# peak RSS of one million posts against 100k entries (set BIG=0 to skip).
+#   bash bench/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+POSTS=${POSTS:-20000}
+SAMPLE=${SAMPLE:-200}
+BIG=${BIG:-1}
+cargo build --release --quiet --bin glossa --example gen_workload
+bin=target/release/glossa
+gen=target/release/examples/gen_workload
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cores=$(nproc)
+
+# eval DIR RETRIEVER THREADS [extra args] -> "wall_s rss_kb index_s"
+measure() {
+  local dir=$1 retriever=$2 threads=$3; shift 3
+  /usr/bin/time -f "%e %M" -o "$work/time" "$bin" eval -g "$dir/glossary.json" -p "$dir/posts.jsonl" \
+    -l "$dir/labels.jsonl" --retriever "$retriever" --threads "$threads" --no-save --per-post off \
+    --format json "$@" >"$work/out.json"
+  local index
+  index=$(grep -o '"index_seconds": [0-9.e-]*' "$work/out.json" | cut -d' ' -f2)
+  echo "$(cat "$work/time") $index"
+}
+
+printf '%-8s %-18s %14s %14s %10s %10s\n' entries retriever "posts/s 1 thr" "posts/s $cores thr" "index s" "peak RSS"
+for n in 1000 10000 100000; do
+  dir="$work/n$n"
+  "$gen" "$dir" "$n" "$POSTS" 42
+  for r in exact normalised fuzzy normalised+fuzzy glossa; do
+    read -r wall1 rss1 index1 <<<"$(measure "$dir" "$r" 1)"
+    read -r wallj _ _ <<<"$(measure "$dir" "$r" 0)"
+    awk -v n="$n" -v r="$r" -v p="$POSTS" -v w1="$wall1" -v wj="$wallj" -v i="$index1" -v m="$rss1" \
+      'BEGIN { printf "%-8d %-18s %14.0f %14.0f %10.3f %8.0f MB\n", n, r, p / w1, p / wj, i, m / 1024 }'
+  done
+
+  # fuzzy against fuzzy-brute on a sample: identical matches, and the speed-up.
+  head -n "$SAMPLE" "$dir/posts.jsonl" >"$work/sample-posts.jsonl"
+  head -n "$SAMPLE" "$dir/labels.jsonl" >"$work/sample-labels.jsonl"
+  for r in fuzzy fuzzy-brute; do
+    /usr/bin/time -f "%e" -o "$work/time-$r" "$bin" eval -g "$dir/glossary.json" -p "$work/sample-posts.jsonl" \
+      -l "$work/sample-labels.jsonl" --retriever "$r" --threads 1 --no-save --format json \
+      --per-post-jsonl "$work/$r.jsonl" >/dev/null
+    sed 's/,"retriever":"[^"]*"}$/}/' "$work/$r.jsonl" >"$work/$r.matches"
+  done
+  if cmp -s "$work/fuzzy.matches" "$work/fuzzy-brute.matches"; then same="identical matches"; else same="MATCHES DIFFER"; fi
+  # Per-post time: subtract a run on one post, which is loading and indexing.
+  for r in fuzzy fuzzy-brute; do
+    head -n 1 "$work/sample-posts.jsonl" >"$work/one-posts.jsonl"
+    head -n 1 "$work/sample-labels.jsonl" >"$work/one-labels.jsonl"
+    /usr/bin/time -f "%e" -o "$work/base-$r" "$bin" eval -g "$dir/glossary.json" -p "$work/one-posts.jsonl" \
+      -l "$work/one-labels.jsonl" --retriever "$r" --threads 1 --no-save --format json >/dev/null
+  done
+  awk -v n="$n" -v s="$SAMPLE" -v same="$same" -v f="$(cat "$work/time-fuzzy")" -v fb="$(cat "$work/base-fuzzy")" \
+    -v b="$(cat "$work/time-fuzzy-brute")" -v bb="$(cat "$work/base-fuzzy-brute")" 'BEGIN {
+      fp = (f - fb) / (s - 1); bp = (b - bb) / (s - 1); if (fp <= 0) fp = 1e-6;
+      printf "%-8d fuzzy vs fuzzy-brute on %d posts: %s; %.3f ms vs %.1f ms per post: %.0fx faster\n", n, s, same, fp * 1000, bp * 1000, bp / fp }'
+  [ "$same" = "identical matches" ] || exit 1
+done
+
+if [ "$BIG" = 1 ]; then
+  "$gen" "$work/big" 100000 1000000 7
+  read -r wall rss _ <<<"$(measure "$work/big" normalised+fuzzy 0)"
+  awk -v w="$wall" -v m="$rss" 'BEGIN { printf "1,000,000 posts x 100,000 entries, normalised+fuzzy, all cores: %.0f s, peak RSS %.0f MB\n", w, m / 1024 }'
+fi

@@ -1,0 +1,179 @@
+//! `glossa merge DIR... --out DIR`: the run folders of shards
+//! (`glossa run --shard I/N`) into one run, with its summary and table.
+
+use super::run::{incompatibility, load_config, load_posts, report, splits, write_config};
+use crate::cli::MergeArgs;
+use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
+use anyhow::Context as _;
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let dirs = &args.dirs;
+    let out = &args.out;
+    let configs = dirs
+        .iter()
+        .map(|d| load_config(d))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for (dir, config) in dirs.iter().zip(&configs).skip(1) {
+        if let Some(why) = incompatibility(&configs[0], config) {
+            anyhow::bail!(
+                "cannot merge {} with {}: they differ in {why}; only shards of one run can be merged",
+                dirs[0].display(),
+                dir.display()
+            );
+        }
+    }
+    if let Some(d) = dirs.iter().find(|d| same_folder(d, out)) {
+        anyhow::bail!(
+            "--out {} is one of the folders to merge ({}); merge into a new folder",
+            out.display(),
+            d.display()
+        );
+    }
+    if out.join(CALLS_FILE).exists() {
+        anyhow::bail!(
+            "{} already holds a run; merge into a new folder",
+            out.display()
+        );
+    }
+
+    // Pass 1: which record of each call is the latest (later folders win,
+    // and within a folder later lines, as the summary reads them).
+    let mut latest: HashMap<CallKey, usize> = HashMap::new();
+    let mut seq = 0usize;
+    for dir in dirs {
+        let before = seq;
+        for_each_call(&dir.join(CALLS_FILE), |r| {
+            latest.insert(r.key(), seq);
+            seq += 1;
+        })?;
+        if seq == before {
+            eprintln!(
+                "warning: {} holds no calls (a --batch-out folder whose results were never read in?)",
+                dir.display()
+            );
+        }
+    }
+
+    // Pass 2: write those records, through a temporary file.
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let path = out.join(CALLS_FILE);
+    let part = out.join(format!("{CALLS_FILE}.part"));
+    let file =
+        std::fs::File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
+    let mut writer = BufWriter::new(file);
+    let mut at = 0usize;
+    let mut written = 0usize;
+    let mut failure: Option<std::io::Error> = None;
+    for dir in dirs {
+        for_each_call(&dir.join(CALLS_FILE), |r| {
+            if failure.is_none() && latest.get(&r.key()) == Some(&at) {
+                let line = serde_json::to_string(&r).expect("a record serialises") + "\n";
+                match writer.write_all(line.as_bytes()) {
+                    Ok(()) => written += 1,
+                    Err(e) => failure = Some(e),
+                }
+            }
+            at += 1;
+        })?;
+    }
+    if let Some(e) = failure {
+        return Err(e).with_context(|| format!("cannot write {}", part.display()));
+    }
+    writer
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("cannot write {}", part.display()))?;
+    std::fs::rename(&part, &path)
+        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
+
+    let mut merged = configs[0].clone();
+    merged.shard = None;
+    merged.merged_from = dirs.iter().map(PathBuf::clone).collect();
+    write_config(out, &merged)?;
+    eprintln!(
+        "{}: {written} calls from {} run folders{}",
+        out.display(),
+        dirs.len(),
+        if seq > written {
+            format!(
+                " ({} repeated records dropped: the later folder's record wins)",
+                seq - written
+            )
+        } else {
+            String::new()
+        }
+    );
+
+    // Shards of one split that are not among the folders.
+    let counts: BTreeSet<Option<u32>> = configs.iter().map(|c| c.shard.map(|s| s.count)).collect();
+    if let [Some(count)] = counts.iter().copied().collect::<Vec<_>>()[..] {
+        let have: BTreeSet<u32> = configs
+            .iter()
+            .filter_map(|c| c.shard)
+            .map(|s| s.index)
+            .collect();
+        let absent: Vec<String> = (0..count)
+            .filter(|i| !have.contains(i))
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        if !absent.is_empty() {
+            eprintln!("warning: no folder holds shard {}", absent.join(", "));
+        }
+    }
+
+    let (split_of, missing) = match load_posts(&merged) {
+        Ok((_, posts)) => {
+            let mut missing = 0usize;
+            for retriever in &merged.retrievers {
+                for repeat in 1..=merged.repeat {
+                    for p in &posts {
+                        let key = (retriever.clone(), repeat, p.post.id.clone());
+                        if !latest.contains_key(&key) {
+                            missing += 1;
+                        }
+                    }
+                }
+            }
+            (splits(&posts), Some(missing))
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: cannot read the run's posts and labels ({e:#}); no dev/test tables, and missing calls are not counted"
+            );
+            (HashMap::new(), None)
+        }
+    };
+    drop(latest);
+
+    let summary = report(out, &merged.retrievers, &split_of, args.format)?;
+    let mut code = ExitCode::SUCCESS;
+    if summary.failed > 0 {
+        eprintln!(
+            "{} calls failed (their errors are in {}); redo them with: glossa run --retry-errors {}",
+            summary.failed,
+            path.display(),
+            out.display()
+        );
+        code = ExitCode::from(1);
+    }
+    if let Some(missing) = missing.filter(|&m| m > 0) {
+        eprintln!(
+            "{missing} calls are in no folder; make them with: glossa run --resume {}",
+            out.display()
+        );
+        code = ExitCode::from(1);
+    }
+    Ok(code)
+}

@@ -1,0 +1,610 @@
+//! The OpenAI Batch API's JSONL files. `glossa run --batch-out` writes one
+//! request line per (retriever, repeat, post) call instead of calling a
+//! model; `glossa run --batch-in` reads the output file the API returns,
+//! checks every output exactly as a live run does, and appends the same
+//! records to `calls.jsonl`.
+//!
+//! # custom_id
+//!
+//! `RETRIEVER|REPEAT|POST`: the retriever spec and the post id
+//! percent-encoded (`%` as `%25`, `|` as `%7C`, and each control character
+//! as the `%XX` of its UTF-8 bytes; everything else as it is), the repeat
+//! in decimal, counted from 1. So `normalised+fuzzy|2|p07`; the filter
+//! retriever `exact|f` on post `a|b` gives `exact%7Cf|1|a%7Cb`. Exactly two
+//! `|` separate the three parts, so the id parses back whatever the
+//! retriever and post ids contain.
+//!
+//! # Results
+//!
+//! A line of the output (or error) file is
+//! `{"id": ..., "custom_id": ..., "response": {"status_code": 200, "request_id": ..., "body": {<chat completion>}}, "error": null}`.
+//! A call whose line carries an `error` object, no `response`, a status
+//! other than 2xx, or a completion without text is recorded as failed (its
+//! `error` says why, `attempts` is 1), like a live call that failed. A line
+//! that is not JSON, has no usable `custom_id`, names a call that is not in
+//! the run (or not in its shard), or repeats a `custom_id`, is an error
+//! naming `FILE:LINE`, and nothing is recorded.
+
+use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
+use super::pipeline::{Generation, Pipeline, Prepared, Stage};
+use super::provider::chat_body;
+use crate::dataset::LabelledPost;
+use anyhow::Context as _;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The endpoint every request line names.
+pub const ENDPOINT: &str = "/v1/chat/completions";
+
+/// The most requests one OpenAI batch accepts.
+pub const MAX_REQUESTS_PER_BATCH: usize = 50_000;
+
+/// The provider name recorded for calls answered through a batch file.
+pub const PROVIDER: &str = "openai";
+
+/// Most errors listed when a results file is refused.
+const MAX_LISTED_ERRORS: usize = 10;
+
+/// The `custom_id` of a call (see the module documentation).
+pub fn custom_id(retriever: &str, repeat: u32, post: &str) -> String {
+    format!("{}|{repeat}|{}", encode(retriever), encode(post))
+}
+
+/// The call a `custom_id` names: retriever, repeat, post.
+pub fn parse_custom_id(id: &str) -> Result<CallKey, String> {
+    let bad = |why: &str| {
+        format!("custom_id {id:?} is not one glossa wrote ({why}; expected RETRIEVER|REPEAT|POST)")
+    };
+    let parts: Vec<&str> = id.split('|').collect();
+    let [retriever, repeat, post] = parts[..] else {
+        return Err(bad(&format!("{} parts", parts.len())));
+    };
+    let retriever = decode(retriever).map_err(|e| bad(&e))?;
+    let post = decode(post).map_err(|e| bad(&e))?;
+    let repeat: u32 = repeat
+        .parse()
+        .ok()
+        .filter(|&r| r >= 1 && !repeat.starts_with('+'))
+        .ok_or_else(|| bad(&format!("repeat `{repeat}` is not a number from 1")))?;
+    if retriever.is_empty() || post.is_empty() {
+        return Err(bad("an empty part"));
+    }
+    Ok((retriever, repeat, post))
+}
+
+fn encode(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c == '%' || c == '|' || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn decode(part: &str) -> Result<String, String> {
+    let bytes = part.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("a `%` at byte {i} without two hex digits"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "percent-escapes that are not UTF-8".to_string())
+}
+
+/// The model and sampling parameters of the request bodies.
+#[derive(Debug, Clone, Default)]
+pub struct Sampling {
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct RequestLine<'a, B: Serialize> {
+    custom_id: &'a str,
+    method: &'a str,
+    url: &'a str,
+    body: B,
+}
+
+/// One request line (with its newline) for a prepared post.
+pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -> String {
+    let line = RequestLine {
+        custom_id,
+        method: "POST",
+        url: ENDPOINT,
+        body: chat_body(
+            &sampling.model,
+            &prepared.prompt.output.text,
+            sampling.temperature,
+            sampling.seed,
+            sampling.max_tokens,
+        ),
+    };
+    serde_json::to_string(&line).expect("a request line always serialises") + "\n"
+}
+
+/// Write the request lines of `calls` to `path` (through a temporary file
+/// renamed at the end, so a half-written file never has the final name).
+/// Returns how many lines were written.
+pub fn write_requests(
+    path: &Path,
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    calls: &[(usize, u32, usize)],
+    sampling: &Sampling,
+) -> anyhow::Result<usize> {
+    let mut part = path.as_os_str().to_owned();
+    part.push(".part");
+    let part = PathBuf::from(part);
+    let file = File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
+    let mut out = BufWriter::new(file);
+    for &(ri, repeat, pi) in calls {
+        let pipeline = &pipelines[ri];
+        let post = &posts[pi];
+        let prepared = pipeline
+            .prepare_local(&post.post.text, Some(&post.label), repeat)
+            .context("a batch file cannot hold a --simplify llm run")?;
+        let id = custom_id(&pipeline.retriever_name, repeat, &post.post.id);
+        out.write_all(request_line(&id, &prepared, sampling).as_bytes())
+            .with_context(|| format!("cannot write {}", part.display()))?;
+    }
+    out.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("cannot write {}", part.display()))?;
+    std::fs::rename(&part, path)
+        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
+    Ok(calls.len())
+}
+
+/// What the API answered for one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchResult {
+    pub key: CallKey,
+    /// The output text and the model the API names, or why the call failed.
+    pub answer: Result<Answer, String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub model: Option<String>,
+}
+
+/// Read one line of a Batch API output or error file. `Err` means the line
+/// is malformed; a call that failed is `Ok` with an `Err` answer.
+pub fn parse_result(line: &str) -> Result<BatchResult, String> {
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| format!("not a Batch API result line: {e}"))?;
+    let Some(obj) = v.as_object() else {
+        return Err("not a Batch API result line: not a JSON object".to_string());
+    };
+    let id = match obj.get("custom_id") {
+        Some(Value::String(id)) => id,
+        Some(_) => return Err("`custom_id` is not a string".to_string()),
+        None => return Err("no `custom_id`".to_string()),
+    };
+    let key = parse_custom_id(id)?;
+    let answer = answer(obj)?;
+    Ok(BatchResult { key, answer })
+}
+
+fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Answer, String>, String> {
+    if let Some(error) = obj.get("error").filter(|e| !e.is_null()) {
+        let text = |name: &str| {
+            error
+                .get(name)
+                .and_then(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Null => None,
+                    other => Some(other.to_string()),
+                })
+                .filter(|s| !s.is_empty())
+        };
+        let message = match error {
+            Value::String(s) => s.clone(),
+            _ => match (text("code"), text("message")) {
+                (Some(code), Some(message)) => format!("{code}: {message}"),
+                (None, Some(message)) => message,
+                (Some(code), None) => code,
+                (None, None) => error.to_string(),
+            },
+        };
+        return Ok(Err(format!(
+            "the OpenAI Batch API failed this request: {message}"
+        )));
+    }
+    let response = match obj.get("response") {
+        None | Some(Value::Null) => {
+            return Ok(Err(
+                "the OpenAI Batch API returned no response for this request".to_string(),
+            ))
+        }
+        Some(Value::Object(r)) => r,
+        Some(_) => return Err("`response` is not an object".to_string()),
+    };
+    let status = response
+        .get("status_code")
+        .and_then(Value::as_u64)
+        .ok_or("`response` has no numeric `status_code`")?;
+    let body = response.get("body").unwrap_or(&Value::Null);
+    let request = response
+        .get("request_id")
+        .and_then(Value::as_str)
+        .map(|r| format!(" (request {r})"))
+        .unwrap_or_default();
+    if !(200..300).contains(&status) {
+        let detail = body
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| match body {
+                Value::String(s) => s.clone(),
+                Value::Null => String::new(),
+                other => other.to_string(),
+            });
+        let detail = one_line(&detail, 300);
+        return Ok(Err(if detail.is_empty() {
+            format!("{status} from the OpenAI Batch API{request}")
+        } else {
+            format!("{status} from the OpenAI Batch API{request}: {detail}")
+        }));
+    }
+    let choice = body.pointer("/choices/0");
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match choice
+        .and_then(|c| c.pointer("/message/content"))
+        .and_then(Value::as_str)
+    {
+        Some(text) => Ok(Ok(Answer {
+            text: text.to_string(),
+            model,
+        })),
+        None => Ok(Err(format!(
+            "reply from the OpenAI Batch API{request} has no text: {}",
+            why_no_text(choice)
+        ))),
+    }
+}
+
+fn why_no_text(choice: Option<&Value>) -> String {
+    let Some(choice) = choice else {
+        return "no choices in the reply".to_string();
+    };
+    if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
+        return format!("the model refused: {refusal}");
+    }
+    match choice.get("finish_reason").and_then(Value::as_str) {
+        Some(reason) => format!("choices[0].message.content is missing (finish_reason {reason})"),
+        None => "choices[0].message.content is missing".to_string(),
+    }
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
+/// The run a results file is checked against.
+pub struct IngestRun<'a> {
+    pub dir: &'a Path,
+    pub pipelines: &'a [Arc<Pipeline>],
+    pub posts: &'a [LabelledPost],
+    pub repeats: u32,
+    pub shard: Shard,
+    /// The calls still to record (the others are skipped as done).
+    pub wanted: &'a [(usize, u32, usize)],
+    /// The model recorded for each call; the one the API names otherwise.
+    pub model: Option<&'a str>,
+}
+
+/// What reading results files did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Ingested {
+    /// Result lines read.
+    pub lines: usize,
+    /// Records appended to `calls.jsonl`.
+    pub recorded: usize,
+    /// Of those, failed calls.
+    pub failed: usize,
+    /// Lines for calls already recorded in the run folder, skipped.
+    pub skipped: usize,
+}
+
+/// Check every line of `files` against the run, then check each wanted
+/// call's output as a live run does and append its record to
+/// `DIR/calls.jsonl`. Any malformed or foreign line refuses the whole
+/// input, before anything is written.
+pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
+    let retriever_index: HashMap<&str, usize> = run
+        .pipelines
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.retriever_name.as_str(), i))
+        .collect();
+    let post_index: HashMap<&str, usize> = run
+        .posts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.post.id.as_str(), i))
+        .collect();
+    let resolve = |key: &CallKey| -> Result<(usize, u32, usize), String> {
+        let (retriever, repeat, post) = key;
+        let ri = *retriever_index.get(retriever.as_str()).ok_or_else(|| {
+            format!(
+                "retriever `{retriever}` is not in this run (it has {})",
+                run.pipelines
+                    .iter()
+                    .map(|p| p.retriever_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        let pi = *post_index
+            .get(post.as_str())
+            .ok_or_else(|| format!("post `{post}` is not among this run's labelled posts"))?;
+        if *repeat > run.repeats {
+            return Err(format!(
+                "repeat {repeat} is beyond this run's {} repeats",
+                run.repeats
+            ));
+        }
+        if !run.shard.contains(retriever, *repeat, post) {
+            return Err(format!(
+                "the call belongs to shard {}/{}, and this run folder holds shard {}",
+                Shard::of(retriever, *repeat, post, run.shard.count),
+                run.shard.count,
+                run.shard
+            ));
+        }
+        Ok((ri, *repeat, pi))
+    };
+
+    // Pass 1: every line must be readable and name a call of this run, once.
+    let mut errors: Vec<String> = Vec::new();
+    let mut error_count = 0usize;
+    let mut seen: HashMap<(usize, u32, usize), (usize, usize)> = HashMap::new();
+    let mut lines = 0usize;
+    for (fi, file) in files.iter().enumerate() {
+        for_each_line(file, |n, line| {
+            lines += 1;
+            let found = parse_result(line).and_then(|r| {
+                let call = resolve(&r.key).map_err(|e| format!("{}: {e}", show_id(&r.key)))?;
+                match seen.insert(call, (fi, n)) {
+                    Some((f0, n0)) => Err(format!(
+                        "{} appears again (first at {}:{n0})",
+                        show_id(&r.key),
+                        files[f0].display()
+                    )),
+                    None => Ok(()),
+                }
+            });
+            if let Err(e) = found {
+                error_count += 1;
+                if errors.len() < MAX_LISTED_ERRORS {
+                    errors.push(format!("{}:{n}: {e}", file.display()));
+                }
+            }
+        })?;
+    }
+    if error_count > 0 {
+        let more = error_count - errors.len();
+        anyhow::bail!(
+            "{}{}\nnothing was recorded: the results must come from this run's --batch-out file ({})",
+            errors.join("\n"),
+            if more > 0 {
+                format!("\n(and {more} more)")
+            } else {
+                String::new()
+            },
+            run.dir.display()
+        );
+    }
+    drop(seen);
+
+    // Pass 2: check each wanted call's output and record it.
+    let wanted: HashSet<(usize, u32, usize)> = run.wanted.iter().copied().collect();
+    let path = run.dir.join(CALLS_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut out = BufWriter::new(file);
+    let mut ingested = Ingested {
+        lines,
+        ..Ingested::default()
+    };
+    let mut write_error: Option<anyhow::Error> = None;
+    for file in files {
+        for_each_line(file, |_, line| {
+            if write_error.is_some() {
+                return;
+            }
+            let Ok(result) = parse_result(line) else {
+                return;
+            };
+            let Ok(call) = resolve(&result.key) else {
+                return;
+            };
+            if !wanted.contains(&call) {
+                ingested.skipped += 1;
+                return;
+            }
+            let record = check_result(run, call, result.answer);
+            ingested.recorded += 1;
+            if record.error.is_some() {
+                ingested.failed += 1;
+            }
+            let line = serde_json::to_string(&record).expect("a record serialises") + "\n";
+            if let Err(e) = out.write_all(line.as_bytes()) {
+                write_error =
+                    Some(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+            }
+        })?;
+    }
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    out.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(ingested)
+}
+
+/// The record of one call answered through a batch file.
+fn check_result(
+    run: &IngestRun,
+    (ri, repeat, pi): (usize, u32, usize),
+    answer: Result<Answer, String>,
+) -> CallRecord {
+    let pipeline = &run.pipelines[ri];
+    let post = &run.posts[pi];
+    let prepared = pipeline
+        .prepare_local(&post.post.text, Some(&post.label), repeat)
+        .expect("batch runs simplify without a model");
+    let (text, error, api_model) = match answer {
+        Ok(a) => (Some(a.text), None, a.model),
+        Err(e) => (None, Some(e), None),
+    };
+    let generation = Generation {
+        provider: PROVIDER.to_string(),
+        model: run
+            .model
+            .map(str::to_string)
+            .or(api_model)
+            .unwrap_or_default(),
+        text,
+        attempts: 1,
+        cached: false,
+        error,
+        stops_run: false,
+    };
+    let trace = pipeline.finish(
+        prepared,
+        Some(&post.label),
+        Stage {
+            ms: 0.0,
+            output: generation,
+        },
+    );
+    CallRecord::from_trace(&post.post.id, trace)
+}
+
+fn show_id(key: &CallKey) -> String {
+    format!("custom_id {:?}", custom_id(&key.0, key.1, &key.2))
+}
+
+/// Call `f(line number, line)` for each non-blank line of `path`.
+fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
+        if !line.trim().is_empty() {
+            f(i + 1, &line);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_ids_round_trip_whatever_the_ids_hold() {
+        for (r, n, p) in [
+            ("normalised+fuzzy", 2, "p07"),
+            ("exact|f", 1, "a|b"),
+            ("fuzzy", 3, "100%|%7C|x"),
+            ("glossa", 1, "line\nbreak\ttab é"),
+        ] {
+            let id = custom_id(r, n, p);
+            assert_eq!(id.matches('|').count(), 2, "{id}");
+            assert!(!id.chars().any(char::is_control), "{id:?}");
+            assert_eq!(
+                parse_custom_id(&id).unwrap(),
+                (r.to_string(), n, p.to_string())
+            );
+        }
+        assert_eq!(custom_id("exact|f", 1, "a|b"), "exact%7Cf|1|a%7Cb");
+        assert_eq!(
+            custom_id("normalised+fuzzy", 2, "p07"),
+            "normalised+fuzzy|2|p07"
+        );
+    }
+
+    #[test]
+    fn foreign_custom_ids_are_refused() {
+        for id in [
+            "request-1",
+            "a|b",
+            "a|0|p",
+            "a|x|p",
+            "a|1|p|q",
+            "a|1|",
+            "a%zz|1|p",
+            "a%FF|1|p",
+        ] {
+            assert!(parse_custom_id(id).is_err(), "{id}");
+        }
+    }
+
+    #[test]
+    fn result_lines_success_failure_and_malformed() {
+        let ok = r#"{"id":"batch_req_1","custom_id":"exact|1|p1","response":{"status_code":200,"request_id":"r1","body":{"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":"hei"},"finish_reason":"stop"}]}},"error":null}"#;
+        let r = parse_result(ok).unwrap();
+        assert_eq!(r.key, ("exact".to_string(), 1, "p1".to_string()));
+        assert_eq!(
+            r.answer,
+            Ok(Answer {
+                text: "hei".into(),
+                model: Some("gpt-x".into())
+            })
+        );
+        let status = r#"{"id":"b","custom_id":"exact|1|p1","response":{"status_code":500,"request_id":"r2","body":{"error":{"message":"The server had an error","type":"server_error"}}},"error":null}"#;
+        let e = parse_result(status).unwrap().answer.unwrap_err();
+        assert_eq!(
+            e,
+            "500 from the OpenAI Batch API (request r2): The server had an error"
+        );
+        let error = r#"{"id":"b","custom_id":"exact|1|p1","response":null,"error":{"code":"batch_expired","message":"This request could not be executed before the completion window expired."}}"#;
+        let e = parse_result(error).unwrap().answer.unwrap_err();
+        assert!(e.contains("batch_expired: This request could not"), "{e}");
+        let empty = r#"{"custom_id":"exact|1|p1","response":{"status_code":200,"body":{"choices":[{"message":{"content":null},"finish_reason":"length"}]}}}"#;
+        let e = parse_result(empty).unwrap().answer.unwrap_err();
+        assert!(e.contains("finish_reason length"), "{e}");
+        assert!(parse_result("not json").is_err());
+        assert!(parse_result(r#"{"response":null}"#).is_err());
+        assert!(parse_result(r#"{"custom_id":"exact|1|p1","response":{"body":{}}}"#).is_err());
+    }
+}
