@@ -39,6 +39,11 @@ pub fn dice(a: &[Gram], b: &[Gram]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
+    2.0 * shared(a, b) as f64 / (a.len() + b.len()) as f64
+}
+
+/// `|A∩B|` of two sorted gram sets.
+fn shared(a: &[Gram], b: &[Gram]) -> usize {
     let (mut i, mut j, mut shared) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -51,7 +56,7 @@ pub fn dice(a: &[Gram], b: &[Gram]) -> f64 {
             }
         }
     }
-    2.0 * shared as f64 / (a.len() + b.len()) as f64
+    shared
 }
 
 /// One key as `fuzzy` sees it.
@@ -180,6 +185,7 @@ impl Fuzzy {
             .collect();
         let mut sized: Vec<&[u32]> = Vec::with_capacity(lists.len());
         let mut candidates: Vec<(u32, usize)> = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
         for size in lo..=hi {
             let tau = ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
             if tau > grams.len().min(size as usize) || lists.len() < tau {
@@ -195,18 +201,29 @@ impl Fuzzy {
             if sized.len() < tau {
                 continue;
             }
-            sized.sort_unstable_by_key(|l| l.len());
-            let (first, rest) = sized.split_at(sized.len() - tau + 1);
+            // Only which lists are the k shortest matters, not their order.
+            let k = sized.len() - tau + 1;
+            if k < sized.len() {
+                sized.select_nth_unstable_by_key(k - 1, |l| l.len());
+            }
+            let (first, rest) = sized.split_at(k);
             candidates.clear();
-            candidates.extend(first.iter().flat_map(|l| l.iter().map(|&id| (id, 1))));
-            candidates.sort_unstable();
-            candidates.dedup_by(|b, a| {
-                let same = a.0 == b.0;
-                if same {
-                    a.1 += 1;
+            if let [only] = first {
+                // One list: already sorted, no repeats.
+                candidates.extend(only.iter().map(|&id| (id, 1)));
+            } else {
+                ids.clear();
+                for l in first {
+                    ids.extend_from_slice(l);
                 }
-                same
-            });
+                ids.sort_unstable();
+                for &id in ids.iter() {
+                    match candidates.last_mut() {
+                        Some((last, count)) if *last == id => *count += 1,
+                        _ => candidates.push((id, 1)),
+                    }
+                }
+            }
             for (j, list) in rest.iter().enumerate() {
                 let left_after = rest.len() - j - 1;
                 candidates.retain_mut(|(id, count)| {
@@ -215,6 +232,9 @@ impl Fuzzy {
                     }
                     *count + left_after >= tau
                 });
+                if candidates.is_empty() {
+                    break;
+                }
             }
             out.extend(candidates.iter().filter(|&&(_, count)| count >= tau));
         }
