@@ -34,6 +34,45 @@ fn lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `glossa run --retriever exact --provider openai --model m` against
+/// `base`, in `dir`, with the key variable `key_env` set to `key`, plus
+/// `extra` arguments; run off the async runtime that serves the mock.
+async fn run_openai(
+    dir: &Path,
+    base: &str,
+    key_env: &str,
+    key: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let (dir, base, key_env, key) = (
+        dir.to_path_buf(),
+        base.to_string(),
+        key_env.to_string(),
+        key.to_string(),
+    );
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        glossa()
+            .current_dir(&dir)
+            .env(&key_env, &key)
+            .args([
+                "run",
+                "--retriever",
+                "exact",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+            ])
+            .args(["--api-key-env", &key_env, "--base-url", &base])
+            .args(&extra)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
 /// Every file under `dir`, as text.
 fn everything_written(dir: &Path) -> String {
     let mut out = String::new();
@@ -173,35 +212,14 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
     let server = Server::start(vec![reply("Tan frosk mavi.")]).await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
-    let root = dir.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || {
-        glossa()
-            .current_dir(&root)
-            .env("GLOSSA_TEST_KEY", "sk-very-secret-4242")
-            .args([
-                "run",
-                "--retriever",
-                "exact",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--api-key-env",
-            ])
-            .args([
-                "GLOSSA_TEST_KEY",
-                "--base-url",
-                &base,
-                "--out",
-                "run",
-                "-j",
-                "4",
-            ])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = run_openai(
+        dir.path(),
+        &base,
+        "GLOSSA_TEST_KEY",
+        "sk-very-secret-4242",
+        &["--out", "run", "-j", "4"],
+    )
+    .await;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     // Some posts need other targets than the canned reply has: exit 0 still,
     // since every call was answered.
@@ -222,28 +240,14 @@ async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
     assert_eq!(p01["provider"], "openai");
 
     // A second identical run is served from the cache: no new request.
-    let root = dir.path().to_path_buf();
-    let base = server.url("/v1");
-    let again = tokio::task::spawn_blocking(move || {
-        glossa()
-            .current_dir(&root)
-            .env("GLOSSA_TEST_KEY", "sk-very-secret-4242")
-            .args([
-                "run",
-                "--retriever",
-                "exact",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "--api-key-env",
-            ])
-            .args(["GLOSSA_TEST_KEY", "--base-url", &base, "--out", "run2"])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let again = run_openai(
+        dir.path(),
+        &base,
+        "GLOSSA_TEST_KEY",
+        "sk-very-secret-4242",
+        &["--out", "run2"],
+    )
+    .await;
     assert!(again.status.success());
     assert_eq!(server.count(), 24, "cache hits make no request");
     assert!(lines(&dir.path().join("run2/calls.jsonl"))
@@ -273,35 +277,14 @@ async fn a_refused_key_stops_the_run_with_a_clear_message() {
     .await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
-    let root = dir.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || {
-        glossa()
-            .current_dir(&root)
-            .env("GLOSSA_TEST_KEY_401", "sk-wrong")
-            .args([
-                "run",
-                "--retriever",
-                "exact",
-                "--provider",
-                "openai",
-                "--model",
-                "m",
-                "-j",
-                "1",
-            ])
-            .args([
-                "--api-key-env",
-                "GLOSSA_TEST_KEY_401",
-                "--base-url",
-                &base,
-                "--out",
-                "run",
-            ])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = run_openai(
+        dir.path(),
+        &base,
+        "GLOSSA_TEST_KEY_401",
+        "sk-wrong",
+        &["--out", "run", "-j", "1"],
+    )
+    .await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("key was refused"), "{stderr}");

@@ -68,41 +68,17 @@ pub fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
 /// One flat, numeric table for spreadsheets: a row per retriever and scope
 /// (`all`, `split:dev`, `tag:typo`, ...).
 pub fn flat_table(result: &EvalResult) -> Table {
-    let mut t = Table::new(
-        None,
-        &[
-            ("retriever", Align::Left),
-            ("scope", Align::Left),
-            ("posts", Align::Right),
-            ("complete", Align::Right),
-            ("needed", Align::Right),
-            ("found", Align::Right),
-            ("retrieved", Align::Right),
-            ("extra", Align::Right),
-            ("wrong_sense", Align::Right),
-            ("recall", Align::Right),
-            ("precision", Align::Right),
-        ],
-    );
-    let ratio = |r: Option<f64>| r.map(|r| format!("{r:.4}")).unwrap_or_default();
+    let mut headers = vec![("retriever", Align::Left), ("scope", Align::Left)];
+    headers.extend(super::COUNT_COLUMNS);
+    let mut t = Table::new(None, &headers);
     for r in &result.retrievers {
         let scopes = std::iter::once(("all".to_string(), r.counts()))
             .chain(r.by_split.iter().map(|(s, f)| (format!("split:{s}"), &f.0)))
             .chain(r.by_tag.iter().map(|(tag, f)| (format!("tag:{tag}"), &f.0)));
         for (scope, c) in scopes {
-            t.push(vec![
-                r.name.clone(),
-                scope,
-                c.posts.to_string(),
-                c.complete.to_string(),
-                c.needed.to_string(),
-                c.found.to_string(),
-                c.retrieved.to_string(),
-                c.extra.to_string(),
-                c.wrong_sense.to_string(),
-                ratio(c.recall()),
-                ratio(c.precision()),
-            ]);
+            let mut row = vec![r.name.clone(), scope];
+            row.extend(super::count_cells(c));
+            t.push(row);
         }
     }
     t

@@ -75,6 +75,35 @@ pub fn exporter(format: Format) -> Option<Box<dyn Exporter>> {
     }
 }
 
+/// The numeric columns of flat (spreadsheet) tables, after their labels.
+pub const COUNT_COLUMNS: [(&str, Align); 9] = [
+    ("posts", Align::Right),
+    ("complete", Align::Right),
+    ("needed", Align::Right),
+    ("found", Align::Right),
+    ("retrieved", Align::Right),
+    ("extra", Align::Right),
+    ("wrong_sense", Align::Right),
+    ("recall", Align::Right),
+    ("precision", Align::Right),
+];
+
+/// The cells of [`COUNT_COLUMNS`] for `c`; an undefined ratio is empty.
+pub fn count_cells(c: &crate::score::Counts) -> Vec<String> {
+    let ratio = |r: Option<f64>| r.map(|r| format!("{r:.4}")).unwrap_or_default();
+    vec![
+        c.posts.to_string(),
+        c.complete.to_string(),
+        c.needed.to_string(),
+        c.found.to_string(),
+        c.retrieved.to_string(),
+        c.extra.to_string(),
+        c.wrong_sense.to_string(),
+        ratio(c.recall()),
+        ratio(c.precision()),
+    ]
+}
+
 /// `n of d`, with the percentage when `d > 0`.
 pub fn n_of(n: usize, d: usize) -> String {
     if d == 0 {

@@ -51,40 +51,21 @@ pub fn table(result: &SweepResult) -> Table {
 
 /// One numeric row per value, for spreadsheets.
 pub fn flat_table(result: &SweepResult) -> Table {
-    let mut t = Table::new(
-        None,
-        &[
-            ("retriever", Align::Left),
-            ("param", Align::Left),
-            ("value", Align::Right),
-            ("posts", Align::Right),
-            ("complete", Align::Right),
-            ("needed", Align::Right),
-            ("found", Align::Right),
-            ("retrieved", Align::Right),
-            ("extra", Align::Right),
-            ("wrong_sense", Align::Right),
-            ("recall", Align::Right),
-            ("precision", Align::Right),
-        ],
-    );
-    let ratio = |r: Option<f64>| r.map(|r| format!("{r:.4}")).unwrap_or_default();
+    let mut headers = vec![
+        ("retriever", Align::Left),
+        ("param", Align::Left),
+        ("value", Align::Right),
+    ];
+    headers.extend(super::COUNT_COLUMNS);
+    let mut t = Table::new(None, &headers);
     for r in &result.rows {
-        let c = &r.counts;
-        t.push(vec![
+        let mut row = vec![
             result.retriever.clone(),
             result.param.clone(),
             format_value(r.value),
-            c.posts.to_string(),
-            c.complete.to_string(),
-            c.needed.to_string(),
-            c.found.to_string(),
-            c.retrieved.to_string(),
-            c.extra.to_string(),
-            c.wrong_sense.to_string(),
-            ratio(r.recall),
-            ratio(r.precision),
-        ]);
+        ];
+        row.extend(super::count_cells(&r.counts));
+        t.push(row);
     }
     t
 }
