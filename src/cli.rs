@@ -177,6 +177,26 @@ pub enum SplitChoice {
     All,
 }
 
+impl SplitChoice {
+    /// `dev`, `test` or `all`, as results name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitChoice::Dev => "dev",
+            SplitChoice::Test => "test",
+            SplitChoice::All => "all",
+        }
+    }
+
+    /// Whether a post of `split` is among the chosen ones.
+    pub fn keeps(self, split: crate::dataset::Split) -> bool {
+        match self {
+            SplitChoice::Dev => split == crate::dataset::Split::Dev,
+            SplitChoice::Test => split == crate::dataset::Split::Test,
+            SplitChoice::All => true,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct RetrieverArgs {
     /// Minimum character-trigram Dice coefficient for `fuzzy`, in [0, 1]

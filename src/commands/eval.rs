@@ -1,8 +1,7 @@
 //! `glossa eval`: score retrievers on labelled posts.
 
-use crate::cli::{EvalArgs, SplitChoice};
+use crate::cli::EvalArgs;
 use crate::dataset::LabelledStream;
-use crate::dataset::Split;
 use crate::diff;
 use crate::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
 use crate::gate;
@@ -19,11 +18,7 @@ use std::time::Instant;
 
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
-    let (split_name, keep) = match args.split {
-        SplitChoice::All => ("all", None),
-        SplitChoice::Dev => ("dev", Some(Split::Dev)),
-        SplitChoice::Test => ("test", Some(Split::Test)),
-    };
+    let split_name = args.split.name();
     let posts_file = args.posts.display().to_string();
     let labels_file = args.labels.display().to_string();
     let mut stream = LabelledStream::new(
@@ -74,10 +69,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         per_post_out,
     };
     let started = Instant::now();
-    let posts = stream.by_ref().filter(|p| match (p, keep) {
-        (Ok(p), Some(split)) => p.label.split == split,
-        _ => true,
-    });
+    let posts = stream
+        .by_ref()
+        .filter(|p| p.as_ref().map_or(true, |p| args.split.keeps(p.label.split)));
     let (mut result, stats) =
         evaluate_stream(&glossary, posts, &specs, &params, &sources, options)?;
     if stream.unlabelled > 0 {

@@ -194,8 +194,8 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
     differ(
         "split",
         a.split == b.split,
-        format!("{:?}", a.split),
-        format!("{:?}", b.split),
+        a.split.name().to_string(),
+        b.split.name().to_string(),
     );
     differ(
         "repeat",
@@ -212,30 +212,27 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
     );
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
     differ("model", p.model == q.model, opt(&p.model), opt(&q.model));
-    differ(
-        "temperature",
-        p.temperature == q.temperature,
-        format!("{:?}", p.temperature),
-        format!("{:?}", q.temperature),
-    );
-    differ(
-        "seed",
-        p.seed == q.seed,
-        format!("{:?}", p.seed),
-        format!("{:?}", q.seed),
-    );
-    differ(
-        "max tokens",
-        p.max_tokens == q.max_tokens,
-        format!("{:?}", p.max_tokens),
-        format!("{:?}", q.max_tokens),
-    );
-    differ(
-        "simplify",
-        p.simplify == q.simplify,
-        format!("{:?}", p.simplify),
-        format!("{:?}", q.simplify),
-    );
+    // Settings compared as they are shown.
+    for (name, x, y) in [
+        (
+            "temperature",
+            format!("{:?}", p.temperature),
+            format!("{:?}", q.temperature),
+        ),
+        ("seed", format!("{:?}", p.seed), format!("{:?}", q.seed)),
+        (
+            "max tokens",
+            format!("{:?}", p.max_tokens),
+            format!("{:?}", q.max_tokens),
+        ),
+        (
+            "simplify",
+            format!("{:?}", p.simplify),
+            format!("{:?}", q.simplify),
+        ),
+    ] {
+        differ(name, x == y, x, y);
+    }
     (!diffs.is_empty()).then(|| diffs.join("; "))
 }
 
@@ -243,11 +240,7 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
 pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
     let glossary = Arc::new(super::load_glossary(&config.glossary)?);
     let mut posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
-    match config.split {
-        SplitChoice::All => {}
-        SplitChoice::Dev => posts.retain(|p| p.label.split == Split::Dev),
-        SplitChoice::Test => posts.retain(|p| p.label.split == Split::Test),
-    }
+    posts.retain(|p| config.split.keeps(p.label.split));
     if posts.is_empty() {
         anyhow::bail!("no labelled posts to run in {}", config.labels.display());
     }

@@ -1,8 +1,7 @@
 //! `glossa sweep`: score one retriever over a range of one parameter's
 //! values, with a table, a JSON result and an SVG chart.
 
-use crate::cli::{SplitChoice, SweepArgs};
-use crate::dataset::Split;
+use crate::cli::SweepArgs;
 use crate::eval::Sources;
 use crate::report::{self, chart};
 use crate::retrieve::{expand_list, Params};
@@ -53,19 +52,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let mut posts = super::load_labelled(&glossary, &args.posts, &args.labels)?;
-    let (split_name, keep) = match args.split {
-        SplitChoice::All => ("all", None),
-        SplitChoice::Dev => ("dev", Some(Split::Dev)),
-        SplitChoice::Test => ("test", Some(Split::Test)),
-    };
-    if let Some(split) = keep {
-        posts.retain(|p| p.label.split == split);
-        if posts.is_empty() {
-            anyhow::bail!(
-                "no labelled post in {} is in the {split} split",
-                args.labels.display()
-            );
-        }
+    let split_name = args.split.name();
+    posts.retain(|p| args.split.keeps(p.label.split));
+    if posts.is_empty() {
+        anyhow::bail!(
+            "no labelled post in {} is in the {split_name} split",
+            args.labels.display()
+        );
     }
     let posts_file = args.posts.display().to_string();
     let labels_file = args.labels.display().to_string();
