@@ -15,23 +15,42 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
     build: |g, p: &Params| Box::new(Fuzzy::new(g, p.threshold)),
 };
 
-/// One gram: up to three characters; a missing character is `u32::MAX`,
-/// which no `char` can be, so a short key's gram never equals a trigram.
-pub type Gram = [u32; 3];
+/// One gram: up to three characters, 21 bits each (every `char` fits), in
+/// one integer so grams hash and compare as fast as numbers. A missing
+/// character is [`NO_CHAR`], which no `char` can be, so a short key's gram
+/// never equals a trigram.
+pub type Gram = u64;
+
+const NO_CHAR: u64 = 0x1F_FFFF;
+const GRAM_MASK: u64 = (1 << 63) - 1;
 
 /// The sorted, de-duplicated trigram set of a key.
 pub fn trigrams(key: &str) -> Vec<Gram> {
-    let chars: Vec<u32> = key.chars().map(u32::from).collect();
-    let mut grams: Vec<Gram> = if chars.len() < 3 {
-        let mut g = [u32::MAX; 3];
-        g[..chars.len()].copy_from_slice(&chars);
-        vec![g]
-    } else {
-        chars.windows(3).map(|w| [w[0], w[1], w[2]]).collect()
-    };
+    let mut grams = Vec::new();
+    trigrams_into(key, &mut grams);
+    grams
+}
+
+/// [`trigrams`] into a buffer the caller reuses.
+fn trigrams_into(key: &str, grams: &mut Vec<Gram>) {
+    grams.clear();
+    let (mut window, mut seen) = (0u64, 0usize);
+    for c in key.chars() {
+        window = ((window << 21) | u64::from(c)) & GRAM_MASK;
+        seen += 1;
+        if seen >= 3 {
+            grams.push(window);
+        }
+    }
+    if seen < 3 {
+        // The key's characters, then NO_CHAR for each one missing.
+        for _ in seen..3 {
+            window = (window << 21) | NO_CHAR;
+        }
+        grams.push(window & GRAM_MASK);
+    }
     grams.sort_unstable();
     grams.dedup();
-    grams
 }
 
 /// Dice coefficient `2·|A∩B| / (|A|+|B|)` of two sorted gram sets.
@@ -39,11 +58,11 @@ pub fn dice(a: &[Gram], b: &[Gram]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
-    2.0 * shared(a, b) as f64 / (a.len() + b.len()) as f64
+    2.0 * intersection(a, b) as f64 / (a.len() + b.len()) as f64
 }
 
 /// `|A∩B|` of two sorted gram sets.
-fn shared(a: &[Gram], b: &[Gram]) -> usize {
+fn intersection(a: &[Gram], b: &[Gram]) -> usize {
     let (mut i, mut j, mut shared) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -94,25 +113,34 @@ fn matched(key: &FuzzyKey, phrase: &crate::phrase::Phrase, score: f64) -> Match 
 /// a phrase with `a` grams only when t·a/(2−t) ≤ b ≤ (2−t)·a/t, and then
 /// it shares at least τ = ⌈t·(a+b)/2⌉ grams, so it appears in at least one
 /// of the phrase's L−τ+1 shortest posting lists (of the L that exist for
-/// that size). Candidates found that way are scored with [`dice`] itself,
-/// so the result equals `fuzzy-brute`'s.
+/// that size). Candidates found that way are scored with [`dice`]'s formula
+/// on their exact shared count, so the result equals `fuzzy-brute`'s.
 pub struct Fuzzy {
     threshold: f64,
     keys: Vec<FuzzyKey>,
-    /// (word count, gram) → the keys that have it, by gram-set size, so
-    /// one look-up per gram serves every size.
-    postings: FxHashMap<(usize, Gram), Postings>,
+    /// Gram → its slot; the slot's postings for keys of `w` words are
+    /// `postings[slot * MAX_PHRASE_WORDS + w - 1]`. One look-up per gram
+    /// serves every word count and every size.
+    slots: FxHashMap<Gram, u32>,
+    postings: Vec<Postings>,
 }
 
 /// Key ids sorted by (gram-set size, id), with where each size starts.
+#[derive(Default)]
 struct Postings {
     ids: Vec<u32>,
+    /// `signatures[i]` is key `ids[i]`'s, kept beside the id so that the
+    /// first check of a candidate reads memory in order.
+    signatures: Vec<Signature>,
     /// `ids[starts[s]..starts[s + 1]]` are the keys with `s` grams.
     starts: Vec<u32>,
 }
 
 impl Postings {
-    fn new(mut keys: Vec<(u32, u32)>) -> Postings {
+    fn new(mut keys: Vec<(u32, u32)>, signatures: &[Signature]) -> Postings {
+        if keys.is_empty() {
+            return Postings::default();
+        }
         keys.sort_unstable();
         let max = keys.last().map_or(0, |k| k.0 as usize);
         let mut starts = vec![0u32; max + 2];
@@ -123,19 +151,57 @@ impl Postings {
             starts[s] += starts[s - 1];
         }
         Postings {
+            signatures: keys
+                .iter()
+                .map(|&(_, id)| signatures[id as usize])
+                .collect(),
             ids: keys.into_iter().map(|(_, id)| id).collect(),
             starts,
         }
     }
 
-    /// Keys with `size` grams, sorted by id.
-    fn of_size(&self, size: u32) -> &[u32] {
+    /// Keys with `size` grams, sorted by id, and their signatures.
+    fn of_size(&self, size: u32) -> (&[u32], &[Signature]) {
         let s = size as usize;
         if s + 1 >= self.starts.len() {
-            return &[];
+            return (&[], &[]);
         }
-        &self.ids[self.starts[s] as usize..self.starts[s + 1] as usize]
+        let range = self.starts[s] as usize..self.starts[s + 1] as usize;
+        (&self.ids[range.clone()], &self.signatures[range])
     }
+}
+
+/// A 64-bit summary of a gram set: one bit per gram, by hash. Every gram
+/// two sets share sets the same bit in both, which bounds their overlap
+/// from above without reading either set (see [`Signature::overlap_bound`]).
+#[derive(Clone, Copy)]
+struct Signature(u64);
+
+impl Signature {
+    fn of(grams: &[Gram]) -> Signature {
+        Signature(grams.iter().fold(0, |sig, &g| {
+            sig | 1u64 << (g.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+        }))
+    }
+
+    /// An upper bound of `|A∩B|` for `A` = `grams` (whose signature is
+    /// `self`) and any set `B` with signature `other`: each shared gram sits
+    /// on a bit set in both, and a bit counts at most once per gram of A on
+    /// it (the grams of A beyond one per bit are added back in full).
+    fn overlap_bound(self, grams: usize, other: Signature) -> usize {
+        let crowded = grams - self.0.count_ones() as usize;
+        (self.0 & other.0).count_ones() as usize + crowded
+    }
+}
+
+/// Buffers one post's phrases reuse, so the per-phrase work allocates
+/// nothing.
+#[derive(Default)]
+struct Scratch<'a> {
+    grams: Vec<Gram>,
+    lists: Vec<&'a Postings>,
+    candidates: Vec<u32>,
+    shared: Vec<(u32, usize)>,
 }
 
 impl Fuzzy {
@@ -147,119 +213,111 @@ impl Fuzzy {
     /// Over any list of keys.
     pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
         let keys = fuzzy_keys(keys);
-        let mut lists: FxHashMap<(usize, Gram), Vec<(u32, u32)>> = FxHashMap::default();
+        let mut slots: FxHashMap<Gram, u32> = FxHashMap::default();
+        let mut lists: Vec<Vec<(u32, u32)>> = Vec::new();
         for (id, k) in keys.iter().enumerate() {
             for g in &k.grams {
-                lists
-                    .entry((k.words, *g))
-                    .or_default()
+                let slot = *slots.entry(*g).or_insert_with(|| {
+                    lists.resize_with(lists.len() + MAX_PHRASE_WORDS, Vec::new);
+                    (lists.len() / MAX_PHRASE_WORDS - 1) as u32
+                });
+                lists[slot as usize * MAX_PHRASE_WORDS + k.words - 1]
                     .push((k.grams.len() as u32, id as u32));
             }
         }
-        let postings = lists
-            .into_iter()
-            .map(|(gram, keys)| (gram, Postings::new(keys)))
-            .collect();
+        let signatures: Vec<Signature> = keys.iter().map(|k| Signature::of(&k.grams)).collect();
         Fuzzy {
             threshold,
             keys,
-            postings,
+            slots,
+            postings: lists
+                .into_iter()
+                .map(|l| Postings::new(l, &signatures))
+                .collect(),
         }
     }
 
-    /// `(key id, shared grams)` of every key whose Dice with `grams` is at
-    /// least the threshold, sorted by id. Per size: count the keys of the
-    /// L−τ+1 shortest posting lists (every match is in one of them), then
-    /// look each candidate up in the other lists, dropping it as soon as it
-    /// can no longer share τ grams. Survivors' counts are exact.
-    fn shared_counts(&self, words: usize, grams: &[Gram], out: &mut Vec<(u32, usize)>) {
-        out.clear();
+    /// Into `scratch.shared`: `(key id, shared grams)` of every key of
+    /// `words` words that shares at least τ grams with `scratch.grams`,
+    /// sorted by id. Per size, every such key is in one of the L−τ+1
+    /// shortest posting lists; each key found there is checked against its
+    /// signature first and, when that cannot rule it out, counted exactly.
+    fn shared_counts<'a>(&'a self, words: usize, scratch: &mut Scratch<'a>) {
+        let Scratch {
+            grams,
+            lists,
+            candidates,
+            shared,
+        } = scratch;
+        shared.clear();
         let t = self.threshold;
         let a = grams.len() as f64;
         // Bounds widened by a hair against rounding; the score is checked.
         let lo = ((t * a / (2.0 - t)) - 1e-9).floor().max(1.0) as u32;
         let hi = ((2.0 - t) * a / t + 1e-9).ceil() as u32;
-        let lists: Vec<&Postings> = grams
-            .iter()
-            .filter_map(|g| self.postings.get(&(words, *g)))
-            .collect();
-        let mut sized: Vec<&[u32]> = Vec::with_capacity(lists.len());
-        let mut candidates: Vec<(u32, usize)> = Vec::new();
-        let mut ids: Vec<u32> = Vec::new();
+        let tau_of =
+            |size: u32| ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
+        lists.clear();
+        lists.extend(grams.iter().filter_map(|g| {
+            let slot = *self.slots.get(g)? as usize;
+            let list = &self.postings[slot * MAX_PHRASE_WORDS + words - 1];
+            (!list.ids.is_empty()).then_some(list)
+        }));
+        // τ grows with the size: most phrases share too few grams for any.
+        if lists.len() < tau_of(lo) {
+            return;
+        }
+        // Any L−τ+1 of the L lists hold every key that has τ of their
+        // grams; the lists shortest overall are nearly always the shortest
+        // at each size, and sorting them once serves every size.
+        lists.sort_unstable_by_key(|l| l.ids.len());
+        let signature = Signature::of(grams);
         for size in lo..=hi {
-            let tau = ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
+            let tau = tau_of(size);
             if tau > grams.len().min(size as usize) || lists.len() < tau {
                 continue;
             }
-            sized.clear();
-            sized.extend(
-                lists
-                    .iter()
-                    .map(|l| l.of_size(size))
-                    .filter(|l| !l.is_empty()),
-            );
-            if sized.len() < tau {
-                continue;
-            }
-            // Only which lists are the k shortest matters, not their order.
-            let k = sized.len() - tau + 1;
-            if k < sized.len() {
-                sized.select_nth_unstable_by_key(k - 1, |l| l.len());
-            }
-            let (first, rest) = sized.split_at(k);
+            let k = lists.len() - tau + 1;
             candidates.clear();
-            if let [only] = first {
-                // One list: already sorted, no repeats.
-                candidates.extend(only.iter().map(|&id| (id, 1)));
-            } else {
-                ids.clear();
-                for l in first {
-                    ids.extend_from_slice(l);
-                }
-                ids.sort_unstable();
-                for &id in ids.iter() {
-                    match candidates.last_mut() {
-                        Some((last, count)) if *last == id => *count += 1,
-                        _ => candidates.push((id, 1)),
+            for list in &lists[..k] {
+                let (ids, signatures) = list.of_size(size);
+                for (&id, &other) in ids.iter().zip(signatures.iter()) {
+                    if signature.overlap_bound(grams.len(), other) >= tau {
+                        candidates.push(id);
                     }
                 }
             }
-            for (j, list) in rest.iter().enumerate() {
-                let left_after = rest.len() - j - 1;
-                candidates.retain_mut(|(id, count)| {
-                    if list.binary_search(id).is_ok() {
-                        *count += 1;
-                    }
-                    *count + left_after >= tau
-                });
-                if candidates.is_empty() {
-                    break;
+            candidates.sort_unstable();
+            candidates.dedup();
+            for &id in candidates.iter() {
+                let count = intersection(grams, &self.keys[id as usize].grams);
+                if count >= tau {
+                    shared.push((id, count));
                 }
             }
-            out.extend(candidates.iter().filter(|&&(_, count)| count >= tau));
         }
-        out.sort_unstable();
+        shared.sort_unstable();
     }
 }
 
 impl Retriever for Fuzzy {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
-        let mut shared = Vec::new();
+        let mut scratch = Scratch::default();
         for phrase in post.lookup_phrases() {
-            let grams = trigrams(&phrase.key);
+            trigrams_into(&phrase.key, &mut scratch.grams);
             if self.threshold <= 0.0 {
                 // Every key with as many words passes a threshold of 0.
                 for key in self.keys.iter().filter(|k| k.words == phrase.len) {
-                    out.push(matched(key, phrase, dice(&grams, &key.grams)));
+                    out.push(matched(key, phrase, dice(&scratch.grams, &key.grams)));
                 }
                 continue;
             }
-            self.shared_counts(phrase.len, &grams, &mut shared);
-            for &(k, count) in &shared {
+            self.shared_counts(phrase.len, &mut scratch);
+            for &(k, count) in &scratch.shared {
                 let key = &self.keys[k as usize];
                 // The formula of `dice`, on the same exact count.
-                let score = 2.0 * count as f64 / (grams.len() + key.grams.len()) as f64;
+                let score = 2.0 * count as f64 / (scratch.grams.len() + key.grams.len()) as f64;
                 if score >= self.threshold {
                     out.push(matched(key, phrase, score));
                 }
@@ -318,7 +376,12 @@ mod tests {
     fn trigram_sets_include_spaces_and_dedup() {
         assert_eq!(trigrams("aaaa").len(), 1);
         assert_eq!(trigrams("a b").len(), 1);
-        assert_eq!(trigrams("ab"), vec![['a' as u32, 'b' as u32, u32::MAX]]);
+        let ab = (u64::from('a') << 42) | (u64::from('b') << 21) | NO_CHAR;
+        assert_eq!(trigrams("ab"), vec![ab]);
+        assert_eq!(
+            trigrams("abc"),
+            vec![(u64::from('a') << 42) | (u64::from('b') << 21) | u64::from('c')]
+        );
         assert_eq!(trigrams("cold tea").len(), 6);
     }
 
