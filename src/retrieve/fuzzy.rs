@@ -267,36 +267,39 @@ impl Fuzzy {
         if lists.len() < tau_of(lo) {
             return;
         }
-        // Any L−τ+1 of the L lists hold every key that has τ of their
-        // grams; the lists shortest overall are nearly always the shortest
-        // at each size, and sorting them once serves every size.
+        // Any L−τ+1 of the L lists hold every key of a size whose τ it
+        // shares, so list i (shortest first) is read for the sizes whose
+        // τ ≤ L−i: a run of the smallest, as τ grows with the size. The
+        // lists shortest overall are nearly always the shortest at each size.
         lists.sort_unstable_by_key(|l| l.ids.len());
         let signature = Signature::of(grams);
-        for size in lo..=hi {
-            let tau = tau_of(size);
-            if tau > grams.len().min(size as usize) || lists.len() < tau {
-                continue;
-            }
-            let k = lists.len() - tau + 1;
-            candidates.clear();
-            for list in &lists[..k] {
+        candidates.clear();
+        for (i, list) in lists.iter().enumerate() {
+            for size in lo..=hi {
+                let tau = tau_of(size);
+                if tau > lists.len() - i {
+                    break;
+                }
+                if tau > grams.len().min(size as usize) {
+                    continue;
+                }
                 let (ids, signatures) = list.of_size(size);
-                for (&id, &other) in ids.iter().zip(signatures.iter()) {
+                for (&id, &other) in ids.iter().zip(signatures) {
                     if signature.overlap_bound(grams.len(), other) >= tau {
                         candidates.push(id);
                     }
                 }
             }
-            candidates.sort_unstable();
-            candidates.dedup();
-            for &id in candidates.iter() {
-                let count = intersection(grams, &self.keys[id as usize].grams);
-                if count >= tau {
-                    shared.push((id, count));
-                }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for &id in candidates.iter() {
+            let key = &self.keys[id as usize].grams;
+            let count = intersection(grams, key);
+            if count >= tau_of(key.len() as u32) {
+                shared.push((id, count));
             }
         }
-        shared.sort_unstable();
     }
 }
 
