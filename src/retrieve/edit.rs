@@ -25,7 +25,6 @@ use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
-use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -174,7 +173,6 @@ struct WordHit {
 
 pub struct Edit {
     bounds: EditBounds,
-    stemmer: Stemmer,
     vocab: Vec<VocabWord>,
     by_word: HashMap<String, u32>,
     by_stem: HashMap<String, Vec<u32>>,
@@ -207,10 +205,8 @@ impl Edit {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed], bounds: EditBounds) -> Edit {
-        let stemmer = Stemmer::create(Algorithm::English);
         let mut edit = Edit {
             bounds,
-            stemmer,
             vocab: Vec::new(),
             by_word: HashMap::new(),
             by_stem: HashMap::new(),
@@ -246,7 +242,7 @@ impl Edit {
             return id;
         }
         let id = self.vocab.len() as u32;
-        let stem = stem_word(&self.stemmer, word);
+        let stem = stem_word(word);
         let chars: Vec<char> = word.chars().collect();
         let bound = if editable(word) {
             self.bounds.max_distance(chars.len())
@@ -281,7 +277,7 @@ impl Edit {
                 &mut hits,
             );
         }
-        let stem = stem_word(&self.stemmer, word);
+        let stem = stem_word(word);
         for &id in self.by_stem.get(&stem).into_iter().flatten() {
             add(
                 WordHit {

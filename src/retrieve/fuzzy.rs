@@ -171,26 +171,54 @@ impl Postings {
     }
 }
 
-/// A 64-bit summary of a gram set: one bit per gram, by hash. Every gram
-/// two sets share sets the same bit in both, which bounds their overlap
-/// from above without reading either set (see [`Signature::overlap_bound`]).
+/// A 64-bit summary of a key's gram set: one bit per gram, by hash. A
+/// gram two sets share sets the same bit in both, which bounds their
+/// overlap from above without reading either set (see [`Probe`]).
 #[derive(Clone, Copy)]
 struct Signature(u64);
 
+fn signature_bit(gram: Gram) -> u64 {
+    1 << (gram.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+}
+
 impl Signature {
     fn of(grams: &[Gram]) -> Signature {
-        Signature(grams.iter().fold(0, |sig, &g| {
-            sig | 1u64 << (g.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
-        }))
+        Signature(grams.iter().fold(0, |sig, &g| sig | signature_bit(g)))
+    }
+}
+
+/// A phrase's grams by signature bit, to bound `|A∩B|` for any key `B`
+/// from B's [`Signature`] alone: a shared gram's bit is set in both, so
+/// `|A∩B|` is at most the number of A's grams on bits set in B's signature.
+/// `once` marks the bits holding a gram of A, `twice` those holding two,
+/// and `more` counts A's grams beyond two on one bit.
+#[derive(Default)]
+struct Probe {
+    once: u64,
+    twice: u64,
+    more: usize,
+}
+
+impl Probe {
+    fn of(grams: &[Gram]) -> Probe {
+        let mut probe = Probe::default();
+        for &g in grams {
+            let bit = signature_bit(g);
+            if probe.once & bit == 0 {
+                probe.once |= bit;
+            } else if probe.twice & bit == 0 {
+                probe.twice |= bit;
+            } else {
+                probe.more += 1;
+            }
+        }
+        probe
     }
 
-    /// An upper bound of `|A∩B|` for `A` = `grams` (whose signature is
-    /// `self`) and any set `B` with signature `other`: each shared gram sits
-    /// on a bit set in both, and a bit counts at most once per gram of A on
-    /// it (the grams of A beyond one per bit are added back in full).
-    fn overlap_bound(self, grams: usize, other: Signature) -> usize {
-        let crowded = grams - self.0.count_ones() as usize;
-        (self.0 & other.0).count_ones() as usize + crowded
+    fn overlap_bound(&self, key: Signature) -> usize {
+        (self.once & key.0).count_ones() as usize
+            + (self.twice & key.0).count_ones() as usize
+            + self.more
     }
 }
 
@@ -201,6 +229,8 @@ struct Scratch<'a> {
     grams: Vec<Gram>,
     lists: Vec<&'a Postings>,
     candidates: Vec<u32>,
+    /// τ for each key size from the phrase's smallest to its largest.
+    taus: Vec<usize>,
     shared: Vec<(u32, usize)>,
 }
 
@@ -247,6 +277,7 @@ impl Fuzzy {
             grams,
             lists,
             candidates,
+            taus,
             shared,
         } = scratch;
         shared.clear();
@@ -272,11 +303,12 @@ impl Fuzzy {
         // τ ≤ L−i: a run of the smallest, as τ grows with the size. The
         // lists shortest overall are nearly always the shortest at each size.
         lists.sort_unstable_by_key(|l| l.ids.len());
-        let signature = Signature::of(grams);
+        let probe = Probe::of(grams);
+        taus.clear();
+        taus.extend((lo..=hi).map(tau_of));
         candidates.clear();
         for (i, list) in lists.iter().enumerate() {
-            for size in lo..=hi {
-                let tau = tau_of(size);
+            for (size, &tau) in (lo..).zip(taus.iter()) {
                 if tau > lists.len() - i {
                     break;
                 }
@@ -285,7 +317,7 @@ impl Fuzzy {
                 }
                 let (ids, signatures) = list.of_size(size);
                 for (&id, &other) in ids.iter().zip(signatures) {
-                    if signature.overlap_bound(grams.len(), other) >= tau {
+                    if probe.overlap_bound(other) >= tau {
                         candidates.push(id);
                     }
                 }

@@ -35,6 +35,7 @@ use crate::phrase::{self, Phrase, Word};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 /// How an entry matched.
 #[derive(
@@ -108,6 +109,9 @@ pub struct PostView<'a> {
     pub words: Vec<Word>,
     pub phrases: Vec<Phrase>,
     pub needed: Option<&'a [usize]>,
+    /// The words' stems, made on first use and shared by every retriever
+    /// and filter that compares stems.
+    stems: OnceLock<Vec<String>>,
 }
 
 impl<'a> PostView<'a> {
@@ -119,7 +123,18 @@ impl<'a> PostView<'a> {
             words,
             phrases,
             needed,
+            stems: OnceLock::new(),
         }
+    }
+
+    /// The Snowball English stem of each word, in order.
+    pub fn stems(&self) -> &[String] {
+        self.stems.get_or_init(|| {
+            self.words
+                .iter()
+                .map(|w| normalised::stem_word(&w.text))
+                .collect()
+        })
     }
 
     /// The phrases that rule 5 allows to be looked up.

@@ -5,7 +5,9 @@ use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use rust_stemmers::{Algorithm, Stemmer};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::sync::LazyLock;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "normalised",
@@ -15,26 +17,16 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 };
 
 /// A stemmer that stems each distinct word once.
+#[derive(Default)]
 pub struct Stems {
-    stemmer: Stemmer,
-    cache: HashMap<String, String>,
-}
-
-impl Default for Stems {
-    fn default() -> Self {
-        Stems {
-            stemmer: Stemmer::create(Algorithm::English),
-            cache: HashMap::new(),
-        }
-    }
+    cache: FxHashMap<String, String>,
 }
 
 impl Stems {
     /// Stem of one word (rust-stemmers stems its whole input as one word).
     pub fn word(&mut self, word: &str) -> &str {
         if !self.cache.contains_key(word) {
-            let stem = self.stemmer.stem(word).into_owned();
-            self.cache.insert(word.to_string(), stem);
+            self.cache.insert(word.to_string(), stem_word(word));
         }
         &self.cache[word]
     }
@@ -52,15 +44,35 @@ impl Stems {
     }
 }
 
-/// Stem one word without a cache.
-pub fn stem_word(stemmer: &Stemmer, word: &str) -> String {
-    stemmer.stem(word).into_owned()
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// Words a thread remembers the stems of before it starts afresh.
+const REMEMBERED_STEMS: usize = 1 << 16;
+
+thread_local! {
+    static STEM_CACHE: RefCell<FxHashMap<String, String>> = RefCell::default();
+}
+
+/// The Snowball English stem of one word. Each thread remembers the stems
+/// it has made: posts repeat their words, and stemming is the costliest
+/// step of matching by stem.
+pub fn stem_word(word: &str) -> String {
+    STEM_CACHE.with_borrow_mut(|cache| {
+        if let Some(stem) = cache.get(word) {
+            return stem.clone();
+        }
+        let stem = STEMMER.stem(word).into_owned();
+        if cache.len() >= REMEMBERED_STEMS {
+            cache.clear();
+        }
+        cache.insert(word.to_string(), stem.clone());
+        stem
+    })
 }
 
 pub struct Normalised {
-    stemmer: Stemmer,
     /// Stemmed key → indexes into `keys`.
-    by_stem: HashMap<String, Vec<usize>>,
+    by_stem: FxHashMap<String, Vec<usize>>,
     /// The keys, to report `exact` when no stemming was needed.
     keys: Vec<Keyed>,
 }
@@ -74,25 +86,18 @@ impl Normalised {
     /// Over any list of keys.
     pub fn over(keys: Vec<Keyed>) -> Normalised {
         let mut stems = Stems::default();
-        let mut by_stem: HashMap<String, Vec<usize>> = HashMap::with_capacity(keys.len());
+        let mut by_stem: FxHashMap<String, Vec<usize>> =
+            FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
         for (i, k) in keys.iter().enumerate() {
             by_stem.entry(stems.key(&k.key)).or_default().push(i);
         }
-        Normalised {
-            stemmer: Stemmer::create(Algorithm::English),
-            by_stem,
-            keys,
-        }
+        Normalised { by_stem, keys }
     }
 }
 
 impl Retriever for Normalised {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let stems: Vec<String> = post
-            .words
-            .iter()
-            .map(|w| stem_word(&self.stemmer, &w.text))
-            .collect();
+        let stems = post.stems();
         let mut out = Vec::new();
         let mut key = String::new();
         for phrase in post.lookup_phrases() {
@@ -136,10 +141,10 @@ mod tests {
             ("baking", "bake"),
             ("rolled", "rolling"),
         ] {
-            assert_eq!(stem_word(&s, a), stem_word(&s, b), "{a} / {b}");
+            assert_eq!(stem_word(a), stem_word(b), "{a} / {b}");
         }
         // Porter2 does not join every inflection (DESIGN.md notes this one).
-        assert_ne!(stem_word(&s, "delivered"), stem_word(&s, "delivery"));
+        assert_ne!(stem_word("delivered"), stem_word("delivery"));
     }
 
     #[test]

@@ -7,11 +7,10 @@
 //! phrase segment (SPEC.md phrase rules), so case, punctuation and
 //! inflection do not matter: `rolling out` also blocks `rolled out`.
 
-use super::normalised::{stem_word, Stems};
+use super::normalised::Stems;
 use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::Glossary;
 use crate::phrase;
-use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::HashMap;
 
 pub const INFO: FilterInfo = FilterInfo {
@@ -28,7 +27,6 @@ struct Rule {
 
 pub struct Sense {
     rules: Vec<Option<Rule>>,
-    stemmer: Stemmer,
 }
 
 impl Sense {
@@ -55,20 +53,17 @@ impl Sense {
                 })
             })
             .collect();
-        Sense {
-            rules,
-            stemmer: Stemmer::create(Algorithm::English),
-        }
+        Sense { rules }
     }
 }
 
 /// The post's words as stems, with their segments.
-struct StemmedPost {
-    stems: Vec<String>,
+struct StemmedPost<'a> {
+    stems: &'a [String],
     segments: Vec<usize>,
 }
 
-impl StemmedPost {
+impl StemmedPost<'_> {
     fn occurs(&self, phrase: &[String]) -> bool {
         let n = phrase.len();
         n > 0
@@ -90,11 +85,7 @@ impl Filter for Sense {
             return matches;
         }
         let stemmed = StemmedPost {
-            stems: post
-                .words
-                .iter()
-                .map(|w| stem_word(&self.stemmer, &w.text))
-                .collect(),
+            stems: post.stems(),
             segments: post.words.iter().map(|w| w.segment).collect(),
         };
         let mut keep: HashMap<usize, bool> = HashMap::new();

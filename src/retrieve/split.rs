@@ -9,7 +9,6 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -22,7 +21,6 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 type Joined = HashMap<String, Vec<(usize, usize)>>;
 
 pub struct Split {
-    stemmer: Stemmer,
     joined: Joined,
     joined_stem: Joined,
 }
@@ -35,13 +33,12 @@ impl Split {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed]) -> Split {
-        let stemmer = Stemmer::create(Algorithm::English);
         let mut joined: Joined = HashMap::with_capacity(keys.len());
         let mut joined_stem: Joined = HashMap::with_capacity(keys.len());
         for k in keys {
             let j = k.key.replace(' ', "");
             let value = (k.entry, word_count(&k.key));
-            let stem = stem_word(&stemmer, &j);
+            let stem = stem_word(&j);
             for (map, at) in [(&mut joined, j), (&mut joined_stem, stem)] {
                 let list = map.entry(at).or_default();
                 if !list.contains(&value) {
@@ -50,7 +47,6 @@ impl Split {
             }
         }
         Split {
-            stemmer,
             joined,
             joined_stem,
         }
@@ -65,11 +61,7 @@ impl Retriever for Split {
             let j = phrase.key.replace(' ', "");
             seen.clear();
             let exact = self.joined.get(&j).into_iter().flatten();
-            let stemmed = self
-                .joined_stem
-                .get(&stem_word(&self.stemmer, &j))
-                .into_iter()
-                .flatten();
+            let stemmed = self.joined_stem.get(&stem_word(&j)).into_iter().flatten();
             for &(entry, words) in exact.chain(stemmed) {
                 if words != phrase.len && !seen.contains(&entry) {
                     seen.push(entry);
