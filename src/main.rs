@@ -3,6 +3,11 @@ use glossa::cli::Cli;
 use glossa::commands::{self, EXIT_BAD_INPUT};
 use std::process::ExitCode;
 
+// Scoring makes and drops many small strings per post (words, phrases,
+// matches); mimalloc serves them markedly faster than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match commands::run(cli) {

@@ -6,7 +6,7 @@
 use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use crate::phrase::MAX_PHRASE_WORDS;
+use crate::phrase::{Phrase, MAX_PHRASE_WORDS};
 use rustc_hash::FxHashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -99,7 +99,7 @@ fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
         .collect()
 }
 
-fn matched(key: &FuzzyKey, phrase: &crate::phrase::Phrase, score: f64) -> Match {
+fn matched(key: &FuzzyKey, phrase: &Phrase, score: f64) -> Match {
     let kind = if key.key == phrase.key {
         MatchKind::Exact
     } else {
@@ -226,6 +226,9 @@ impl Probe {
 /// nothing.
 #[derive(Default)]
 struct Scratch<'a> {
+    /// The phrase's grams, sorted, each with its slot ([`NO_SLOT`] when no
+    /// key has it); then the grams alone.
+    slotted: Vec<(Gram, u32)>,
     grams: Vec<Gram>,
     lists: Vec<&'a Postings>,
     candidates: Vec<u32>,
@@ -274,6 +277,7 @@ impl Fuzzy {
     /// signature first and, when that cannot rule it out, counted exactly.
     fn shared_counts<'a>(&'a self, words: usize, scratch: &mut Scratch<'a>) {
         let Scratch {
+            slotted,
             grams,
             lists,
             candidates,
@@ -289,11 +293,15 @@ impl Fuzzy {
         let tau_of =
             |size: u32| ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
         lists.clear();
-        lists.extend(grams.iter().filter_map(|g| {
-            let slot = *self.slots.get(g)? as usize;
-            let list = &self.postings[slot * MAX_PHRASE_WORDS + words - 1];
-            (!list.ids.is_empty()).then_some(list)
-        }));
+        lists.extend(
+            slotted
+                .iter()
+                .filter(|&&(_, slot)| slot != NO_SLOT)
+                .filter_map(|&(_, slot)| {
+                    let list = &self.postings[slot as usize * MAX_PHRASE_WORDS + words - 1];
+                    (!list.ids.is_empty()).then_some(list)
+                }),
+        );
         // τ grows with the size: most phrases share too few grams for any.
         if lists.len() < tau_of(lo) {
             return;
@@ -335,12 +343,73 @@ impl Fuzzy {
     }
 }
 
+/// Marks a gram no key has.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A post's words joined by single spaces, as the grams at each character
+/// and their slots, each looked up once. A phrase's key is a stretch of
+/// that string (its words, joined the same way), so its grams are the
+/// grams of a stretch of positions.
+struct PostGrams {
+    at: Vec<(Gram, u32)>,
+    /// Character range of each word in the joined string.
+    words: Vec<(usize, usize)>,
+}
+
+impl Fuzzy {
+    fn slot(&self, gram: Gram) -> u32 {
+        self.slots.get(&gram).copied().unwrap_or(NO_SLOT)
+    }
+
+    fn post_grams(&self, post: &PostView) -> PostGrams {
+        let mut chars: Vec<u32> = Vec::with_capacity(post.text.len());
+        let mut words = Vec::with_capacity(post.words.len());
+        for w in &post.words {
+            if !chars.is_empty() {
+                chars.push(u32::from(' '));
+            }
+            let start = chars.len();
+            chars.extend(w.text.chars().map(u32::from));
+            words.push((start, chars.len()));
+        }
+        let at = chars
+            .windows(3)
+            .map(|w| {
+                let gram = (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]);
+                (gram, self.slot(gram))
+            })
+            .collect();
+        PostGrams { at, words }
+    }
+
+    /// Fills `scratch.slotted` and `scratch.grams` with `phrase`'s grams.
+    fn phrase_grams(&self, post: &PostGrams, phrase: &Phrase, scratch: &mut Scratch) {
+        let (start, _) = post.words[phrase.first_word];
+        let (_, end) = post.words[phrase.first_word + phrase.len - 1];
+        scratch.slotted.clear();
+        if end - start >= 3 {
+            scratch.slotted.extend_from_slice(&post.at[start..end - 2]);
+            scratch.slotted.sort_unstable();
+            scratch.slotted.dedup();
+        } else {
+            trigrams_into(&phrase.key, &mut scratch.grams);
+            let grams = scratch.grams.iter().map(|&g| (g, self.slot(g)));
+            scratch.slotted.extend(grams);
+        }
+        scratch.grams.clear();
+        scratch
+            .grams
+            .extend(scratch.slotted.iter().map(|&(g, _)| g));
+    }
+}
+
 impl Retriever for Fuzzy {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         let mut scratch = Scratch::default();
+        let post_grams = self.post_grams(post);
         for phrase in post.lookup_phrases() {
-            trigrams_into(&phrase.key, &mut scratch.grams);
+            self.phrase_grams(&post_grams, phrase, &mut scratch);
             if self.threshold <= 0.0 {
                 // Every key with as many words passes a threshold of 0.
                 for key in self.keys.iter().filter(|k| k.words == phrase.len) {
