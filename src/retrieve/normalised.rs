@@ -134,7 +134,6 @@ mod tests {
 
     #[test]
     fn stems_plurals_and_tenses() {
-        let s = Stemmer::create(Algorithm::English);
         for (a, b) in [
             ("cookies", "cookie"),
             ("delivered", "deliver"),
