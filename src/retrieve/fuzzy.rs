@@ -226,10 +226,13 @@ impl Probe {
 /// nothing.
 #[derive(Default)]
 struct Scratch<'a> {
-    /// The phrase's grams, sorted, each with its slot ([`NO_SLOT`] when no
-    /// key has it); then the grams alone.
+    /// The phrase's grams, each with its slot ([`NO_SLOT`] when no key
+    /// has it); then the grams alone.
     slotted: Vec<(Gram, u32)>,
     grams: Vec<Gram>,
+    /// Per gram number of the post, the last phrase that had the gram.
+    marks: Vec<u32>,
+    mark: u32,
     lists: Vec<&'a Postings>,
     candidates: Vec<u32>,
     /// τ for each key size from the phrase's smallest to its largest.
@@ -279,6 +282,8 @@ impl Fuzzy {
         let Scratch {
             slotted,
             grams,
+            marks: _,
+            mark: _,
             lists,
             candidates,
             taus,
@@ -331,8 +336,13 @@ impl Fuzzy {
                 }
             }
         }
+        if candidates.is_empty() {
+            return;
+        }
         candidates.sort_unstable();
         candidates.dedup();
+        // The exact count merges two sorted sets.
+        grams.sort_unstable();
         for &id in candidates.iter() {
             let key = &self.keys[id as usize].grams;
             let count = intersection(grams, key);
@@ -351,9 +361,12 @@ const NO_SLOT: u32 = u32::MAX;
 /// that string (its words, joined the same way), so its grams are the
 /// grams of a stretch of positions.
 struct PostGrams {
-    at: Vec<(Gram, u32)>,
+    /// Per position: the gram, its slot, and a number for the gram that is
+    /// the same wherever it occurs in the post (to drop repeats unsorted).
+    at: Vec<(Gram, u32, u32)>,
     /// Character range of each word in the joined string.
     words: Vec<(usize, usize)>,
+    distinct: usize,
 }
 
 impl Fuzzy {
@@ -372,34 +385,47 @@ impl Fuzzy {
             chars.extend(w.text.chars().map(u32::from));
             words.push((start, chars.len()));
         }
+        let mut numbers: FxHashMap<Gram, u32> = FxHashMap::default();
         let at = chars
             .windows(3)
             .map(|w| {
                 let gram = (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]);
-                (gram, self.slot(gram))
+                let next = numbers.len() as u32;
+                let number = *numbers.entry(gram).or_insert(next);
+                (gram, self.slot(gram), number)
             })
             .collect();
-        PostGrams { at, words }
+        PostGrams {
+            at,
+            words,
+            distinct: numbers.len(),
+        }
     }
 
-    /// Fills `scratch.slotted` and `scratch.grams` with `phrase`'s grams.
+    /// Fills `scratch.slotted` and `scratch.grams` with `phrase`'s grams,
+    /// in no particular order.
     fn phrase_grams(&self, post: &PostGrams, phrase: &Phrase, scratch: &mut Scratch) {
         let (start, _) = post.words[phrase.first_word];
         let (_, end) = post.words[phrase.first_word + phrase.len - 1];
         scratch.slotted.clear();
+        scratch.grams.clear();
         if end - start >= 3 {
-            scratch.slotted.extend_from_slice(&post.at[start..end - 2]);
-            scratch.slotted.sort_unstable();
-            scratch.slotted.dedup();
+            // A new mark per phrase, so the marks never need clearing.
+            scratch.mark += 1;
+            scratch.marks.resize(post.distinct, 0);
+            for &(gram, slot, number) in &post.at[start..end - 2] {
+                let mark = &mut scratch.marks[number as usize];
+                if *mark != scratch.mark {
+                    *mark = scratch.mark;
+                    scratch.slotted.push((gram, slot));
+                    scratch.grams.push(gram);
+                }
+            }
         } else {
             trigrams_into(&phrase.key, &mut scratch.grams);
             let grams = scratch.grams.iter().map(|&g| (g, self.slot(g)));
             scratch.slotted.extend(grams);
         }
-        scratch.grams.clear();
-        scratch
-            .grams
-            .extend(scratch.slotted.iter().map(|&(g, _)| g));
     }
 }
 
@@ -411,6 +437,7 @@ impl Retriever for Fuzzy {
         for phrase in post.lookup_phrases() {
             self.phrase_grams(&post_grams, phrase, &mut scratch);
             if self.threshold <= 0.0 {
+                scratch.grams.sort_unstable();
                 // Every key with as many words passes a threshold of 0.
                 for key in self.keys.iter().filter(|k| k.words == phrase.len) {
                     out.push(matched(key, phrase, dice(&scratch.grams, &key.grams)));
