@@ -122,51 +122,93 @@ pub struct Fuzzy {
     /// `postings[slot * MAX_PHRASE_WORDS + w - 1]`. One look-up per gram
     /// serves every word count and every size.
     slots: FxHashMap<Gram, u32>,
-    postings: Vec<Postings>,
+    postings: PostingLists,
 }
 
-/// Key ids sorted by (gram-set size, id), with where each size starts.
+/// Every posting list in shared arrays. List `l` (a gram's slot ×
+/// [`MAX_PHRASE_WORDS`] + the keys' word count − 1) holds the ids of the
+/// keys with that gram and word count, sorted by (gram-set size, id), with
+/// each key's signature beside its id so that the first check of a
+/// candidate reads memory in order.
 #[derive(Default)]
-struct Postings {
+struct PostingLists {
     ids: Vec<u32>,
-    /// `signatures[i]` is key `ids[i]`'s, kept beside the id so that the
-    /// first check of a candidate reads memory in order.
     signatures: Vec<Signature>,
-    /// `ids[starts[s]..starts[s + 1]]` are the keys with `s` grams.
-    starts: Vec<u32>,
+    lists: Vec<List>,
+    /// Per list, where each size starts within it: keys with `s` grams are
+    /// at `size_starts[list.sizes + s]..size_starts[list.sizes + s + 1]`.
+    size_starts: Vec<u32>,
 }
 
-impl Postings {
-    fn new(mut keys: Vec<(u32, u32)>, signatures: &[Signature]) -> Postings {
-        if keys.is_empty() {
-            return Postings::default();
+#[derive(Clone, Copy, Default)]
+struct List {
+    start: u32,
+    len: u32,
+    sizes: u32,
+    max_size: u32,
+}
+
+impl PostingLists {
+    /// From each key's gram slots (`slots[at[id]..at[id + 1]]`).
+    fn build(keys: &[FuzzyKey], slots: &[u32], at: &[usize], list_count: usize) -> PostingLists {
+        let list_of = |id: usize, slot: u32| slot as usize * MAX_PHRASE_WORDS + keys[id].words - 1;
+        let mut lists = vec![List::default(); list_count];
+        for id in 0..keys.len() {
+            for &slot in &slots[at[id]..at[id + 1]] {
+                let list = &mut lists[list_of(id, slot)];
+                list.len += 1;
+                list.max_size = list.max_size.max(keys[id].grams.len() as u32);
+            }
         }
-        keys.sort_unstable();
-        let max = keys.last().map_or(0, |k| k.0 as usize);
-        let mut starts = vec![0u32; max + 2];
-        for &(size, _) in &keys {
-            starts[size as usize + 1] += 1;
+        let (mut total, mut sizes) = (0u32, 0u32);
+        for list in lists.iter_mut().filter(|l| l.len > 0) {
+            list.start = total;
+            total += list.len;
+            list.sizes = sizes;
+            sizes += list.max_size + 2;
         }
-        for s in 1..starts.len() {
-            starts[s] += starts[s - 1];
+        let mut index = PostingLists {
+            ids: vec![0; total as usize],
+            signatures: vec![Signature(0); total as usize],
+            size_starts: vec![0; sizes as usize],
+            lists: Vec::new(),
+        };
+        // Filling in (size, id) order leaves every list sorted that way.
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by_key(|&id| keys[id].grams.len());
+        let mut filled = vec![0u32; list_count];
+        for id in order {
+            let size = keys[id].grams.len();
+            let signature = Signature::of(&keys[id].grams);
+            for &slot in &slots[at[id]..at[id + 1]] {
+                let l = list_of(id, slot);
+                let list = lists[l];
+                let i = (list.start + filled[l]) as usize;
+                index.ids[i] = id as u32;
+                index.signatures[i] = signature;
+                filled[l] += 1;
+                index.size_starts[list.sizes as usize + size + 1] += 1;
+            }
         }
-        Postings {
-            signatures: keys
-                .iter()
-                .map(|&(_, id)| signatures[id as usize])
-                .collect(),
-            ids: keys.into_iter().map(|(_, id)| id).collect(),
-            starts,
+        for list in lists.iter().filter(|l| l.len > 0) {
+            let range = list.sizes as usize..(list.sizes + list.max_size + 2) as usize;
+            let starts = &mut index.size_starts[range];
+            for s in 1..starts.len() {
+                starts[s] += starts[s - 1];
+            }
         }
+        index.lists = lists;
+        index
     }
 
-    /// Keys with `size` grams, sorted by id, and their signatures.
-    fn of_size(&self, size: u32) -> (&[u32], &[Signature]) {
-        let s = size as usize;
-        if s + 1 >= self.starts.len() {
+    /// Keys of `list` with `size` grams, sorted by id, and their signatures.
+    fn of_size(&self, list: List, size: u32) -> (&[u32], &[Signature]) {
+        if size > list.max_size {
             return (&[], &[]);
         }
-        let range = self.starts[s] as usize..self.starts[s + 1] as usize;
+        let at = (list.sizes + size) as usize;
+        let range = (list.start + self.size_starts[at]) as usize
+            ..(list.start + self.size_starts[at + 1]) as usize;
         (&self.ids[range.clone()], &self.signatures[range])
     }
 }
@@ -225,7 +267,7 @@ impl Probe {
 /// Buffers one post's phrases reuse, so the per-phrase work allocates
 /// nothing.
 #[derive(Default)]
-struct Scratch<'a> {
+struct Scratch {
     /// The phrase's grams, each with its slot ([`NO_SLOT`] when no key
     /// has it); then the grams alone.
     slotted: Vec<(Gram, u32)>,
@@ -233,7 +275,7 @@ struct Scratch<'a> {
     /// Per gram number of the post, the last phrase that had the gram.
     marks: Vec<u32>,
     mark: u32,
-    lists: Vec<&'a Postings>,
+    lists: Vec<List>,
     candidates: Vec<u32>,
     /// τ for each key size from the phrase's smallest to its largest.
     taus: Vec<usize>,
@@ -250,26 +292,21 @@ impl Fuzzy {
     pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
         let keys = fuzzy_keys(keys);
         let mut slots: FxHashMap<Gram, u32> = FxHashMap::default();
-        let mut lists: Vec<Vec<(u32, u32)>> = Vec::new();
-        for (id, k) in keys.iter().enumerate() {
+        let mut key_slots: Vec<u32> = Vec::new();
+        let mut at = vec![0];
+        for k in &keys {
             for g in &k.grams {
-                let slot = *slots.entry(*g).or_insert_with(|| {
-                    lists.resize_with(lists.len() + MAX_PHRASE_WORDS, Vec::new);
-                    (lists.len() / MAX_PHRASE_WORDS - 1) as u32
-                });
-                lists[slot as usize * MAX_PHRASE_WORDS + k.words - 1]
-                    .push((k.grams.len() as u32, id as u32));
+                let next = slots.len() as u32;
+                key_slots.push(*slots.entry(*g).or_insert(next));
             }
+            at.push(key_slots.len());
         }
-        let signatures: Vec<Signature> = keys.iter().map(|k| Signature::of(&k.grams)).collect();
+        let postings = PostingLists::build(&keys, &key_slots, &at, slots.len() * MAX_PHRASE_WORDS);
         Fuzzy {
             threshold,
             keys,
             slots,
-            postings: lists
-                .into_iter()
-                .map(|l| Postings::new(l, &signatures))
-                .collect(),
+            postings,
         }
     }
 
@@ -278,7 +315,7 @@ impl Fuzzy {
     /// sorted by id. Per size, every such key is in one of the L−τ+1
     /// shortest posting lists; each key found there is checked against its
     /// signature first and, when that cannot rule it out, counted exactly.
-    fn shared_counts<'a>(&'a self, words: usize, scratch: &mut Scratch<'a>) {
+    fn shared_counts(&self, words: usize, scratch: &mut Scratch) {
         let Scratch {
             slotted,
             grams,
@@ -303,8 +340,8 @@ impl Fuzzy {
                 .iter()
                 .filter(|&&(_, slot)| slot != NO_SLOT)
                 .filter_map(|&(_, slot)| {
-                    let list = &self.postings[slot as usize * MAX_PHRASE_WORDS + words - 1];
-                    (!list.ids.is_empty()).then_some(list)
+                    let list = self.postings.lists[slot as usize * MAX_PHRASE_WORDS + words - 1];
+                    (list.len > 0).then_some(list)
                 }),
         );
         // τ grows with the size: most phrases share too few grams for any.
@@ -315,7 +352,7 @@ impl Fuzzy {
         // shares, so list i (shortest first) is read for the sizes whose
         // τ ≤ L−i: a run of the smallest, as τ grows with the size. The
         // lists shortest overall are nearly always the shortest at each size.
-        lists.sort_unstable_by_key(|l| l.ids.len());
+        lists.sort_unstable_by_key(|l| l.len);
         let probe = Probe::of(grams);
         taus.clear();
         taus.extend((lo..=hi).map(tau_of));
@@ -328,7 +365,7 @@ impl Fuzzy {
                 if tau > grams.len().min(size as usize) {
                     continue;
                 }
-                let (ids, signatures) = list.of_size(size);
+                let (ids, signatures) = self.postings.of_size(*list, size);
                 for (&id, &other) in ids.iter().zip(signatures) {
                     if probe.overlap_bound(other) >= tau {
                         candidates.push(id);
