@@ -2,9 +2,9 @@
 
 use crate::error::{line_of, read_text, InputError};
 use crate::phrase;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// Phrases that keep or drop an entry for a post (used by sense filters).
@@ -84,7 +84,7 @@ pub struct Glossary {
     #[serde(skip)]
     pub path: String,
     #[serde(skip)]
-    by_id: HashMap<String, usize>,
+    by_id: FxHashMap<String, usize>,
 }
 
 impl Glossary {
@@ -142,7 +142,7 @@ impl Glossary {
         if entries.is_empty() {
             return Err(InputError::file(path, "the glossary has no entries"));
         }
-        let mut by_id = HashMap::with_capacity(entries.len());
+        let mut by_id = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
         for (i, entry) in entries.iter_mut().enumerate() {
             let line = entry.line;
             let at = |msg: String| InputError {

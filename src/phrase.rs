@@ -92,6 +92,14 @@ fn is_apostrophe(c: char) -> bool {
 /// Split `text` into words (rules 1–3). Boundaries are recorded as segment
 /// changes so that [`phrases`] can respect them.
 pub fn words(text: &str) -> Vec<Word> {
+    if text.is_ascii() {
+        ascii_words(text.as_bytes())
+    } else {
+        unicode_words(text)
+    }
+}
+
+fn unicode_words(text: &str) -> Vec<Word> {
     let lower = text.to_lowercase();
     // Map every char of `lower` back to the byte offset of the original char
     // it came from: `to_lowercase` maps each char to one or more chars, in
@@ -138,6 +146,45 @@ pub fn words(text: &str) -> Vec<Word> {
             });
         } else {
             if is_boundary(c) {
+                segment += 1;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// [`words`] for ASCII text, where lower-casing keeps every byte in place
+/// and each character is one byte: the same rules, without the offset map.
+fn ascii_words(text: &[u8]) -> Vec<Word> {
+    let mut out = Vec::with_capacity(text.len() / 5);
+    let mut segment = 0;
+    let mut i = 0;
+    while i < text.len() {
+        if text[i].is_ascii_alphanumeric() {
+            let start = i;
+            let mut word = String::new();
+            while i < text.len() {
+                let c = text[i];
+                let apostrophe = c == b'\''
+                    && i > start
+                    && text[i - 1].is_ascii_alphabetic()
+                    && text.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
+                if c.is_ascii_alphanumeric() || apostrophe {
+                    word.push(char::from(c.to_ascii_lowercase()));
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            out.push(Word {
+                text: word,
+                start,
+                end: i,
+                segment,
+            });
+        } else {
+            if is_boundary(char::from(text[i])) {
                 segment += 1;
             }
             i += 1;
@@ -216,6 +263,14 @@ pub fn key(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The ASCII shortcut splits exactly as the general rules do.
+        #[test]
+        fn ascii_words_follow_the_general_rules(text in "[a-zA-Z0-9' .,;:!?()\\[\\]\"\n\r\t\x0b\x0c_-]{0,40}") {
+            proptest::prop_assert_eq!(ascii_words(text.as_bytes()), unicode_words(&text));
+        }
+    }
 
     fn keys(text: &str) -> Vec<String> {
         phrases(text).into_iter().map(|p| p.key).collect()

@@ -26,7 +26,9 @@ impl Stems {
     /// Stem of one word (rust-stemmers stems its whole input as one word).
     pub fn word(&mut self, word: &str) -> &str {
         if !self.cache.contains_key(word) {
-            self.cache.insert(word.to_string(), stem_word(word));
+            // Not through `stem_word`: this cache already holds each word once.
+            self.cache
+                .insert(word.to_string(), STEMMER.stem(word).into_owned());
         }
         &self.cache[word]
     }
