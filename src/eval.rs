@@ -120,8 +120,6 @@ const CHUNK: usize = 2_048;
 /// How to run an evaluation.
 #[derive(Default)]
 pub struct EvalOptions {
-    /// Worker threads; 0 means one per core.
-    pub threads: usize,
     pub per_post: PerPost,
     /// Where to stream one JSON line per (retriever, post), if anywhere.
     pub per_post_out: Option<Box<dyn Write + Send>>,
@@ -137,8 +135,8 @@ pub struct EvalStats {
     pub per_post_dropped: bool,
 }
 
-/// Score each retriever spec on `posts` (in memory, one thread per core,
-/// per-post details kept).
+/// Score each retriever spec on `posts` (in memory, on the current rayon
+/// pool, per-post details kept).
 pub fn evaluate(
     glossary: &Arc<Glossary>,
     posts: &[LabelledPost],
@@ -167,8 +165,6 @@ pub enum EvalError {
     Input(#[from] InputError),
     #[error("cannot write per-post results: {0}")]
     Write(#[from] std::io::Error),
-    #[error("cannot start worker threads: {0}")]
-    Threads(String),
 }
 
 /// One post scored by every retriever.
@@ -178,29 +174,27 @@ struct Scored {
     by_retriever: Vec<(Vec<crate::retrieve::Match>, PostScore)>,
 }
 
-/// Score each retriever spec on a stream of posts, in parallel, with memory
-/// bounded by [`CHUNK`] posts (plus per-post details when kept).
+/// Score each retriever spec on a stream of posts, in parallel on the
+/// current rayon pool (`glossa eval` installs one of `--threads`), with
+/// memory bounded by [`CHUNK`] posts (plus per-post details when kept).
 pub fn evaluate_stream(
     glossary: &Arc<Glossary>,
-    posts: impl Iterator<Item = Result<LabelledPost, InputError>>,
+    posts: impl Iterator<Item = Result<LabelledPost, InputError>> + Send,
     specs: &[String],
     params: &Params,
     sources: &Sources,
     mut options: EvalOptions,
 ) -> Result<(EvalResult, EvalStats), EvalError> {
+    use rayon::prelude::*;
     let started = Instant::now();
     let retrievers = specs
-        .iter()
+        .par_iter()
         .map(|spec| retrieve::build(spec, glossary, params))
         .collect::<Result<Vec<_>, _>>()?;
     let mut stats = EvalStats {
         index_seconds: started.elapsed().as_secs_f64(),
         ..EvalStats::default()
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .map_err(|e| EvalError::Threads(e.to_string()))?;
 
     let id = |e: &usize| glossary.entries[*e].id.clone();
     let ids = |v: &[usize]| v.iter().map(id).collect::<Vec<_>>();
@@ -208,35 +202,37 @@ pub fn evaluate_stream(
     let mut per_post: Vec<Vec<PostResult>> = vec![Vec::new(); retrievers.len()];
     let mut seconds = vec![0.0; retrievers.len()];
     let mut keep = options.per_post != PerPost::Off;
-    let mut posts = posts.peekable();
-    let mut chunk: Vec<LabelledPost> = Vec::with_capacity(CHUNK);
-    while posts.peek().is_some() {
-        chunk.clear();
-        for post in posts.by_ref().take(CHUNK) {
-            chunk.push(post?);
-        }
+    let mut posts = posts;
+    let mut read_chunk =
+        move || -> Result<Vec<LabelledPost>, InputError> { posts.by_ref().take(CHUNK).collect() };
+    let mut chunk = read_chunk()?;
+    while !chunk.is_empty() {
         let timed_start = Instant::now();
-        let scored: Vec<Scored> = pool.install(|| {
-            use rayon::prelude::*;
-            std::mem::take(&mut chunk)
-                .into_par_iter()
-                .map(|post| {
-                    let view = PostView::new(&post.post.text, Some(&post.label.needed));
-                    let by_retriever = retrievers
-                        .iter()
-                        .map(|r| {
-                            let matches = best_per_entry(r.retrieve(&view));
-                            let score = PostScore::new(
-                                matches.iter().map(|m| m.entry).collect(),
-                                &post.label,
-                            );
-                            (matches, score)
-                        })
-                        .collect();
-                    Scored { post, by_retriever }
-                })
-                .collect()
-        });
+        // The next chunk is read while this one is scored, on a spare
+        // thread when there is one.
+        let (scored, next) = {
+            let score = || -> Vec<Scored> {
+                std::mem::take(&mut chunk)
+                    .into_par_iter()
+                    .map(|post| {
+                        let view = PostView::new(&post.post.text, Some(&post.label.needed));
+                        let by_retriever = retrievers
+                            .iter()
+                            .map(|r| {
+                                let matches = best_per_entry(r.retrieve(&view));
+                                let score = PostScore::new(
+                                    matches.iter().map(|m| m.entry).collect(),
+                                    &post.label,
+                                );
+                                (matches, score)
+                            })
+                            .collect();
+                        Scored { post, by_retriever }
+                    })
+                    .collect()
+            };
+            rayon::join(score, &mut read_chunk)
+        };
         // Parallel work cannot be split by retriever: share the time evenly.
         let share = timed_start.elapsed().as_secs_f64() / retrievers.len() as f64;
         seconds.iter_mut().for_each(|s| *s += share);
@@ -281,6 +277,7 @@ pub fn evaluate_stream(
                 }
             }
         }
+        chunk = next?;
     }
     if let Some(out) = options.per_post_out.as_mut() {
         out.flush()?;

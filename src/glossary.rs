@@ -2,6 +2,7 @@
 
 use crate::error::{line_of, read_text, InputError};
 use crate::phrase;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -109,16 +110,26 @@ impl Glossary {
         }
         let file: GlossaryFile =
             serde_json::from_str(text).map_err(|e| InputError::json(path, 1, &e))?;
-        let mut entries = Vec::with_capacity(file.entries.len());
         // Entries come in file order, so lines are counted in one pass.
+        let mut lines = Vec::with_capacity(file.entries.len());
         let (mut line, mut counted_to) = (1, 0);
         for raw in &file.entries {
             // The raw value borrows `text`, so its address gives its line.
             let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
             line += line_of(&text[counted_to..offset], offset - counted_to) - 1;
             counted_to = offset;
-            let mut entry: Entry =
-                serde_json::from_str(raw.get()).map_err(|e| InputError::json(path, line, &e))?;
+            lines.push(line);
+        }
+        // Each entry parses on its own, so side by side (on the current
+        // rayon pool); the first bad one in file order is reported.
+        let parsed: Vec<serde_json::Result<Entry>> = file
+            .entries
+            .par_iter()
+            .map(|raw| serde_json::from_str(raw.get()))
+            .collect();
+        let mut entries = Vec::with_capacity(parsed.len());
+        for (entry, line) in parsed.into_iter().zip(lines) {
+            let mut entry = entry.map_err(|e| InputError::json(path, line, &e))?;
             entry.line = line;
             entries.push(entry);
         }
@@ -142,6 +153,10 @@ impl Glossary {
         if entries.is_empty() {
             return Err(InputError::file(path, "the glossary has no entries"));
         }
+        entries.par_iter_mut().for_each(|entry| {
+            entry.key = phrase::key(&entry.source);
+            entry.alias_keys = entry.aliases.iter().map(|a| phrase::key(a)).collect();
+        });
         let mut by_id = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
         for (i, entry) in entries.iter_mut().enumerate() {
             let line = entry.line;
@@ -165,23 +180,18 @@ impl Glossary {
             if entry.id.is_empty() {
                 entry.id = entry.source.clone();
             }
-            entry.key = phrase::key(&entry.source);
             if entry.key.is_empty() {
                 return Err(at(format!(
                     "entry `{}`: `source` {:?} has no words (letters or digits)",
                     entry.id, entry.source
                 )));
             }
-            entry.alias_keys.clear();
-            for alias in &entry.aliases {
-                let key = phrase::key(alias);
-                if key.is_empty() {
-                    return Err(at(format!(
-                        "entry `{}`: alias {alias:?} has no words",
-                        entry.id
-                    )));
-                }
-                entry.alias_keys.push(key);
+            let aliases = entry.aliases.iter().zip(&entry.alias_keys);
+            if let Some((alias, _)) = aliases.into_iter().find(|(_, key)| key.is_empty()) {
+                return Err(at(format!(
+                    "entry `{}`: alias {alias:?} has no words",
+                    entry.id
+                )));
             }
             if let Some(&first) = by_id.get(&entry.id) {
                 return Err(at(format!(

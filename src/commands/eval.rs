@@ -17,6 +17,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    // Everything from loading to scoring runs on these threads, so that
+    // `--threads 1` is one core throughout.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .context("cannot start worker threads")?;
+    pool.install(|| run_on_pool(args))
+}
+
+fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let split_name = args.split.name();
     let posts_file = args.posts.display().to_string();
@@ -59,7 +69,6 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let options = EvalOptions {
-        threads: args.threads,
         // The paired tests of --compare need every post.
         per_post: if args.compare {
             PerPost::On

@@ -7,6 +7,7 @@ use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::{Phrase, MAX_PHRASE_WORDS};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -87,7 +88,7 @@ struct FuzzyKey {
 }
 
 fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
-    keys.iter()
+    keys.par_iter()
         .map(|k| FuzzyKey {
             entry: k.entry,
             grams: trigrams(&k.key),

@@ -32,6 +32,7 @@ pub use normalised::Stems;
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -366,16 +367,28 @@ fn build_part(
 ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
     let mut pieces = spec.split('|');
     let union_part = pieces.next().unwrap_or_default();
-    let mut parts = Vec::new();
-    for name in union_part.split('+').map(str::trim) {
-        if let Some(info) = REGISTRY.iter().find(|info| info.name == name) {
-            parts.push((info.build)(glossary, params));
-        } else if let Some(c) = COMPOSITIONS.iter().find(|c| c.name == name && depth < 4) {
-            parts.push(build_part(whole, c.spec, glossary, params, depth + 1)?);
-        } else {
-            return Err(UnknownRetriever::retriever(whole, name));
-        }
+    let names: Vec<&str> = union_part.split('+').map(str::trim).collect();
+    let known = |name: &&str| {
+        REGISTRY.iter().any(|info| info.name == *name)
+            || COMPOSITIONS.iter().any(|c| c.name == *name && depth < 4)
+    };
+    // Names are checked in order first, so the error names the first
+    // unknown one; then the parts' indexes are built side by side.
+    if let Some(name) = names.iter().find(|name| !known(name)) {
+        return Err(UnknownRetriever::retriever(whole, name));
     }
+    let mut parts = names
+        .par_iter()
+        .map(
+            |name| match REGISTRY.iter().find(|info| info.name == *name) {
+                Some(info) => Ok((info.build)(glossary, params)),
+                None => {
+                    let c = COMPOSITIONS.iter().find(|c| c.name == *name);
+                    build_part(whole, c.expect("checked").spec, glossary, params, depth + 1)
+                }
+            },
+        )
+        .collect::<Result<Vec<_>, _>>()?;
     let inner = if parts.len() == 1 {
         parts.pop().expect("one part")
     } else {

@@ -4,6 +4,7 @@
 use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
+use rayon::prelude::*;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -87,11 +88,15 @@ impl Normalised {
 
     /// Over any list of keys.
     pub fn over(keys: Vec<Keyed>) -> Normalised {
-        let mut stems = Stems::default();
+        // Stemming is the costly part: side by side, a cache per worker.
+        let stemmed: Vec<String> = keys
+            .par_iter()
+            .map_init(Stems::default, |stems, k| stems.key(&k.key))
+            .collect();
         let mut by_stem: FxHashMap<String, Vec<usize>> =
             FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
-        for (i, k) in keys.iter().enumerate() {
-            by_stem.entry(stems.key(&k.key)).or_default().push(i);
+        for (i, stem) in stemmed.into_iter().enumerate() {
+            by_stem.entry(stem).or_default().push(i);
         }
         Normalised { by_stem, keys }
     }
