@@ -620,6 +620,28 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The same on bigger glossaries of longer, multi-word keys, where
+        /// signature bits are crowded and candidates span many sizes.
+        #[test]
+        fn the_index_equals_comparing_every_key_on_larger_glossaries(
+            keys in proptest::collection::vec("[a-f]{2,7}( [a-f]{2,7}){0,2}", 50..300),
+            text in "([a-f]{1,7}[ ,.]){5,30}",
+            threshold in proptest::sample::select(vec![0.4, 0.5, 0.6, 0.75, 0.9]),
+        ) {
+            let keyed: Vec<Keyed> = keys
+                .iter()
+                .enumerate()
+                .map(|(entry, k)| Keyed { entry, key: crate::phrase::key(k) })
+                .collect();
+            let post = PostView::new(&text, None);
+            let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
+            let want = super::FuzzyBrute::over(&keyed, threshold).retrieve(&post);
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
     #[test]
     fn compares_only_phrases_with_the_same_word_count() {
         let g = glossary(&[("cold-coffee", "cold coffee")]);
