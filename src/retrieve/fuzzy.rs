@@ -113,15 +113,16 @@ fn matched(key: &FuzzyKey, phrase: &Phrase, score: f64) -> Match {
 /// with the SimString bounds: for Dice ≥ t, a key with `b` grams can match
 /// a phrase with `a` grams only when t·a/(2−t) ≤ b ≤ (2−t)·a/t, and then
 /// it shares at least τ = ⌈t·(a+b)/2⌉ grams, so it appears in at least one
-/// of the phrase's L−τ+1 shortest posting lists (of the L that exist for
-/// that size). Candidates found that way are scored with [`dice`]'s formula
-/// on their exact shared count, so the result equals `fuzzy-brute`'s.
+/// of any L−τ+1 of the phrase's L posting lists (the shortest are read).
+/// A candidate's [`Signature`] rules most out unread; the rest are scored
+/// with [`dice`]'s formula on their exact shared count, so the result
+/// equals `fuzzy-brute`'s.
 pub struct Fuzzy {
     threshold: f64,
     keys: Vec<FuzzyKey>,
-    /// Gram → its slot; the slot's postings for keys of `w` words are
-    /// `postings[slot * MAX_PHRASE_WORDS + w - 1]`. One look-up per gram
-    /// serves every word count and every size.
+    /// Gram → its slot; the slot's list for keys of `w` words is
+    /// `postings.lists[slot * MAX_PHRASE_WORDS + w - 1]`. One look-up per
+    /// gram serves every word count and every size.
     slots: FxHashMap<Gram, u32>,
     postings: PostingLists,
 }
@@ -320,12 +321,11 @@ impl Fuzzy {
         let Scratch {
             slotted,
             grams,
-            marks: _,
-            mark: _,
             lists,
             candidates,
             taus,
             shared,
+            ..
         } = scratch;
         shared.clear();
         let t = self.threshold;
@@ -336,15 +336,13 @@ impl Fuzzy {
         let tau_of =
             |size: u32| ((t * (a + f64::from(size)) / 2.0) - 1e-9).ceil().max(1.0) as usize;
         lists.clear();
-        lists.extend(
-            slotted
-                .iter()
-                .filter(|&&(_, slot)| slot != NO_SLOT)
-                .filter_map(|&(_, slot)| {
-                    let list = self.postings.lists[slot as usize * MAX_PHRASE_WORDS + words - 1];
-                    (list.len > 0).then_some(list)
-                }),
-        );
+        lists.extend(slotted.iter().filter_map(|&(_, slot)| {
+            if slot == NO_SLOT {
+                return None;
+            }
+            let list = self.postings.lists[slot as usize * MAX_PHRASE_WORDS + words - 1];
+            (list.len > 0).then_some(list)
+        }));
         // τ grows with the size: most phrases share too few grams for any.
         if lists.len() < tau_of(lo) {
             return;
