@@ -293,6 +293,35 @@ async fn rate_limit_honours_retry_after() {
 }
 
 #[tokio::test]
+async fn rate_limit_honours_retry_after_as_an_http_date() {
+    // Dates have whole seconds: two ahead is a wait of one to two.
+    let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+    let server = Server::start(vec![
+        Response::json(429, r#"{"error":{"message":"Rate limit reached"}}"#)
+            .header("Retry-After", &at),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_DATE"));
+    let retry = RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_secs(5),
+    };
+    let started = Instant::now();
+    let reply = client(provider, retry)
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert_eq!(reply.attempts, 2);
+    assert!(
+        waited >= Duration::from_millis(900),
+        "waited only {waited:?} for {at}"
+    );
+}
+
+#[tokio::test]
 async fn retry_after_is_capped_by_max_delay() {
     let server = Server::start(vec![
         Response::json(503, "{}").header("Retry-After", "120"),

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Registered providers: (name, one-line summary).
 pub const PROVIDERS: &[(&str, &str)] = &[
@@ -440,7 +440,7 @@ impl Http {
                 .headers()
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
-                .and_then(parse_retry_after);
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
             let bytes = response
                 .bytes()
                 .await
@@ -579,10 +579,23 @@ impl Http {
     }
 }
 
-/// Retry-After in seconds (HTTP dates are rare from APIs and ignored).
-fn parse_retry_after(value: &str) -> Option<Duration> {
+/// The longest wait a server can ask for.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
+
+/// Retry-After: a number of seconds, or an HTTP date (RFC 9110 §10.2.3)
+/// counted from `now`; a date already past asks for no wait.
+fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    parse_seconds(value).or_else(|| {
+        let at = httpdate::parse_http_date(value).ok()?;
+        let wait = at.duration_since(now).unwrap_or(Duration::ZERO);
+        Some(wait.min(MAX_RETRY_AFTER))
+    })
+}
+
+fn parse_seconds(value: &str) -> Option<Duration> {
     let secs: f64 = value.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
 }
 
 /// Gemini's `RetryInfo` detail: `"retryDelay": "37s"`.
@@ -591,7 +604,7 @@ fn retry_delay(json: &Value) -> Option<Duration> {
         .as_array()?
         .iter()
         .filter_map(|d| d.get("retryDelay")?.as_str())
-        .find_map(|d| parse_retry_after(d.strip_suffix('s')?))
+        .find_map(|d| parse_seconds(d.strip_suffix('s')?))
 }
 
 /// An error and its causes on one line: reqwest's own message is terse
@@ -616,11 +629,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn retry_after_in_seconds() {
-        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after(" 0.5 "), Some(Duration::from_millis(500)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
-        assert_eq!(parse_retry_after("-1"), None);
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:27:57 GMT").unwrap();
+        let parse = |v| parse_retry_after(v, now);
+        assert_eq!(parse("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse(" 0.5 "), Some(Duration::from_millis(500)));
+        assert_eq!(
+            parse("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::from_secs(3))
+        );
+        // A date already past: retry now.
+        assert_eq!(parse("Wed, 21 Oct 2015 07:20:00 GMT"), Some(Duration::ZERO));
+        assert_eq!(parse("-1"), None);
+        assert_eq!(parse("soon"), None);
+        assert_eq!(parse("1e9"), Some(MAX_RETRY_AFTER));
     }
 
     #[test]
