@@ -220,8 +220,10 @@ fn default_edit_two_from() -> u16 {
     crate::retrieve::EditBounds::default().two_from as u16
 }
 
+/// A glossary with labelled posts: what `eval`, `run` and `sweep` read
+/// (the café demo by default).
 #[derive(Debug, Args)]
-pub struct EvalArgs {
+pub struct LabelledSetArgs {
     /// Glossary JSON file
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
     pub glossary: PathBuf,
@@ -231,6 +233,12 @@ pub struct EvalArgs {
     /// Labels JSONL file
     #[arg(long, short = 'l', default_value = DEMO_LABELS)]
     pub labels: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub data: LabelledSetArgs,
     /// Retrievers to score, comma-separated; `a+b` is a union, `a|f` a filter; `all` is the reference five (`all,glossa` adds the recommended one)
     #[arg(long, short = 'r', default_value = "all")]
     pub retriever: String,
@@ -371,15 +379,8 @@ pub struct TranslateArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
-    pub glossary: PathBuf,
-    /// Posts JSONL file
-    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
-    pub posts: PathBuf,
-    /// Labels JSONL file
-    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
-    pub labels: PathBuf,
+    #[command(flatten)]
+    pub data: LabelledSetArgs,
     /// Retrievers, comma-separated (`a+b` is a union; `all` the reference five)
     #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
     pub retriever: String,
@@ -513,15 +514,8 @@ fn sweep_help() -> String {
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
-    pub glossary: PathBuf,
-    /// Posts JSONL file
-    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
-    pub posts: PathBuf,
-    /// Labels JSONL file
-    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
-    pub labels: PathBuf,
+    #[command(flatten)]
+    pub data: LabelledSetArgs,
     /// The retriever to score (one spec: `a+b` is a union, `a|f` a filter)
     #[arg(long, short = 'r', default_value = "fuzzy")]
     pub retriever: String,

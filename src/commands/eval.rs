@@ -27,16 +27,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
+    let glossary = Arc::new(super::load_glossary(&args.data.glossary)?);
     let split_name = args.split.name();
-    let posts_file = args.posts.display().to_string();
-    let labels_file = args.labels.display().to_string();
+    let posts_file = args.data.posts.display().to_string();
+    let labels_file = args.data.labels.display().to_string();
     let mut stream = LabelledStream::new(
         Arc::clone(&glossary),
         &posts_file,
-        super::open_input(&args.posts)?,
+        super::open_input(&args.data.posts)?,
         &labels_file,
-        super::open_input(&args.labels)?,
+        super::open_input(&args.data.labels)?,
     );
     let specs = expand_list(&args.retriever);
     if specs.is_empty() {

@@ -304,9 +304,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 provider.provider = batch_provider(&provider.provider)?;
             }
             let config = RunConfig {
-                glossary: args.glossary.clone(),
-                posts: args.posts.clone(),
-                labels: args.labels.clone(),
+                glossary: args.data.glossary.clone(),
+                posts: args.data.posts.clone(),
+                labels: args.data.labels.clone(),
                 retrievers: expand_list(&args.retriever),
                 params: args.params.clone(),
                 split: args.split,

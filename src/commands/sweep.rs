@@ -50,18 +50,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
-    let mut posts = super::load_labelled(&glossary, &args.posts, &args.labels)?;
+    let glossary = Arc::new(super::load_glossary(&args.data.glossary)?);
+    let mut posts = super::load_labelled(&glossary, &args.data.posts, &args.data.labels)?;
     let split_name = args.split.name();
     posts.retain(|p| args.split.keeps(p.label.split));
     if posts.is_empty() {
         anyhow::bail!(
             "no labelled post in {} is in the {split_name} split",
-            args.labels.display()
+            args.data.labels.display()
         );
     }
-    let posts_file = args.posts.display().to_string();
-    let labels_file = args.labels.display().to_string();
+    let posts_file = args.data.posts.display().to_string();
+    let labels_file = args.data.labels.display().to_string();
     let sources = Sources {
         posts_file: &posts_file,
         labels_file: &labels_file,
