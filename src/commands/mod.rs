@@ -131,24 +131,26 @@ pub fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
 
 /// Read an input file; a missing demo file falls back to the built-in copy.
 fn read_input(path: &Path) -> Result<String, InputError> {
-    let shown = path.display().to_string();
-    match demo::builtin(&shown) {
-        Some(text) if !path.exists() => Ok(text.to_string()),
-        _ => read_text(path),
+    match builtin_copy(path) {
+        Some(text) => Ok(text.to_string()),
+        None => read_text(path),
     }
 }
 
 /// An input file as a line reader (a missing demo file: the built-in copy).
 pub fn open_input(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, InputError> {
-    let shown = path.display().to_string();
-    match demo::builtin(&shown) {
-        Some(text) if !path.exists() => Ok(Box::new(text.as_bytes())),
-        _ => {
-            let file = std::fs::File::open(path)
-                .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
-            Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
-        }
+    if let Some(text) = builtin_copy(path) {
+        return Ok(Box::new(text.as_bytes()));
     }
+    let file = std::fs::File::open(path)
+        .map_err(|e| InputError::file(&path.display().to_string(), format!("cannot read: {e}")))?;
+    Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
+}
+
+/// The built-in copy of a demo file that is not on disk (a checkout run
+/// from another directory, or an installed binary).
+fn builtin_copy(path: &Path) -> Option<&'static str> {
+    demo::builtin(&path.display().to_string()).filter(|_| !path.exists())
 }
 
 pub fn load_glossary(path: &Path) -> Result<Glossary, InputError> {
