@@ -29,6 +29,7 @@ mod union;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
+pub use sense::{Sense, Verdict};
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};

@@ -57,6 +57,28 @@ impl Sense {
     }
 }
 
+/// What the sense rule makes of one entry in one post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// No rule, or the post fits it.
+    Kept,
+    /// A `context.not` phrase occurs, at words `first..first + len`.
+    Contradicted { first: usize, len: usize },
+    /// The entry has `context.any` phrases and none occurs.
+    Unsupported,
+}
+
+impl Sense {
+    /// The verdict on `entry` for `post` (what [`Filter::filter`] applies,
+    /// and what `glossa serve` explains).
+    pub fn verdict(&self, post: &PostView, entry: usize) -> Verdict {
+        match &self.rules[entry] {
+            None => Verdict::Kept,
+            Some(rule) => StemmedPost::of(post).verdict(rule),
+        }
+    }
+}
+
 /// The post's words as stems, with their segments.
 struct StemmedPost<'a> {
     stems: &'a [String],
@@ -64,18 +86,33 @@ struct StemmedPost<'a> {
 }
 
 impl StemmedPost<'_> {
-    fn occurs(&self, phrase: &[String]) -> bool {
-        let n = phrase.len();
-        n > 0
-            && n <= self.stems.len()
-            && (0..=self.stems.len() - n).any(|i| {
-                self.segments[i + n - 1] == self.segments[i] && self.stems[i..i + n] == phrase[..]
-            })
+    fn of<'a>(post: &'a PostView) -> StemmedPost<'a> {
+        StemmedPost {
+            stems: post.stems(),
+            segments: post.words.iter().map(|w| w.segment).collect(),
+        }
     }
 
-    fn fits(&self, rule: &Rule) -> bool {
-        !rule.not.iter().any(|p| self.occurs(p))
-            && (rule.any.is_empty() || rule.any.iter().any(|p| self.occurs(p)))
+    /// The first word where `phrase` occurs inside one segment.
+    fn find(&self, phrase: &[String]) -> Option<usize> {
+        let n = phrase.len();
+        if n == 0 || n > self.stems.len() {
+            return None;
+        }
+        (0..=self.stems.len() - n).find(|&i| {
+            self.segments[i + n - 1] == self.segments[i] && self.stems[i..i + n] == phrase[..]
+        })
+    }
+
+    fn verdict(&self, rule: &Rule) -> Verdict {
+        let contradicted = rule.not.iter().find_map(|p| Some((self.find(p)?, p.len())));
+        if let Some((first, len)) = contradicted {
+            Verdict::Contradicted { first, len }
+        } else if !rule.any.is_empty() && rule.any.iter().all(|p| self.find(p).is_none()) {
+            Verdict::Unsupported
+        } else {
+            Verdict::Kept
+        }
     }
 }
 
@@ -84,10 +121,7 @@ impl Filter for Sense {
         if matches.iter().all(|m| self.rules[m.entry].is_none()) {
             return matches;
         }
-        let stemmed = StemmedPost {
-            stems: post.stems(),
-            segments: post.words.iter().map(|w| w.segment).collect(),
-        };
+        let stemmed = StemmedPost::of(post);
         let mut keep: HashMap<usize, bool> = HashMap::new();
         matches
             .into_iter()
@@ -95,7 +129,7 @@ impl Filter for Sense {
                 *keep.entry(m.entry).or_insert_with(|| {
                     self.rules[m.entry]
                         .as_ref()
-                        .is_none_or(|rule| stemmed.fits(rule))
+                        .is_none_or(|rule| stemmed.verdict(rule) == Verdict::Kept)
                 })
             })
             .collect()

@@ -4,8 +4,7 @@
 
 use crate::generate::pipeline::UsedEntry;
 use crate::glossary::{Entry, Glossary};
-use crate::phrase;
-use crate::retrieve::{self, best_per_entry, Params, PostView, Stems, COMPOSITIONS};
+use crate::retrieve::{self, best_per_entry, Params, PostView, Sense, Verdict, COMPOSITIONS};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -162,12 +161,10 @@ pub fn left_out(
         return Vec::new();
     };
     let view = PostView::new(text, None);
-    let mut stems = Stems::default();
-    let post: Vec<(String, usize)> = view
-        .words
-        .iter()
-        .map(|w| (stems.word(&w.text).to_string(), w.segment))
-        .collect();
+    let sense = Sense::new(glossary);
+    let quote = |first: usize, len: usize| {
+        text[view.words[first].start..view.words[first + len - 1].end].to_string()
+    };
     let mut out = Vec::new();
     let all = retriever.retrieve(&view);
     for m in best_per_entry(all.clone()) {
@@ -175,44 +172,35 @@ pub fn left_out(
         if used.iter().any(|u| u.entry == entry.id) {
             continue;
         }
-        let Some(context) = &entry.context else {
+        let (Some(context), Some((at, words))) = (&entry.context, m.words) else {
             continue;
         };
-        let phrase = match m.words {
-            Some((first, len)) => {
-                text[view.words[first].start..view.words[first + len - 1].end].to_string()
+        let phrase = quote(at, words);
+        // The sense filter's own verdict, so the page explains what it did.
+        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry) {
+            Verdict::Contradicted { first, len } => {
+                let says = quote(first, len);
+                let message = format!(
+                    "'{}' was left out here: the post says '{}'",
+                    phrase.to_lowercase(),
+                    says.to_lowercase()
+                );
+                (message, Some(says), Vec::new())
             }
-            None => continue,
-        };
-        let says = context
-            .not
-            .iter()
-            .find_map(|p| occurs(&mut stems, &post, p))
-            .map(|(first, n)| {
-                text[view.words[first].start..view.words[first + n - 1].end].to_string()
-            });
-        let lacks_any = !context.any.is_empty()
-            && !context
-                .any
-                .iter()
-                .any(|p| occurs(&mut stems, &post, p).is_some());
-        let message = match (&says, lacks_any) {
-            (Some(says), _) => format!(
-                "'{}' was left out here: the post says '{}'",
-                phrase.to_lowercase(),
-                says.to_lowercase()
-            ),
-            (None, true) => format!(
-                "'{}' was left out here: nothing in the post points to {}{}",
-                phrase.to_lowercase(),
-                entry.sense.as_deref().map_or_else(
-                    || format!("the sense of '{}'", entry.source),
-                    str::to_string
-                ),
-                format_args!(" (looked for: {})", context.any.join(", "))
-            ),
+            Verdict::Unsupported => {
+                let message = format!(
+                    "'{}' was left out here: nothing in the post points to {} (looked for: {})",
+                    phrase.to_lowercase(),
+                    entry.sense.as_deref().map_or_else(
+                        || format!("the sense of '{}'", entry.source),
+                        str::to_string
+                    ),
+                    context.any.join(", ")
+                );
+                (message, None, context.any.clone())
+            }
             // Dropped for another reason (a longer match covers it).
-            (None, false) => continue,
+            Verdict::Kept => continue,
         };
         out.push(LeftOut {
             id: entry.id.clone(),
@@ -221,11 +209,7 @@ pub fn left_out(
             sense: entry.sense.clone(),
             phrase,
             post_says: says,
-            needs_one_of: if lacks_any {
-                context.any.clone()
-            } else {
-                Vec::new()
-            },
+            needs_one_of,
             words: all
                 .iter()
                 .filter(|a| a.entry == m.entry)
@@ -235,26 +219,6 @@ pub fn left_out(
         });
     }
     out
-}
-
-/// Where the stemmed words of `phrase` occur in the post inside one
-/// segment, as (first word, word count).
-fn occurs(stems: &mut Stems, post: &[(String, usize)], phrase: &str) -> Option<(usize, usize)> {
-    let key = phrase::key(phrase);
-    if key.is_empty() {
-        return None;
-    }
-    let wanted: Vec<String> = key.split(' ').map(|w| stems.word(w).to_string()).collect();
-    let n = wanted.len();
-    if n > post.len() {
-        return None;
-    }
-    (0..=post.len() - n)
-        .find(|&i| {
-            post[i + n - 1].1 == post[i].1
-                && post[i..i + n].iter().map(|(s, _)| s).eq(wanted.iter())
-        })
-        .map(|i| (i, n))
 }
 
 #[cfg(test)]
@@ -354,5 +318,8 @@ mod tests {
             "{}",
             out[0].message
         );
+        // A post that fits the context keeps the entry: nothing to explain.
+        let kept = "Date fruit, fresh";
+        assert!(left_out(&g, "exact|sense", &Params::default(), kept, &[]).is_empty());
     }
 }
