@@ -6,7 +6,8 @@ mod support;
 
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{
-    build, Client, Provider, ProviderError, Request, RetryPolicy, Settings, Substitution, PROVIDERS,
+    build, Client, Provider, ProviderError, Reply, Request, RetryPolicy, Settings, Substitution,
+    PROVIDERS,
 };
 use std::time::{Duration, Instant};
 use support::{Response, Server};
@@ -259,18 +260,19 @@ fn identity_has_what_decides_the_answer_but_not_the_key() {
 
 // --- retries -----------------------------------------------------------------
 
-#[tokio::test]
-async fn rate_limit_honours_retry_after() {
+/// A 429 with `Retry-After: value`, then a success, through a client that
+/// waits up to 5 s: the reply, how long it took, and the requests served.
+async fn after_rate_limit(value: &str, key_env: &str) -> (Reply, Duration, usize) {
     let server = Server::start(vec![
         Response::json(
             429,
             r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
         )
-        .header("Retry-After", "1"),
+        .header("Retry-After", value),
         Response::json(200, OPENAI_OK),
     ])
     .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_AFTER"));
+    let provider = openai(&openai_at(&server, key_env));
     let retry = RetryPolicy {
         max_attempts: 3,
         base_delay: Duration::from_millis(1),
@@ -281,11 +283,16 @@ async fn rate_limit_honours_retry_after() {
         .generate(&request("hi"))
         .await
         .unwrap();
-    let waited = started.elapsed();
+    (reply, started.elapsed(), server.count())
+}
+
+#[tokio::test]
+async fn rate_limit_honours_retry_after() {
+    let (reply, waited, served) = after_rate_limit("1", "GLOSSA_TEST_KEY_RETRY_AFTER").await;
     assert_eq!(reply.text, "Bonjour");
     assert_eq!(reply.attempts, 2);
     assert!(!reply.cached);
-    assert_eq!(server.count(), 2);
+    assert_eq!(served, 2);
     assert!(
         waited >= Duration::from_millis(950),
         "waited only {waited:?}"
@@ -296,24 +303,7 @@ async fn rate_limit_honours_retry_after() {
 async fn rate_limit_honours_retry_after_as_an_http_date() {
     // Dates have whole seconds: two ahead is a wait of one to two.
     let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
-    let server = Server::start(vec![
-        Response::json(429, r#"{"error":{"message":"Rate limit reached"}}"#)
-            .header("Retry-After", &at),
-        Response::json(200, OPENAI_OK),
-    ])
-    .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_DATE"));
-    let retry = RetryPolicy {
-        max_attempts: 3,
-        base_delay: Duration::from_millis(1),
-        max_delay: Duration::from_secs(5),
-    };
-    let started = Instant::now();
-    let reply = client(provider, retry)
-        .generate(&request("hi"))
-        .await
-        .unwrap();
-    let waited = started.elapsed();
+    let (reply, waited, _) = after_rate_limit(&at, "GLOSSA_TEST_KEY_RETRY_DATE").await;
     assert_eq!(reply.attempts, 2);
     assert!(
         waited >= Duration::from_millis(900),
