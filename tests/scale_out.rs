@@ -142,6 +142,14 @@ const DEMO_RUN: [&str; 6] = [
     "markdown",
 ];
 
+/// `run` over the demo with DEMO_RUN's settings, then `extra`.
+fn demo_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run"];
+    args.extend(DEMO_RUN);
+    args.extend(extra);
+    args
+}
+
 #[test]
 fn batch_out_writes_one_valid_request_per_call_with_parseable_ids() {
     let dir = TempDir::new().unwrap();
@@ -291,17 +299,13 @@ fn batch_in_checks_outputs_exactly_as_a_live_run_does() {
     let dir = TempDir::new().unwrap();
     let cwd = dir.path();
     // The live baseline: the offline provider.
-    let mut live = vec!["run"];
-    live.extend(DEMO_RUN);
-    live.extend(["--out", "live"]);
+    let live = demo_args(&["--out", "live"]);
     let (live_table, _) = run(cwd, &live, 0);
     let live_calls = calls(&cwd.join("live"));
     assert_eq!(live_calls.len(), 4 * 2 * 24);
 
     // The same run through a batch whose answers are the offline outputs.
-    let mut out = vec!["run"];
-    out.extend(DEMO_RUN);
-    out.extend([
+    let out = demo_args(&[
         "--model",
         "gpt-4o-mini",
         "--batch-out",
@@ -366,15 +370,11 @@ fn batch_in_checks_outputs_exactly_as_a_live_run_does() {
 fn failed_batch_lines_are_failed_calls_and_a_retry_batch_completes_the_run() {
     let dir = TempDir::new().unwrap();
     let cwd = dir.path();
-    let mut live = vec!["run"];
-    live.extend(DEMO_RUN);
-    live.extend(["--out", "live"]);
+    let live = demo_args(&["--out", "live"]);
     run(cwd, &live, 0);
     let live_calls = calls(&cwd.join("live"));
 
-    let mut out = vec!["run"];
-    out.extend(DEMO_RUN);
-    out.extend([
+    let out = demo_args(&[
         "--model",
         "m",
         "--batch-out",
@@ -635,18 +635,14 @@ fn a_results_file_from_elsewhere_is_refused_naming_each_line() {
 fn shards_cover_every_call_once_and_merge_gives_the_unsharded_run() {
     let dir = TempDir::new().unwrap();
     let cwd = dir.path();
-    let mut whole = vec!["run"];
-    whole.extend(DEMO_RUN);
-    whole.extend(["--out", "whole"]);
+    let whole = demo_args(&["--out", "whole"]);
     let (whole_table, _) = run(cwd, &whole, 0);
     let whole_calls = calls(&cwd.join("whole"));
 
     // Two shards, at different concurrency.
     for (shard, jobs) in [("0/2", "1"), ("1/2", "8")] {
         let out = format!("s{}", &shard[..1]);
-        let mut args = vec!["run"];
-        args.extend(DEMO_RUN);
-        args.extend(["--shard", shard, "-j", jobs, "--out", &out]);
+        let args = demo_args(&["--shard", shard, "-j", jobs, "--out", &out]);
         let (_, stderr) = run(cwd, &args, 0);
         assert!(stderr.contains(&format!("shard {shard}:")), "{stderr}");
     }
@@ -661,9 +657,7 @@ fn shards_cover_every_call_once_and_merge_gives_the_unsharded_run() {
     assert_eq!(union, whole_calls.keys().collect::<BTreeSet<_>>());
 
     // The split does not depend on the machine or the run: again, the same.
-    let mut again = vec!["run"];
-    again.extend(DEMO_RUN);
-    again.extend([
+    let again = demo_args(&[
         "--shard",
         "0/2",
         "--model",
@@ -726,9 +720,7 @@ fn shards_cover_every_call_once_and_merge_gives_the_unsharded_run() {
 fn batch_shards_round_trip_through_merge() {
     let dir = TempDir::new().unwrap();
     let cwd = dir.path();
-    let mut whole = vec!["run"];
-    whole.extend(DEMO_RUN);
-    whole.extend(["--out", "whole"]);
+    let whole = demo_args(&["--out", "whole"]);
     let (whole_table, _) = run(cwd, &whole, 0);
     let whole_calls = calls(&cwd.join("whole"));
 
@@ -740,9 +732,7 @@ fn batch_shards_round_trip_through_merge() {
             format!("res{i}.jsonl"),
             format!("b{i}"),
         );
-        let mut args = vec!["run"];
-        args.extend(DEMO_RUN);
-        args.extend([
+        let args = demo_args(&[
             "--shard",
             &shard,
             "--model",
