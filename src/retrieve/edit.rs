@@ -116,32 +116,72 @@ fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
     out
 }
 
-/// Sorted `(deletion hash, word id)` pairs.
+/// Every word's deletion hashes, bucketed by the hash's top bits so that a
+/// look-up reads a bucket of a few entries rather than searching millions.
+/// Words are collected first and bucketed once in [`DeletionIndex::finish`]
+/// (counted, then filled), so no large array is sorted or grown.
 #[derive(Default)]
 struct DeletionIndex {
-    pairs: Vec<(u64, u32)>,
+    words: Vec<(Vec<char>, usize, u32)>,
+    /// Per entry: the hash's low 32 bits and the word id. The bucket holds
+    /// the top bits; a rare false match only adds a candidate, and every
+    /// candidate's distance is computed.
+    entries: Vec<(u32, u32)>,
+    /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
+    directory: Vec<u32>,
+    bits: u32,
 }
 
 impl DeletionIndex {
     fn add(&mut self, word: &[char], max: usize, id: u32) {
-        self.pairs
-            .extend(deletion_hashes(word, max).into_iter().map(|h| (h, id)));
+        self.words.push((word.to_vec(), max, id));
     }
 
     fn finish(&mut self) {
-        self.pairs.sort_unstable();
-        self.pairs.dedup();
+        // At most 1 + n + n(n−1)/2 deletions per word: a few entries per
+        // bucket, and a directory a fraction of their size.
+        let most: usize = self
+            .words
+            .iter()
+            .map(|(w, _, _)| 1 + w.len() * (w.len() + 1) / 2)
+            .sum();
+        self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
+        let mut directory = vec![0u32; (1 << self.bits) + 1];
+        for (word, max, _) in &self.words {
+            for h in deletion_hashes(word, *max) {
+                directory[self.bucket_of(h) + 1] += 1;
+            }
+        }
+        for b in 1..directory.len() {
+            directory[b] += directory[b - 1];
+        }
+        let mut filled = directory.clone();
+        let mut entries = vec![(0, 0); directory[directory.len() - 1] as usize];
+        for (word, max, id) in std::mem::take(&mut self.words) {
+            for h in deletion_hashes(&word, max) {
+                let at = &mut filled[self.bucket_of(h)];
+                entries[*at as usize] = (h as u32, id);
+                *at += 1;
+            }
+        }
+        self.entries = entries;
+        self.directory = directory;
+    }
+
+    fn bucket_of(&self, hash: u64) -> usize {
+        (hash >> (64 - self.bits)) as usize
     }
 
     /// Ids of words sharing a deletion string with `word` (at most `max`
     /// deletions on the query side); a superset of the true neighbours.
     fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
         for h in deletion_hashes(word, max) {
-            let start = self.pairs.partition_point(|&(k, _)| k < h);
+            let b = self.bucket_of(h);
+            let bucket = &self.entries[self.directory[b] as usize..self.directory[b + 1] as usize];
             out.extend(
-                self.pairs[start..]
+                bucket
                     .iter()
-                    .take_while(|&&(k, _)| k == h)
+                    .filter(|&&(low, _)| low == h as u32)
                     .map(|&(_, id)| id),
             );
         }
