@@ -55,6 +55,11 @@ fn client(provider: Box<dyn Provider>, retry: RetryPolicy) -> Client {
     Client::new(vec![provider], retry, None)
 }
 
+/// One request ("hi") through a client of `provider` alone.
+async fn ask(provider: Box<dyn Provider>, retry: RetryPolicy) -> Result<Reply, ProviderError> {
+    client(provider, retry).generate(&request("hi")).await
+}
+
 // --- request shape -------------------------------------------------------
 
 #[tokio::test]
@@ -279,10 +284,7 @@ async fn after_rate_limit(value: &str, key_env: &str) -> (Reply, Duration, usize
         max_delay: Duration::from_secs(5),
     };
     let started = Instant::now();
-    let reply = client(provider, retry)
-        .generate(&request("hi"))
-        .await
-        .unwrap();
+    let reply = ask(provider, retry).await.unwrap();
     (reply, started.elapsed(), server.count())
 }
 
@@ -320,10 +322,7 @@ async fn retry_after_is_capped_by_max_delay() {
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_CAP"));
     let started = Instant::now();
-    let reply = client(provider, quick(3))
-        .generate(&request("hi"))
-        .await
-        .unwrap();
+    let reply = ask(provider, quick(3)).await.unwrap();
     assert_eq!(reply.attempts, 2);
     assert!(started.elapsed() < Duration::from_secs(10));
 }
@@ -336,10 +335,7 @@ async fn server_error_then_success() {
     ])
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_500"));
-    let reply = client(provider, quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap();
+    let reply = ask(provider, quick(5)).await.unwrap();
     assert_eq!(reply.text, "Bonjour");
     assert_eq!(reply.attempts, 2);
     assert_eq!(reply.provider, "openai");
@@ -351,10 +347,7 @@ async fn server_error_then_success() {
 async fn retries_stop_at_max_attempts() {
     let server = Server::start(vec![Response::json(502, "bad gateway")]).await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_502"));
-    let err = client(provider, quick(3))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(provider, quick(3)).await.unwrap_err();
     assert!(
         matches!(err, ProviderError::Server { status: 502, .. }),
         "{err:?}"
@@ -375,10 +368,7 @@ async fn a_hang_times_out_and_is_retried() {
         ..openai_at(&server, "GLOSSA_TEST_KEY_HANG")
     };
     let started = Instant::now();
-    let reply = client(openai(&settings), quick(3))
-        .generate(&request("hi"))
-        .await
-        .unwrap();
+    let reply = ask(openai(&settings), quick(3)).await.unwrap();
     assert_eq!(reply.attempts, 2);
     assert_eq!(server.count(), 2);
     let took = started.elapsed();
@@ -481,10 +471,7 @@ async fn refused_key_is_not_retried_and_not_revealed() {
         api_key_env: Some("GLOSSA_TEST_KEY_401".into()),
         ..Settings::default()
     };
-    let err = client(openai(&settings), quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(openai(&settings), quick(5)).await.unwrap_err();
     assert_eq!(server.count(), 1);
     let message = err.to_string();
     assert!(
@@ -536,10 +523,7 @@ async fn unknown_model_is_named() {
         model: Some("gpt-nope".into()),
         ..openai_at(&server, "GLOSSA_TEST_KEY_404")
     };
-    let err = client(openai(&settings), quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(openai(&settings), quick(5)).await.unwrap_err();
     assert_eq!(server.count(), 1);
     let message = err.to_string();
     assert!(
@@ -559,10 +543,7 @@ async fn bad_request_is_not_retried() {
     )])
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_400"));
-    let err = client(provider, quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(provider, quick(5)).await.unwrap_err();
     assert_eq!(server.count(), 1);
     assert!(
         matches!(err, ProviderError::Rejected { status: 400, .. }),
@@ -579,10 +560,7 @@ async fn openai_quota_exhausted_stops_the_run() {
     )])
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_QUOTA"));
-    let err = client(provider, quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(provider, quick(5)).await.unwrap_err();
     assert_eq!(server.count(), 1);
     assert!(
         matches!(err, ProviderError::QuotaExhausted { .. }),
@@ -618,10 +596,7 @@ async fn gemini_daily_quota_stops_the_run() {
     );
     let server = Server::start(vec![Response::json(429, body)]).await;
     let provider = gemini_at(&server, "GLOSSA_TEST_KEY_GEMINI_DAY");
-    let err = client(provider, quick(5))
-        .generate(&request("hi"))
-        .await
-        .unwrap_err();
+    let err = ask(provider, quick(5)).await.unwrap_err();
     assert_eq!(server.count(), 1);
     assert!(
         matches!(err, ProviderError::QuotaExhausted { .. }),
@@ -639,10 +614,7 @@ async fn gemini_per_minute_limit_is_retried() {
     let ok = r#"{"candidates":[{"content":{"parts":[{"text":"ok"}]}}]}"#;
     let server = Server::start(vec![Response::json(429, body), Response::json(200, ok)]).await;
     let provider = gemini_at(&server, "GLOSSA_TEST_KEY_GEMINI_MINUTE");
-    let reply = client(provider, quick(3))
-        .generate(&request("hi"))
-        .await
-        .unwrap();
+    let reply = ask(provider, quick(3)).await.unwrap();
     assert_eq!(reply.text, "ok");
     assert_eq!(reply.attempts, 2);
 }

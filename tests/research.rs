@@ -33,6 +33,11 @@ fn cafe() -> Vec<String> {
     ]
 }
 
+/// `glossa ARGS` on the café demo files.
+fn on_cafe(args: &[&str]) -> std::process::Output {
+    glossa().args(args).args(cafe()).output().unwrap()
+}
+
 fn run_ok(cmd: &mut Command) -> (String, String) {
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -585,18 +590,14 @@ fn compare_gives_a_small_p_for_a_planted_difference_and_a_large_one_for_identica
 
 #[test]
 fn the_gate_exits_1_naming_each_failing_figure_and_0_when_it_passes() {
-    let out = glossa()
-        .args([
-            "eval",
-            "--no-save",
-            "--retriever",
-            "fuzzy",
-            "--fail-under",
-            "recall=0.9,complete=0.7,precision=0.5",
-        ])
-        .args(cafe())
-        .output()
-        .unwrap();
+    let out = on_cafe(&[
+        "eval",
+        "--no-save",
+        "--retriever",
+        "fuzzy",
+        "--fail-under",
+        "recall=0.9,complete=0.7,precision=0.5",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -610,18 +611,14 @@ fn the_gate_exits_1_naming_each_failing_figure_and_0_when_it_passes() {
     assert!(!err.contains("precision is"), "{err}");
     assert!(!out.stdout.is_empty(), "the table is still printed");
 
-    let out = glossa()
-        .args([
-            "eval",
-            "--no-save",
-            "--retriever",
-            "exact,oracle",
-            "--fail-over",
-            "wrong_sense=0",
-        ])
-        .args(cafe())
-        .output()
-        .unwrap();
+    let out = on_cafe(&[
+        "eval",
+        "--no-save",
+        "--retriever",
+        "exact,oracle",
+        "--fail-over",
+        "wrong_sense=0",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
