@@ -96,17 +96,14 @@ impl Provider for Gemini {
     }
 
     fn identity(&self) -> String {
-        let mut identity = format!("{NAME} {} model={}", display_url(&self.base), self.model);
-        if let Some(t) = self.config.temperature {
-            identity.push_str(&format!(" temperature={t}"));
-        }
-        if let Some(s) = self.config.seed {
-            identity.push_str(&format!(" seed={s}"));
-        }
-        if let Some(m) = self.config.max_output_tokens {
-            identity.push_str(&format!(" max_tokens={m}"));
-        }
-        identity
+        super::identity(
+            NAME,
+            &self.base,
+            &self.model,
+            self.config.temperature,
+            self.config.seed,
+            self.config.max_output_tokens,
+        )
     }
 
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {

@@ -336,6 +336,29 @@ fn env_key(var: &str) -> Option<String> {
         .filter(|key| !key.is_empty())
 }
 
+/// What a provider's replies depend on, for the cache key: provider, URL
+/// (as quoted), model and the sampling settings that are set.
+fn identity(
+    name: &str,
+    base: &str,
+    model: &str,
+    temperature: Option<f32>,
+    seed: Option<u64>,
+    max_tokens: Option<u32>,
+) -> String {
+    let mut identity = format!("{name} {} model={model}", display_url(base));
+    if let Some(t) = temperature {
+        identity.push_str(&format!(" temperature={t}"));
+    }
+    if let Some(s) = seed {
+        identity.push_str(&format!(" seed={s}"));
+    }
+    if let Some(m) = max_tokens {
+        identity.push_str(&format!(" max_tokens={m}"));
+    }
+    identity
+}
+
 /// The URL as quoted in messages: without any user:password part.
 fn display_url(url: &str) -> String {
     match reqwest::Url::parse(url) {

@@ -92,17 +92,14 @@ impl Provider for OpenAi {
     }
 
     fn identity(&self) -> String {
-        let mut identity = format!("{NAME} {} model={}", display_url(&self.base), self.model);
-        if let Some(t) = self.temperature {
-            identity.push_str(&format!(" temperature={t}"));
-        }
-        if let Some(s) = self.seed {
-            identity.push_str(&format!(" seed={s}"));
-        }
-        if let Some(m) = self.max_tokens {
-            identity.push_str(&format!(" max_tokens={m}"));
-        }
-        identity
+        super::identity(
+            NAME,
+            &self.base,
+            &self.model,
+            self.temperature,
+            self.seed,
+            self.max_tokens,
+        )
     }
 
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
