@@ -1,14 +1,13 @@
 //! Posts, labels and their splits (SPEC.md, "Posts" and "Labels"): JSONL
 //! parsing, id checks and the join of labels to posts and glossary.
 
-use crate::error::{read_text, InputError};
+use crate::error::InputError;
 use crate::glossary::Glossary;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::BufRead;
-use std::path::Path;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,12 +136,7 @@ pub fn jsonl<'a, T: DeserializeOwned + 'a>(
     })
 }
 
-/// Load a posts file: ids unique and non-empty, at least one post.
-pub fn load_posts(path: &Path) -> Result<Vec<Post>, InputError> {
-    let text = read_text(path)?;
-    parse_posts(&path.display().to_string(), &text)
-}
-
+/// Parse a posts file: ids unique and non-empty, at least one post.
 pub fn parse_posts(path: &str, text: &str) -> Result<Vec<Post>, InputError> {
     let mut posts = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -169,24 +163,8 @@ pub fn parse_posts(path: &str, text: &str) -> Result<Vec<Post>, InputError> {
     Ok(posts)
 }
 
-/// Load labels and join them to `posts` and `glossary`, checking every id.
-/// Returns the labelled posts in posts-file order.
-pub fn load_labels(
-    path: &Path,
-    posts: Vec<Post>,
-    posts_path: &str,
-    glossary: &Glossary,
-) -> Result<Vec<LabelledPost>, InputError> {
-    let text = read_text(path)?;
-    join_labels(
-        &path.display().to_string(),
-        &text,
-        posts,
-        posts_path,
-        glossary,
-    )
-}
-
+/// Join labels to `posts` and `glossary`, checking every id. Returns the
+/// labelled posts in posts-file order.
 pub fn join_labels(
     path: &str,
     text: &str,

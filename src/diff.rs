@@ -831,6 +831,7 @@ mod tests {
             &specs,
             &crate::retrieve::Params::default(),
             &sources,
+            crate::eval::PerPost::On,
         )
         .unwrap();
         let text = serde_json::to_string(&r).unwrap();

@@ -136,16 +136,17 @@ pub struct EvalStats {
 }
 
 /// Score each retriever spec on `posts` (in memory, on the current rayon
-/// pool, per-post details kept).
+/// pool), keeping per-post details as `per_post` says.
 pub fn evaluate(
     glossary: &Arc<Glossary>,
     posts: &[LabelledPost],
     specs: &[String],
     params: &Params,
     sources: &Sources,
+    per_post: PerPost,
 ) -> Result<EvalResult, UnknownRetriever> {
     let options = EvalOptions {
-        per_post: PerPost::On,
+        per_post,
         ..EvalOptions::default()
     };
     let stream = posts.iter().cloned().map(Ok::<_, InputError>);

@@ -71,14 +71,21 @@ pub fn save_json<T: Serialize>(
     kind: &str,
     value: &T,
 ) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("{}_{suite}_{kind}.json", utc_timestamp()));
-    let json = serde_json::to_string_pretty(value)?;
-    // Write to a temporary name first so a crash never leaves half a file.
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, json + "\n").with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    write_atomic(&path, &(serde_json::to_string_pretty(value)? + "\n"))?;
     Ok(path)
+}
+
+/// Write `text` to `path` (creating its folder) through a temporary file,
+/// so a crash never leaves half a file.
+pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! unit test fails when `Params` gains a numeric field that is not listed.
 
 use crate::dataset::LabelledPost;
-use crate::eval::{evaluate, Sources};
+use crate::eval::{evaluate, PerPost, Sources};
 use crate::glossary::Glossary;
 use crate::retrieve::{Params, UnknownRetriever};
 use crate::score::Counts;
@@ -272,7 +272,9 @@ pub fn sweep(
         param.check(value).map_err(SweepError::Param)?;
         let mut params = *base;
         (param.put)(&mut params, value);
-        let result = evaluate(glossary, posts, &[spec.to_string()], &params, sources)
+        // Only the totals are kept: no per-post details.
+        let spec = [spec.to_string()];
+        let result = evaluate(glossary, posts, &spec, &params, sources, PerPost::Off)
             .map_err(SweepError::Retriever)?;
         let counts = *result.retrievers[0].counts();
         rows.push(SweepRow::new(value, counts));

@@ -54,16 +54,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let n = imported.glossary.len();
     match &args.out {
         Some(out) => {
-            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-            }
-            let mut tmp = out.as_os_str().to_owned();
-            tmp.push(".tmp");
-            std::fs::write(&tmp, &json)
-                .with_context(|| format!("cannot write {}", out.display()))?;
-            std::fs::rename(&tmp, out)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            crate::runs::write_atomic(out, &json)?;
             eprintln!("imported {n} entries from {shown} into {out_shown} (glossary `{name}`)");
         }
         None => {

@@ -7,22 +7,8 @@ use crate::report::{self, chart};
 use crate::retrieve::{expand_list, Params};
 use crate::runs;
 use crate::sweep::{self, format_value};
-use anyhow::Context as _;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-
-/// Write `text` to `path` through a temporary file, so a crash never
-/// leaves half a file.
-fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let param = sweep::tunable(&args.param)?;
@@ -75,7 +61,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let svg = chart::sweep_svg(&result).map_err(anyhow::Error::msg)?;
     let mut written = Vec::new();
     if let Some(path) = &args.svg {
-        write_atomic(path, &svg)?;
+        runs::write_atomic(path, &svg)?;
         written.push(path.display().to_string());
     }
     if !args.no_save {
@@ -86,9 +72,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
         let svg_path = args.runs_dir.join(format!("{stem}.svg"));
         let json_path = args.runs_dir.join(format!("{stem}.json"));
-        write_atomic(&svg_path, &svg)?;
+        runs::write_atomic(&svg_path, &svg)?;
         result.chart = Some(svg_path.display().to_string());
-        write_atomic(&json_path, &(serde_json::to_string_pretty(&result)? + "\n"))?;
+        runs::write_atomic(&json_path, &(serde_json::to_string_pretty(&result)? + "\n"))?;
         written.push(json_path.display().to_string());
         written.push(svg_path.display().to_string());
     } else if let Some(path) = &args.svg {

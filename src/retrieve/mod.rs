@@ -208,13 +208,6 @@ impl From<&crate::cli::RetrieverArgs> for Params {
     }
 }
 
-impl crate::cli::RetrieverArgs {
-    /// The retriever parameters these flags give.
-    pub fn params(&self) -> Params {
-        Params::from(self)
-    }
-}
-
 /// A registered retriever.
 pub struct RetrieverInfo {
     pub name: &'static str,
