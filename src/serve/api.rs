@@ -12,7 +12,7 @@ use crate::generate::pipeline::{Pipeline, Trace};
 use crate::generate::prompt::Template;
 use crate::generate::simplify::Simplify;
 use crate::glossary::Entry;
-use crate::retrieve::{self, MatchKind};
+use crate::retrieve::{MatchKind, UnknownRetriever};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, Path, Query, Request, State};
@@ -54,6 +54,12 @@ impl IntoResponse for ApiError {
             body["version"] = json!(v);
         }
         (self.status, axum::Json(body)).into_response()
+    }
+}
+
+impl From<UnknownRetriever> for ApiError {
+    fn from(e: UnknownRetriever) -> ApiError {
+        ApiError::bad(e.to_string())
     }
 }
 
@@ -127,8 +133,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 }
 
 /// Run blocking file work off the async threads.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+async fn blocking<T: Send + 'static, E: Into<ApiError> + Send + 'static>(
+    f: impl FnOnce() -> Result<T, E> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
@@ -138,7 +144,7 @@ async fn blocking<T: Send + 'static>(
                 format!("internal error: {e}"),
             )
         })?
-        .map_err(ApiError::from)
+        .map_err(Into::into)
 }
 
 // ---------------------------------------------------------------------------
@@ -243,7 +249,7 @@ pub async fn put_glossary(
     let (loaded, created) = blocking(move || {
         let existed = state.store.path(&name)?.exists();
         let loaded = state.store.put(&name, version.as_deref(), &document)?;
-        Ok((loaded, !existed))
+        Ok::<_, StoreError>((loaded, !existed))
     })
     .await?;
     let status = if created {
@@ -465,9 +471,20 @@ async fn analyse(
         .retriever
         .clone()
         .unwrap_or_else(|| state.options.retriever.clone());
-    let params = state.options.params;
-    let retriever =
-        retrieve::build(&spec, &glossary, &params).map_err(|e| ApiError::bad(e.to_string()))?;
+    // Indexes are built off the async threads, once per glossary version.
+    let unfiltered = explain::unfiltered_spec(&spec);
+    let (retriever, unfiltered) = {
+        let (st, glossary, spec) = (Arc::clone(&state), Arc::clone(&glossary), spec.clone());
+        let (name, version) = (loaded.name.clone(), loaded.version.clone());
+        blocking(move || {
+            let get = |spec: &str| {
+                let params = &st.options.params;
+                st.retrievers.get(&name, &version, &glossary, spec, params)
+            };
+            Ok::<_, UnknownRetriever>((get(&spec)?, unfiltered.as_deref().map(get).transpose()?))
+        })
+        .await?
+    };
     if retriever.needs_labels() {
         return Err(ApiError::bad(format!(
             "`{spec}` needs labelled posts; pick another retriever"
@@ -476,7 +493,7 @@ async fn analyse(
     let pipeline = Pipeline {
         glossary: Arc::clone(&glossary),
         retriever_name: spec.clone(),
-        retriever: Arc::from(retriever),
+        retriever,
         template: Template::builtin("translate.v1"),
         simplify: Simplify::Rules,
         simplify_template: Template::builtin("simplify.v1"),
@@ -484,7 +501,15 @@ async fn analyse(
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
-    let left_out = explain::left_out(&glossary, &spec, &params, &joined, &trace.retrieve.output);
+    let left_out = match &unfiltered {
+        Some(unfiltered) => explain::left_out(
+            &glossary,
+            unfiltered.as_ref(),
+            &joined,
+            &trace.retrieve.output,
+        ),
+        None => Vec::new(),
+    };
     let used: Vec<UsedOut> = trace
         .retrieve
         .output

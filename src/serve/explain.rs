@@ -4,7 +4,7 @@
 
 use crate::generate::pipeline::UsedEntry;
 use crate::glossary::{Entry, Glossary};
-use crate::retrieve::{self, best_per_entry, Params, PostView, Sense, Verdict, COMPOSITIONS};
+use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Verdict, COMPOSITIONS};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -145,28 +145,22 @@ pub fn unfiltered_spec(spec: &str) -> Option<String> {
     filtered.then_some(union)
 }
 
-/// Entries that the unfiltered retriever finds in `text` but that are not
-/// in `used`, and whose `context` explains why.
+/// Entries that `unfiltered` (the retriever without its filters, see
+/// [`unfiltered_spec`]) finds in `text` but that are not in `used`, and
+/// whose `context` explains why.
 pub fn left_out(
     glossary: &Arc<Glossary>,
-    spec: &str,
-    params: &Params,
+    unfiltered: &dyn Retriever,
     text: &str,
     used: &[UsedEntry],
 ) -> Vec<LeftOut> {
-    let Some(unfiltered) = unfiltered_spec(spec) else {
-        return Vec::new();
-    };
-    let Ok(retriever) = retrieve::build(&unfiltered, glossary, params) else {
-        return Vec::new();
-    };
     let view = PostView::new(text, None);
     let sense = Sense::new(glossary);
     let quote = |first: usize, len: usize| {
         text[view.words[first].start..view.words[first + len - 1].end].to_string()
     };
     let mut out = Vec::new();
-    let all = retriever.retrieve(&view);
+    let all = unfiltered.retrieve(&view);
     for m in best_per_entry(all.clone()) {
         let entry: &Entry = &glossary.entries[m.entry];
         if used.iter().any(|u| u.entry == entry.id) {
@@ -272,7 +266,7 @@ mod tests {
     fn compositions_expand_to_their_unfiltered_part() {
         assert_eq!(unfiltered_spec("normalised+fuzzy"), None);
         assert_eq!(unfiltered_spec("exact|sense").as_deref(), Some("exact"));
-        let glossa = unfiltered_spec(retrieve::RECOMMENDED);
+        let glossa = unfiltered_spec(crate::retrieve::RECOMMENDED);
         assert!(
             glossa
                 .as_deref()
@@ -292,25 +286,16 @@ mod tests {
             )
             .unwrap(),
         );
-        let out = left_out(
-            &g,
-            "exact|sense",
-            &Params::default(),
-            "Save the Date: brunch!",
-            &[],
-        );
+        // What `exact|sense` finds before its filter.
+        assert_eq!(unfiltered_spec("exact|sense").as_deref(), Some("exact"));
+        let exact = crate::retrieve::build("exact", &g, &Default::default()).unwrap();
+        let out = left_out(&g, exact.as_ref(), "Save the Date: brunch!", &[]);
         assert_eq!(out.len(), 1);
         assert_eq!(
             out[0].message,
             "'date' was left out here: the post says 'save the date'"
         );
-        let out = left_out(
-            &g,
-            "exact|sense",
-            &Params::default(),
-            "A date to remember",
-            &[],
-        );
+        let out = left_out(&g, exact.as_ref(), "A date to remember", &[]);
         assert!(
             out[0]
                 .message
@@ -320,6 +305,6 @@ mod tests {
         );
         // A post that fits the context keeps the entry: nothing to explain.
         let kept = "Date fruit, fresh";
-        assert!(left_out(&g, "exact|sense", &Params::default(), kept, &[]).is_empty());
+        assert!(left_out(&g, exact.as_ref(), kept, &[]).is_empty());
     }
 }

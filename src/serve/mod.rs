@@ -21,7 +21,8 @@ pub mod store;
 
 use crate::generate::cache::Cache;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
-use crate::retrieve::{Params, RECOMMENDED};
+use crate::glossary::Glossary;
+use crate::retrieve::{self, Params, Retriever, UnknownRetriever, RECOMMENDED};
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -29,7 +30,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Router;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use store::Store;
 
@@ -163,6 +164,7 @@ pub fn providers_from_env(m: &ModelSettings) -> (Vec<ProviderChoice>, Vec<String
 pub struct AppState {
     pub store: Store,
     pub options: Options,
+    pub retrievers: Retrievers,
 }
 
 impl AppState {
@@ -170,7 +172,64 @@ impl AppState {
         Arc::new(AppState {
             store: Store::new(options.glossaries.clone()),
             options,
+            retrievers: Retrievers::default(),
         })
+    }
+}
+
+/// Retrievers already built, by glossary name, version and spec: building
+/// the indexes of a large glossary takes seconds, and every translation
+/// of the same glossary version can share them.
+#[derive(Default)]
+pub struct Retrievers {
+    built: Mutex<Vec<Built>>,
+}
+
+/// A built retriever by glossary name, glossary version and spec.
+struct Built {
+    name: String,
+    version: String,
+    spec: String,
+    retriever: Arc<dyn Retriever>,
+}
+
+/// Built retrievers kept at most; the oldest goes first.
+const RETRIEVERS_KEPT: usize = 8;
+
+impl Retrievers {
+    /// The retriever of `spec` over version `version` of glossary `name`.
+    pub fn get(
+        &self,
+        name: &str,
+        version: &str,
+        glossary: &Arc<Glossary>,
+        spec: &str,
+        params: &Params,
+    ) -> Result<Arc<dyn Retriever>, UnknownRetriever> {
+        let same = |b: &&Built| b.name == name && b.version == version && b.spec == spec;
+        if let Some(b) = self.lock().iter().find(same) {
+            return Ok(Arc::clone(&b.retriever));
+        }
+        // Built without the lock: other requests go on meanwhile.
+        let retriever: Arc<dyn Retriever> = Arc::from(retrieve::build(spec, glossary, params)?);
+        let mut built = self.lock();
+        // A saved glossary's older versions are never asked for again.
+        built.retain(|b| b.name != name || b.version == version);
+        if built.len() >= RETRIEVERS_KEPT {
+            built.remove(0);
+        }
+        built.push(Built {
+            name: name.to_string(),
+            version: version.to_string(),
+            spec: spec.to_string(),
+            retriever: Arc::clone(&retriever),
+        });
+        Ok(retriever)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Built>> {
+        // A panic elsewhere leaves the list whole: keep using it.
+        self.built.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -323,7 +382,7 @@ fn is_loopback_host(host: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_host;
+    use super::*;
 
     #[test]
     fn loopback_hosts() {
@@ -345,5 +404,31 @@ mod tests {
         ] {
             assert!(!is_loopback_host(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn retrievers_are_built_once_per_glossary_version_and_spec() {
+        let g = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"entries":[{"source":"tea","target":"cha"}]}"#,
+            )
+            .unwrap(),
+        );
+        let cache = Retrievers::default();
+        let p = Params::default();
+        let first = cache.get("g", "v1", &g, "exact", &p).unwrap();
+        let again = cache.get("g", "v1", &g, "exact", &p).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(!Arc::ptr_eq(
+            &first,
+            &cache.get("g", "v1", &g, "fuzzy", &p).unwrap()
+        ));
+        // A new version replaces the old ones of that glossary.
+        let saved = cache.get("g", "v2", &g, "exact", &p).unwrap();
+        assert!(!Arc::ptr_eq(&first, &saved));
+        assert_eq!(cache.lock().len(), 1);
+        assert!(cache.get("g", "v2", &g, "nope", &p).is_err());
     }
 }
