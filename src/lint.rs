@@ -22,7 +22,7 @@
 pub mod wordnet;
 
 use crate::glossary::{Entry, Glossary};
-use crate::phrase;
+use crate::phrase::{self, Skip};
 use crate::retrieve::Stems;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -271,22 +271,27 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         let e = &entries[k.entry];
         let words = phrase::words(k.text);
         let n = words.len();
-        let problem = if n == 1 && phrase::is_stopword(k.key) {
-            Some((
-                "is a single stop word, which is never looked up on its own".to_string(),
-                "use a phrase of two or more words that contains it, or drop the entry",
-            ))
-        } else if n == 1 && k.key.chars().all(char::is_numeric) {
-            Some((
-                "is all digits, which is never looked up on its own".to_string(),
-                "add the words that come with the number",
-            ))
-        } else if n == 1 && k.key.chars().count() < 3 {
-            Some((
-                "is a single word under 3 characters, which is never looked up on its own"
-                    .to_string(),
-                "add a longer alias, or a phrase that contains it",
-            ))
+        let skipped = if n == 1 {
+            phrase::skip_reason(k.key)
+        } else {
+            None
+        };
+        let problem = if let Some(skip) = skipped {
+            Some(match skip {
+                Skip::StopWord => (
+                    "is a single stop word, which is never looked up on its own".to_string(),
+                    "use a phrase of two or more words that contains it, or drop the entry",
+                ),
+                Skip::AllDigits => (
+                    "is all digits, which is never looked up on its own".to_string(),
+                    "add the words that come with the number",
+                ),
+                Skip::Short => (
+                    "is a single word under 3 characters, which is never looked up on its own"
+                        .to_string(),
+                    "add a longer alias, or a phrase that contains it",
+                ),
+            })
         } else if n > phrase::MAX_PHRASE_WORDS {
             Some((
                 format!(

@@ -211,7 +211,28 @@ pub fn is_stopword(word: &str) -> bool {
 
 /// Rule 5: whether a single word is looked up on its own.
 pub fn is_lookup_word(word: &str) -> bool {
-    !(is_stopword(word) || word.chars().count() < 3 || word.chars().all(char::is_numeric))
+    skip_reason(word).is_none()
+}
+
+/// Why rule 5 keeps a single word out of look-ups, if it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    StopWord,
+    AllDigits,
+    Short,
+}
+
+/// The first of rule 5's reasons that applies to `word`.
+pub fn skip_reason(word: &str) -> Option<Skip> {
+    if is_stopword(word) {
+        Some(Skip::StopWord)
+    } else if word.chars().all(char::is_numeric) {
+        Some(Skip::AllDigits)
+    } else if word.chars().count() < 3 {
+        Some(Skip::Short)
+    } else {
+        None
+    }
 }
 
 /// Every phrase of `words`, ordered by start position, then by length.

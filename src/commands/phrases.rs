@@ -2,7 +2,7 @@
 //! are never looked up.
 
 use crate::cli::PhrasesArgs;
-use crate::phrase;
+use crate::phrase::{self, Skip};
 use crate::report::{exporter, Align, Format, Table};
 use std::process::ExitCode;
 
@@ -24,15 +24,13 @@ pub fn run(args: PhrasesArgs) -> anyhow::Result<ExitCode> {
                 ],
             );
             for p in &phrases {
-                let looked_up = if p.lookup {
-                    "yes".to_string()
-                } else if phrase::is_stopword(&p.key) {
-                    "skipped: stop word".to_string()
-                } else if p.key.chars().all(char::is_numeric) {
-                    "skipped: all digits".to_string()
-                } else {
-                    "skipped: under 3 characters".to_string()
-                };
+                let looked_up = match (p.lookup, phrase::skip_reason(&p.key)) {
+                    (true, _) | (false, None) => "yes",
+                    (false, Some(Skip::StopWord)) => "skipped: stop word",
+                    (false, Some(Skip::AllDigits)) => "skipped: all digits",
+                    (false, Some(Skip::Short)) => "skipped: under 3 characters",
+                }
+                .to_string();
                 t.push(vec![p.key.clone(), p.len.to_string(), looked_up]);
             }
             super::emit(&e.render(&[t]))?;

@@ -27,7 +27,7 @@
 
 use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use super::pipeline::{Generation, Pipeline, Prepared, Stage};
-use super::provider::chat_body;
+use super::provider::{chat_body, chat_text};
 use crate::dataset::LabelledPost;
 use anyhow::Context as _;
 use serde::Serialize;
@@ -274,37 +274,19 @@ fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Answer, String>
             format!("{status} from the OpenAI Batch API{request}: {detail}")
         }));
     }
-    let choice = body.pointer("/choices/0");
     let model = body
         .get("model")
         .and_then(Value::as_str)
         .map(str::to_string);
-    match choice
-        .and_then(|c| c.pointer("/message/content"))
-        .and_then(Value::as_str)
-    {
-        Some(text) => Ok(Ok(Answer {
+    Ok(match chat_text(body) {
+        Ok(text) => Ok(Answer {
             text: text.to_string(),
             model,
-        })),
-        None => Ok(Err(format!(
-            "reply from the OpenAI Batch API{request} has no text: {}",
-            why_no_text(choice)
-        ))),
-    }
-}
-
-fn why_no_text(choice: Option<&Value>) -> String {
-    let Some(choice) = choice else {
-        return "no choices in the reply".to_string();
-    };
-    if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
-        return format!("the model refused: {refusal}");
-    }
-    match choice.get("finish_reason").and_then(Value::as_str) {
-        Some(reason) => format!("choices[0].message.content is missing (finish_reason {reason})"),
-        None => "choices[0].message.content is missing".to_string(),
-    }
+        }),
+        Err(why) => Err(format!(
+            "reply from the OpenAI Batch API{request} has no text: {why}"
+        )),
+    })
 }
 
 fn one_line(text: &str, max: usize) -> String {

@@ -12,7 +12,7 @@ mod offline;
 mod openai;
 
 pub use crate::generate::retry::{Client, RetryPolicy};
-pub use openai::chat_body;
+pub use openai::{chat_body, chat_text};
 
 use serde::Serialize;
 use serde_json::Value;

@@ -67,18 +67,13 @@ impl OpenAi {
         );
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        let choice = reply.pointer("/choices/0");
-        match choice
-            .and_then(|c| c.pointer("/message/content"))
-            .and_then(Value::as_str)
-        {
-            Some(text) => Ok(text.to_string()),
-            None => Err(ProviderError::NoText {
+        chat_text(&reply)
+            .map(str::to_string)
+            .map_err(|detail| ProviderError::NoText {
                 provider: NAME.to_string(),
                 url: display_url(&self.url),
-                detail: why_no_text(choice),
-            }),
-        }
+                detail,
+            })
     }
 }
 
@@ -163,6 +158,16 @@ fn judge(status: u16, json: &Value, _text: &str) -> Verdict {
     } else {
         Verdict::Plain
     }
+}
+
+/// The text of a chat-completions reply (a live call's, or a line of a
+/// Batch API results file), or why there is none.
+pub fn chat_text(reply: &Value) -> Result<&str, String> {
+    let choice = reply.pointer("/choices/0");
+    choice
+        .and_then(|c| c.pointer("/message/content"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| why_no_text(choice))
 }
 
 fn why_no_text(choice: Option<&Value>) -> String {
