@@ -256,7 +256,7 @@ pub fn exact_matches(
             }
             let mut words = window.iter().filter_map(|t| t.word);
             let first = words.next().expect("a key has words");
-            let len = words.last().map_or(1, |last| last - first + 1);
+            let len = words.next_back().map_or(1, |last| last - first + 1);
             out.push(Match {
                 entry: form.entry,
                 kind: MatchKind::Exact,
