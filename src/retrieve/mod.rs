@@ -15,10 +15,12 @@
 //! or a filter is one file plus one line in its registry.
 
 mod alias;
+mod closest;
 mod edit;
 mod exact;
 mod fuzzy;
 mod keys;
+mod known;
 mod longest;
 mod normalised;
 mod oracle;
@@ -30,7 +32,7 @@ mod union;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
-pub use sense::{Sense, Verdict};
+pub use sense::{stems_to_own_key, Sense, Verdict};
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};
@@ -284,7 +286,7 @@ pub const REGISTRY: &[RetrieverInfo] = &[
 ];
 
 /// Every filter, by name.
-pub const FILTERS: &[FilterInfo] = &[sense::INFO, longest::INFO];
+pub const FILTERS: &[FilterInfo] = &[sense::INFO, closest::INFO, longest::INFO];
 
 /// The recommended composition: the default of `retrieve`, `translate` and `run`.
 pub const RECOMMENDED: &str = "glossa";
@@ -292,7 +294,7 @@ pub const RECOMMENDED: &str = "glossa";
 /// Short names for compositions.
 pub const COMPOSITIONS: &[Composition] = &[Composition {
     name: RECOMMENDED,
-    spec: "normalised+edit+split+alias|sense|longest",
+    spec: "normalised+edit+split+alias|closest|sense|longest",
     summary: "recommended: inflections, bounded typos, split/joined words, aliases; then senses, longest match",
 }];
 
