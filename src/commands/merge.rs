@@ -157,7 +157,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     };
     drop(latest);
 
-    let summary = report(out, &merged.retrievers, &split_of, args.format)?;
+    let summary = report(out, &merged.retrievers, &split_of, args.format, None)?;
     let mut code = ExitCode::SUCCESS;
     if summary.failed > 0 {
         eprintln!(
