@@ -519,7 +519,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
         Mode::Live => live(
-            &args, &dir, pipelines, posts, calls, &shape, &config, &split_of,
+            &args,
+            &dir,
+            pipelines,
+            posts,
+            calls,
+            &shape,
+            &config,
+            &split_of,
+            prices.as_ref(),
         ),
     }
 }
@@ -626,6 +634,7 @@ fn live(
     shape: &str,
     config: &RunConfig,
     split_of: &HashMap<String, Split>,
+    prices: Option<&Prices>,
 ) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{}: {} calls to make ({shape}), {} at a time",
@@ -653,14 +662,7 @@ fn live(
     ))?;
     progress.finish_and_clear();
 
-    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
-    let summary = report(
-        dir,
-        &config.retrievers,
-        split_of,
-        args.format,
-        prices.as_ref(),
-    )?;
+    let summary = report(dir, &config.retrievers, split_of, args.format, prices)?;
 
     if outcome.interrupted {
         eprintln!(

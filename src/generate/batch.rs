@@ -703,6 +703,56 @@ mod tests {
     }
 
     #[test]
+    fn records_written_before_replies_carried_usage_still_load() {
+        let old = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"ok":true,"missing":[],"leaked":[]},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.0}"#;
+        let record: CallRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(record.finish_reason, None);
+        assert_eq!(record.usage, None);
+        assert!(!record.think);
+        // And a record without them is written as before.
+        assert!(!serde_json::to_string(&record).unwrap().contains("usage"));
+    }
+
+    #[test]
+    fn tokens_are_totalled_per_served_model_over_every_record_and_priced() {
+        let mut paid = record("exact", 1, "a", Group::Complete, false, true);
+        paid.usage = Some(Usage {
+            input_tokens: 1000,
+            output_tokens: 100,
+        });
+        paid.served_model = Some("gpt-x-2025".into());
+        let mut redone = record("exact", 1, "a", Group::Complete, true, false);
+        redone.usage = paid.usage;
+        redone.model = "gpt-x".into();
+        let mut s = Summariser::default();
+        s.add(&paid);
+        s.add(&redone);
+        let mut summary = s.finish(Path::new("d"), &["exact".into()]);
+        let tokens = summary.tokens.clone().unwrap();
+        assert_eq!((tokens.input_tokens, tokens.output_tokens), (2000, 200));
+        let models: Vec<&str> = tokens.by_model.iter().map(|m| m.model.as_str()).collect();
+        assert_eq!(models, ["gpt-x", "gpt-x-2025"]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(&path, r#"{"gpt-x-2025": {"input": 1, "output": 10}}"#).unwrap();
+        summary.price(&Prices::load(&path).unwrap());
+        let tokens = summary.tokens.unwrap();
+        assert_eq!(tokens.unpriced, ["gpt-x"]);
+        assert!((tokens.cost.unwrap() - 0.002).abs() < 1e-12);
+    }
+
+    #[test]
+    fn only_identical_errors_every_call_would_get_count_in_a_row() {
+        let mut same = SameErrors::default();
+        assert_eq!(same.note(Some("400 x"), true), 1);
+        assert_eq!(same.note(Some("400 x"), true), 2);
+        assert_eq!(same.note(Some("500 y"), false), 0);
+        assert_eq!(same.note(Some("400 x"), true), 1);
+        assert_eq!(same.note(Some("404 z"), true), 1);
+        assert_eq!(same.note(None, false), 0);
+    }
+
+    #[test]
     fn a_bad_line_in_the_middle_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CALLS_FILE);

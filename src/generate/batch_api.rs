@@ -585,6 +585,95 @@ fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::{Label, Post, Split};
+    use crate::generate::prompt::Template;
+    use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+    use crate::generate::simplify::Simplify;
+    use crate::glossary::Glossary;
+    use crate::retrieve::Params;
+
+    /// One exact-retriever pipeline over a one-entry glossary, and `n`
+    /// posts.
+    fn ten_calls(n: usize) -> (Arc<Pipeline>, Vec<LabelledPost>) {
+        let glossary = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"name":"g","source_lang":"en","target_lang":"x","entries":[{"source":"coffee","target":"mavi"}]}"#,
+            )
+            .unwrap(),
+        );
+        let offline = provider::build("offline", &Settings::default()).unwrap();
+        let pipeline = Arc::new(Pipeline {
+            retriever_name: "exact".into(),
+            retriever: Arc::from(
+                crate::retrieve::build("exact", &glossary, &Params::default()).unwrap(),
+            ),
+            glossary,
+            template: Template::builtin("translate.v1"),
+            simplify: Simplify::Rules,
+            simplify_template: Template::builtin("simplify.v1"),
+            client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+        });
+        let posts = (0..n)
+            .map(|i| LabelledPost {
+                post: Post {
+                    id: format!("p{i}"),
+                    text: "Cold coffee, please.".into(),
+                },
+                label: Label {
+                    needed: vec![0],
+                    wrong_sense: vec![],
+                    tags: vec![],
+                    split: Split::Dev,
+                },
+            })
+            .collect();
+        (pipeline, posts)
+    }
+
+    #[test]
+    fn batch_files_over_the_limits_are_refused_and_nothing_is_left() {
+        let (pipeline, posts) = ten_calls(10);
+        let pipelines = [pipeline];
+        let calls: Vec<(usize, u32, usize)> = (0..10).map(|i| (0, 1, i)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requests.jsonl");
+        let sampling = Sampling {
+            model: "m".into(),
+            ..Sampling::default()
+        };
+        let write = |limits| write_requests(&path, &pipelines, &posts, &calls, &sampling, limits);
+        let roomy = Limits {
+            requests: 10,
+            bytes: u64::MAX,
+        };
+        assert_eq!(write(roomy).unwrap(), 10);
+        let size = std::fs::metadata(&path).unwrap().len();
+        std::fs::remove_file(&path).unwrap();
+
+        let err = write(Limits {
+            bytes: size / 3,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("--shard I/N for N >= "), "{err}");
+        assert!(err.contains("nothing was written"), "{err}");
+        let err = write(Limits {
+            requests: 4,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("10 requests are more than one OpenAI batch file may hold (4)"),
+            "{err}"
+        );
+        assert!(err.contains("N >= 3"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 
     #[test]
     fn custom_ids_round_trip_whatever_the_ids_hold() {
