@@ -478,7 +478,10 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 async fn a_run_records_finish_reason_model_and_usage_redoes_cut_off_replies_and_shows_the_cost() {
     let server = Server::start(vec![
         Response::json(200, chat(json!("Prøv vår frosk"), "length")),
-        Response::json(200, chat(json!("Prøv frosk mavi."), "stop")),
+        Response::json(
+            200,
+            chat(json!("<think>zimbo or mavi?</think>Prøv frosk mavi."), "stop"),
+        ),
     ])
     .await;
     let dir = TempDir::new().unwrap();
@@ -536,6 +539,8 @@ async fn a_run_records_finish_reason_model_and_usage_redoes_cut_off_replies_and_
     assert_eq!(ok["finish_reason"], "stop");
     assert_eq!(ok["model"], "gpt-4o-mini");
     assert_eq!(ok["served_model"], "gpt-4o-mini-2024-07-18");
+    assert_eq!(ok["output"], "Prøv frosk mavi.");
+    assert_eq!(ok["think"], true);
     assert_eq!(s["failed"], 1);
     assert_eq!(s["tokens"]["input_tokens"], 480);
     assert_eq!(s["tokens"]["output_tokens"], 120);

@@ -37,23 +37,14 @@ pub struct Completion {
 }
 
 /// Why a reply is not a translation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// The finish reason says the text is cut off or withheld.
+    #[error("{why} (finish reason {reason})")]
     Stopped { reason: String, why: &'static str },
     /// Nothing but reasoning came back.
+    #[error("the reply holds only a <think> block, no translation")]
     OnlyThinking,
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refusal::Stopped { reason, why } => write!(f, "{why} (finish reason {reason})"),
-            Refusal::OnlyThinking => {
-                write!(f, "the reply holds only a <think> block, no translation")
-            }
-        }
-    }
 }
 
 /// Judge a parsed reply: a finish reason other than a normal stop is a
@@ -99,43 +90,41 @@ const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";
 
 /// The text without its `<think>…</think>` blocks, and whether there were
-/// any. An unclosed `<think>` at the start (a reply cut off mid-reasoning,
-/// or a server that sends the opening tag only) takes the whole text.
-/// A reply that starts with `</think>` (the opening tag was in the prompt
-/// template) loses everything up to it.
+/// any. An unclosed `<think>` at the start (a reply cut off mid-reasoning)
+/// takes the whole text; one further in is left alone. A reply whose
+/// reasoning ends in `</think>` without an opening tag (the tag was in the
+/// chat template) loses everything up to it.
 pub fn strip_think(text: &str) -> (String, bool) {
-    let trimmed = text.trim_start();
-    if let Some(rest) = trimmed.strip_prefix(CLOSE) {
-        return (strip_think(rest).0, true);
-    }
-    if !trimmed.starts_with(OPEN) && !text.contains(OPEN) {
-        if let Some(end) = leading_close(trimmed) {
-            return (trimmed[end..].trim_start().to_string(), true);
-        }
-        return (text.to_string(), false);
-    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut found = false;
-    while let Some(start) = rest.find(OPEN) {
+    if let Some(end) = leading_close(text) {
+        rest = &text[end..];
         found = true;
-        out.push_str(&rest[..start]);
+    }
+    while let Some(start) = rest.find(OPEN) {
         match rest[start..].find(CLOSE) {
-            Some(end) => rest = &rest[start + end + CLOSE.len()..],
-            None => {
-                rest = "";
-                break;
+            Some(len) => {
+                out.push_str(&rest[..start]);
+                rest = &rest[start + len + CLOSE.len()..];
+                found = true;
             }
+            None if out.trim().is_empty() && rest[..start].trim().is_empty() => {
+                rest = "";
+                found = true;
+            }
+            None => break,
         }
     }
+    if !found {
+        return (text.to_string(), false);
+    }
     out.push_str(rest);
-    (out.trim().to_string(), found)
+    (out.trim().to_string(), true)
 }
 
-/// Where the text after a `</think>` starts, when everything before it is
-/// reasoning whose opening tag never came (some servers put `<think>` in
-/// the prompt). Only when no other `<` precedes it, so a translation that
-/// merely mentions the tag is left alone.
+/// Where the text after a leading `</think>` starts, when no tag precedes
+/// it (so a reply that merely mentions the tag is left alone).
 fn leading_close(text: &str) -> Option<usize> {
     let at = text.find(CLOSE)?;
     (!text[..at].contains('<')).then_some(at + CLOSE.len())
@@ -166,6 +155,11 @@ mod tests {
         assert_eq!(
             strip_think("a <think>x</think> b"),
             ("a  b".to_string(), true)
+        );
+        // Only a leading unclosed block is reasoning.
+        assert_eq!(
+            strip_think("Use the <think> tag."),
+            ("Use the <think> tag.".to_string(), false)
         );
     }
 

@@ -266,7 +266,12 @@ fn content_text(content: &Value) -> Option<String> {
         Value::Array(parts) => {
             let texts: Vec<&str> = parts
                 .iter()
-                .filter(|p| matches!(p.get("type").and_then(Value::as_str), None | Some("text")))
+                .filter(|p| {
+                    matches!(
+                        p.get("type").and_then(Value::as_str),
+                        None | Some("text" | "output_text")
+                    )
+                })
                 .filter_map(|p| p.get("text").and_then(Value::as_str))
                 .collect();
             (!texts.is_empty()).then(|| texts.concat())
