@@ -480,7 +480,10 @@ async fn a_run_records_finish_reason_model_and_usage_redoes_cut_off_replies_and_
         Response::json(200, chat(json!("Prøv vår frosk"), "length")),
         Response::json(
             200,
-            chat(json!("<think>zimbo or mavi?</think>Prøv frosk mavi."), "stop"),
+            chat(
+                json!("<think>zimbo or mavi?</think>Prøv frosk mavi."),
+                "stop",
+            ),
         ),
     ])
     .await;

@@ -186,10 +186,10 @@ pub fn write_requests(
         anyhow::bail!(
             "{} requests are more than one OpenAI batch file may hold ({}); split the run with \
              --shard I/N for N >= {} (one run folder and one batch file per shard; `glossa merge` \
-             joins the folders); nothing was written",
+             joins the folders); no batch file was written",
             calls.len(),
             limits.requests,
-            calls.len().div_ceil(limits.requests)
+            shards_needed(calls.len() as u64, limits.requests as u64)
         );
     }
     let mut part = path.as_os_str().to_owned();
@@ -203,6 +203,12 @@ pub fn write_requests(
     std::fs::rename(&part, path)
         .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
     Ok(calls.len())
+}
+
+/// Shards for `total` when one file holds `per_file`: shards by hash are
+/// only about even, so with a tenth to spare.
+fn shards_needed(total: u64, per_file: u64) -> u64 {
+    (total + total / 10).div_ceil(per_file.max(1))
 }
 
 fn write_lines(
@@ -232,11 +238,11 @@ fn write_lines(
             anyhow::bail!(
                 "the requests come to more than the {} MB one OpenAI batch file may hold (after {} of {} \
                  requests); split the run with --shard I/N for N >= {} (one batch file per shard); \
-                 nothing was written",
+                 no batch file was written",
                 limits.bytes / 1_000_000,
                 n + 1,
                 calls.len(),
-                total.div_ceil(limits.bytes).max(2)
+                shards_needed(total, limits.bytes).max(2)
             );
         }
         out.write_all(line.as_bytes())
@@ -659,7 +665,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("--shard I/N for N >= "), "{err}");
-        assert!(err.contains("nothing was written"), "{err}");
+        assert!(err.contains("no batch file was written"), "{err}");
         let err = write(Limits {
             requests: 4,
             ..roomy
