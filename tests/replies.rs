@@ -789,3 +789,39 @@ fn a_batch_file_over_the_apis_request_limit_is_refused() {
     assert!(!dir.path().join("big.jsonl").exists());
     assert!(!dir.path().join("big.jsonl.part").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn translate_shows_the_served_model_tokens_and_a_stripped_think_block() {
+    let server = Server::start(vec![Response::json(
+        200,
+        chat(json!("<think>frosk mavi</think>Prøv kald kaffe."), "stop"),
+    )])
+    .await;
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path().to_path_buf();
+    let base = server.url("/v1");
+    let (stdout, _) = blocking(move || {
+        run(
+            &cwd,
+            &[
+                "translate",
+                "Try our cold coffee.",
+                "--provider",
+                "openai",
+                "--base-url",
+                &base,
+                "--model",
+                "gpt-4o-mini",
+            ],
+            0,
+        )
+    })
+    .await;
+    assert!(stdout.starts_with("Prøv kald kaffe.\n"), "{stdout}");
+    assert!(
+        stdout.contains("served by gpt-4o-mini-2024-07-18"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("120 + 30 tokens"), "{stdout}");
+    assert!(stdout.contains("<think> block stripped"), "{stdout}");
+}
