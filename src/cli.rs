@@ -438,6 +438,9 @@ pub struct MergeArgs {
     /// The merged run folder (must not hold a run yet)
     #[arg(long, short = 'o')]
     pub out: PathBuf,
+    /// Price table (as for `glossa run --prices`) to show the merged run's cost
+    #[arg(long, value_name = "FILE.json")]
+    pub prices: Option<PathBuf>,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -825,3 +825,52 @@ async fn translate_shows_the_served_model_tokens_and_a_stripped_think_block() {
     assert!(stdout.contains("120 + 30 tokens"), "{stdout}");
     assert!(stdout.contains("<think> block stripped"), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn merged_shards_total_their_tokens_and_cost() {
+    let server = Server::start(vec![Response::json(
+        200,
+        chat(json!("Prøv frosk mavi."), "stop"),
+    )])
+    .await;
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path().to_path_buf();
+    let base = server.url("/v1");
+    std::fs::write(
+        cwd.join("prices.json"),
+        r#"{"gpt-4o-mini": {"input": 1.0, "output": 2.0}}"#,
+    )
+    .unwrap();
+    let merged = blocking(move || {
+        for i in 0..2 {
+            let shard = format!("{i}/2");
+            let out = format!("s{i}");
+            let args = mini_run(&[
+                "--provider",
+                "openai",
+                "--base-url",
+                &base,
+                "--model",
+                "gpt-4o-mini",
+                "--no-cache",
+                "--shard",
+                &shard,
+                "--out",
+                &out,
+            ]);
+            run(&cwd, &strs(&args), 0);
+        }
+        run(
+            &cwd,
+            &["merge", "s0", "s1", "--out", "m", "--prices", "prices.json"],
+            0,
+        );
+        summary(&cwd.join("m"))
+    })
+    .await;
+    assert_eq!(server.count(), 4);
+    assert_eq!(merged["tokens"]["input_tokens"], 480);
+    assert_eq!(merged["tokens"]["output_tokens"], 120);
+    let cost = merged["tokens"]["cost"].as_f64().unwrap();
+    assert!((cost - 0.00072).abs() < 1e-12, "{cost}");
+}
