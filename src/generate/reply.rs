@@ -70,6 +70,17 @@ pub fn accept(mut completion: Completion) -> Result<Completion, Refusal> {
     Ok(completion)
 }
 
+/// No text, though the reply ended normally: the parser should say what
+/// came back instead. (Empty text with a failing finish reason is judged
+/// by that reason in [`accept`].)
+pub fn is_empty_answer(completion: &Completion) -> bool {
+    completion.text.trim().is_empty()
+        && completion
+            .finish_reason
+            .as_deref()
+            .is_none_or(|r| failed_finish(r).is_none())
+}
+
 /// What a finish reason means when it is not a normal end. OpenAI sends
 /// `stop`, `length`, `content_filter`, `tool_calls`; Gemini `STOP`,
 /// `MAX_TOKENS`, `SAFETY`, `RECITATION`, `LANGUAGE`, `BLOCKLIST`,

@@ -1,10 +1,10 @@
 //! Google Gemini: `POST {base}/models/{model}:generateContent`.
 
 use super::{
-    base_url, display_url, env_key, Auth, CallFuture, Http, Provider, ProviderError, Request,
-    Settings, Verdict,
+    base_url, env_key, judged, Auth, CallFuture, Http, Provider, ProviderError, Request, Settings,
+    Verdict,
 };
-use crate::generate::reply::{accept, Completion, Usage};
+use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -66,22 +66,17 @@ impl Gemini {
         };
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        let url = || display_url(&self.url);
-        let completion = candidate(&reply);
-        if completion.text.trim().is_empty() && accept(completion.clone()).is_ok() {
-            return Err(ProviderError::NoText {
-                provider: NAME.to_string(),
-                url: url(),
-                detail: why_no_text(&reply),
-            });
-        }
-        accept(completion.clone()).map_err(|refusal| ProviderError::Stopped {
-            provider: NAME.to_string(),
-            url: url(),
-            refusal: refusal.to_string(),
-            reply: Box::new(completion),
-        })
+        judged(NAME, &self.url, gemini_reply(&reply))
     }
+}
+
+/// The reply as parsed, or what came back instead of text.
+fn gemini_reply(reply: &Value) -> Result<Completion, String> {
+    let completion = candidate(reply);
+    if is_empty_answer(&completion) {
+        return Err(why_no_text(reply));
+    }
+    Ok(completion)
 }
 
 /// The first candidate as parsed: its text parts joined (thought summaries

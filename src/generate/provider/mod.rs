@@ -340,6 +340,26 @@ fn list(errors: &[ProviderError]) -> String {
 /// Longest server message quoted in an error.
 const DETAIL_CHARS: usize = 300;
 
+/// A provider's result for a parsed reply (`Err`: no text, and what came
+/// back instead): judged by [`crate::generate::reply::accept`].
+fn judged(
+    provider: &str,
+    url: &str,
+    parsed: Result<Completion, String>,
+) -> Result<Completion, ProviderError> {
+    let completion = parsed.map_err(|detail| ProviderError::NoText {
+        provider: provider.to_string(),
+        url: display_url(url),
+        detail,
+    })?;
+    crate::generate::reply::accept(completion.clone()).map_err(|refusal| ProviderError::Stopped {
+        provider: provider.to_string(),
+        url: display_url(url),
+        refusal: refusal.to_string(),
+        reply: Box::new(completion),
+    })
+}
+
 /// The base URL, validated, without trailing slashes.
 fn base_url(provider: &str, given: Option<&str>, default: &str) -> Result<String, ProviderError> {
     let raw = given.unwrap_or(default).trim();

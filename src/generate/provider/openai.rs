@@ -2,10 +2,10 @@
 //! llama.cpp server, LM Studio — anything serving `POST /chat/completions`.
 
 use super::{
-    base_url, display_url, env_key, is_local, Auth, CallFuture, Http, Provider, ProviderError,
-    Request, Settings, Verdict,
+    base_url, env_key, is_local, judged, Auth, CallFuture, Http, Provider, ProviderError, Request,
+    Settings, Verdict,
 };
-use crate::generate::reply::{accept, Completion, Usage};
+use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -72,18 +72,7 @@ impl OpenAi {
         );
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        let url = || display_url(&self.url);
-        let completion = chat_reply(&reply).map_err(|detail| ProviderError::NoText {
-            provider: NAME.to_string(),
-            url: url(),
-            detail,
-        })?;
-        accept(completion.clone()).map_err(|refusal| ProviderError::Stopped {
-            provider: NAME.to_string(),
-            url: url(),
-            refusal: refusal.to_string(),
-            reply: Box::new(completion),
-        })
+        judged(NAME, &self.url, chat_reply(&reply))
     }
 }
 
@@ -252,8 +241,7 @@ pub fn chat_reply(reply: &Value) -> Result<Completion, String> {
         usage: usage(reply),
         think: false,
     };
-    // A reply cut off before any text is judged by its finish reason.
-    if completion.text.trim().is_empty() && accept(completion.clone()).is_ok() {
+    if is_empty_answer(&completion) {
         return Err(why_no_text(choice));
     }
     Ok(completion)
