@@ -29,11 +29,12 @@ use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use super::pipeline::{Generation, Pipeline, Prepared, Stage};
 use super::provider::{chat_body, chat_text};
 use crate::dataset::LabelledPost;
+use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -416,13 +417,7 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
 
     // Pass 2: check each wanted call's output and record it.
     let wanted: HashSet<(usize, u32, usize)> = run.wanted.iter().copied().collect();
-    let path = run.dir.join(CALLS_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = CallsAppender::open(&run.dir.join(CALLS_FILE))?;
     let mut ingested = Ingested {
         lines,
         ..Ingested::default()
@@ -448,18 +443,14 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
             if record.error.is_some() {
                 ingested.failed += 1;
             }
-            let line = serde_json::to_string(&record).expect("a record serialises") + "\n";
-            if let Err(e) = out.write_all(line.as_bytes()) {
-                write_error =
-                    Some(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+            if let Err(e) = out.append(&record) {
+                write_error = Some(e.into());
             }
         })?;
     }
     if let Some(e) = write_error {
         return Err(e);
     }
-    out.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ingested)
 }
 
@@ -506,13 +497,19 @@ fn show_id(key: &CallKey) -> String {
     format!("custom_id {:?}", custom_id(&key.0, key.1, &key.2))
 }
 
-/// Call `f(line number, line)` for each non-blank line of `path`.
+/// Call `f(line number, line)` for each non-blank line of `path` (a
+/// byte-order mark at its start is dropped, as everywhere).
 fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
+        let line = if i == 0 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            &line
+        };
         if !line.trim().is_empty() {
-            f(i + 1, &line);
+            f(i + 1, line);
         }
     }
     Ok(())

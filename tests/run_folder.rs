@@ -1,0 +1,168 @@
+//! Run folders survive what the world does to them: a torn last line in
+//! `calls.jsonl` (a kill or a full disk mid-write), a byte-order mark,
+//! and every file glossa writes is whole or absent.
+
+mod support;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+use support::run_in as run;
+use tempfile::TempDir;
+
+const RUN: [&str; 6] = [
+    "run",
+    "--retriever",
+    "exact,oracle",
+    "--repeat",
+    "2",
+    "--out",
+];
+
+/// Every record of `DIR/calls.jsonl` by call, asserting each call once.
+fn calls_once(dir: &Path) -> HashMap<(String, u64, String), Value> {
+    let text = std::fs::read_to_string(dir.join("calls.jsonl")).unwrap();
+    let mut calls = HashMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let r: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let key = (
+            r["retriever"].as_str().unwrap().to_string(),
+            r["repeat"].as_u64().unwrap(),
+            r["post"].as_str().unwrap().to_string(),
+        );
+        assert!(calls.insert(key.clone(), r).is_none(), "{key:?} twice");
+    }
+    calls
+}
+
+/// Cut `calls.jsonl` in the middle of its last record.
+fn tear_last_line(dir: &Path) {
+    let path = dir.join("calls.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let last = text.trim_end().rfind('\n').unwrap() + 1;
+    let cut = last + (text.len() - last) / 2;
+    std::fs::write(&path, &text.as_bytes()[..cut]).unwrap();
+}
+
+#[test]
+fn a_torn_last_line_is_cut_away_on_resume_and_its_call_made_again() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args.push("whole");
+    run(cwd, &args, 0);
+    let whole = calls_once(&cwd.join("whole"));
+    std::fs::create_dir(cwd.join("cut")).unwrap();
+    for file in ["run.json", "calls.jsonl"] {
+        std::fs::copy(cwd.join("whole").join(file), cwd.join("cut").join(file)).unwrap();
+    }
+    tear_last_line(&cwd.join("cut"));
+
+    // Read-only paths skip the torn line with a warning.
+    let (_, stderr) = run(cwd, &["diff", "whole", "cut"], 0);
+    assert!(stderr.contains("ignoring a torn last line"), "{stderr}");
+
+    let (_, stderr) = run(cwd, &["run", "--resume", "cut"], 0);
+    assert!(stderr.contains("removed a torn last line"), "{stderr}");
+    assert!(stderr.contains("1 calls to make"), "{stderr}");
+    let (_, stderr) = run(cwd, &["run", "--resume", "cut"], 0);
+    assert!(stderr.contains("0 calls to make"), "{stderr}");
+    assert!(!stderr.contains("torn"), "{stderr}");
+    let resumed = calls_once(&cwd.join("cut"));
+    assert_eq!(
+        resumed.keys().collect::<std::collections::BTreeSet<_>>(),
+        whole.keys().collect()
+    );
+
+    // Diff and merge read the repaired folder without complaint.
+    let (_, stderr) = run(cwd, &["diff", "whole", "cut"], 0);
+    assert!(!stderr.contains("torn"), "{stderr}");
+    run(cwd, &["merge", "cut", "--out", "merged"], 0);
+    assert_eq!(calls_once(&cwd.join("merged")).len(), whole.len());
+}
+
+#[test]
+fn a_torn_line_in_a_shard_is_skipped_by_merge_and_made_by_resume() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args.push("a");
+    run(cwd, &args, 0);
+    let all = calls_once(&cwd.join("a")).len();
+    tear_last_line(&cwd.join("a"));
+    let (_, stderr) = run(cwd, &["merge", "a", "--out", "m"], 1);
+    assert!(stderr.contains("ignoring a torn last line"), "{stderr}");
+    assert!(stderr.contains("1 calls are in no folder"), "{stderr}");
+    run(cwd, &["run", "--resume", "m"], 0);
+    assert_eq!(calls_once(&cwd.join("m")).len(), all);
+}
+
+#[test]
+fn a_byte_order_mark_at_the_start_of_calls_jsonl_is_accepted() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args.push("r");
+    run(cwd, &args, 0);
+    let path = cwd.join("r/calls.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+    let (_, stderr) = run(cwd, &["run", "--resume", "r"], 0);
+    assert!(stderr.contains("0 calls to make"), "{stderr}");
+    run(cwd, &["diff", "r", "r"], 0);
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A batch run of the mini fixture into `out`, its requests written.
+fn mini_batch_out(cwd: &Path, out: &str) {
+    let (g, p, l) = (
+        fixture("mini.json"),
+        fixture("mini-posts.jsonl"),
+        fixture("mini-labels.jsonl"),
+    );
+    let args = [
+        "run",
+        "--glossary",
+        &g,
+        "--posts",
+        &p,
+        "--labels",
+        &l,
+        "--retriever",
+        "exact,exact|sense",
+        "--model",
+        "gpt-4o-mini",
+        "--out",
+        out,
+        "--batch-out",
+        "requests.jsonl",
+    ];
+    run(cwd, &args, 0);
+}
+
+#[test]
+fn batch_results_with_a_byte_order_mark_and_a_torn_run_folder_are_read_in() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    mini_batch_out(cwd, "b");
+    let results = std::fs::read_to_string(fixture("batch-mini-results.jsonl")).unwrap();
+    std::fs::write(cwd.join("bom.jsonl"), format!("\u{feff}{results}")).unwrap();
+    let (_, stderr) = run(cwd, &["run", "--batch-in", "bom.jsonl", "--resume", "b"], 1);
+    assert!(stderr.contains("8 calls checked and recorded"), "{stderr}");
+    assert_eq!(calls_once(&cwd.join("b")).len(), 8);
+
+    // Torn: the call it held is read in again from the results, once.
+    tear_last_line(&cwd.join("b"));
+    let (_, stderr) = run(cwd, &["run", "--batch-in", "bom.jsonl", "--resume", "b"], 1);
+    assert!(stderr.contains("removed a torn last line"), "{stderr}");
+    assert!(stderr.contains("1 calls checked and recorded"), "{stderr}");
+    assert!(stderr.contains("7 skipped"), "{stderr}");
+    assert_eq!(calls_once(&cwd.join("b")).len(), 8);
+}
