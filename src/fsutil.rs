@@ -4,9 +4,10 @@
 //! file untouched and no temporary file behind (the temporary is removed
 //! when the write is abandoned).
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use tempfile::NamedTempFile;
+use tempfile::TempPath;
 
 /// A file that could not be written; the old contents, if any, are intact.
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +30,10 @@ impl WriteError {
 /// [`AtomicFile::commit`]; dropped uncommitted, it leaves no trace.
 pub struct AtomicFile {
     path: PathBuf,
-    out: BufWriter<NamedTempFile>,
+    // Written through the plain file, whose errors do not name the
+    // temporary; the temporary path removes the file when dropped.
+    out: BufWriter<File>,
+    temp: TempPath,
 }
 
 impl AtomicFile {
@@ -53,9 +57,11 @@ impl AtomicFile {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
         let temp = builder.tempfile_in(dir).map_err(fail)?;
+        let (file, temp) = temp.into_parts();
         Ok(AtomicFile {
             path: path.to_path_buf(),
-            out: BufWriter::new(temp),
+            out: BufWriter::new(file),
+            temp,
         })
     }
 
@@ -68,11 +74,12 @@ impl AtomicFile {
     pub fn commit(self) -> Result<(), WriteError> {
         let path = self.path;
         let fail = |e| WriteError::new(&path, e);
-        let temp = self.out.into_inner().map_err(|e| fail(e.into_error()))?;
-        temp.as_file().sync_all().map_err(fail)?;
-        // On failure the error holds the temporary file, and dropping it
-        // removes it.
-        temp.persist(&path).map_err(|e| fail(e.error))?;
+        let file = self.out.into_inner().map_err(|e| fail(e.into_error()))?;
+        file.sync_all().map_err(fail)?;
+        drop(file);
+        // On failure the error holds the temporary path, and dropping it
+        // removes the file.
+        self.temp.persist(&path).map_err(|e| fail(e.error))?;
         sync_folder(&path);
         Ok(())
     }

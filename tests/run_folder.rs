@@ -166,3 +166,109 @@ fn batch_results_with_a_byte_order_mark_and_a_torn_run_folder_are_read_in() {
     assert!(stderr.contains("7 skipped"), "{stderr}");
     assert_eq!(calls_once(&cwd.join("b")).len(), 8);
 }
+
+/// Run glossa in `cwd` on a "disk" that fills after `blocks` blocks of 512
+/// bytes (`ulimit -f` in sh, with SIGXFSZ ignored so writes fail with
+/// EFBIG as on a full disk); returns the exit code and stderr.
+#[cfg(unix)]
+fn run_on_small_disk(cwd: &Path, blocks: u32, args: &[&str]) -> (i32, String) {
+    let script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\"");
+    let out = std::process::Command::new("sh")
+        .current_dir(cwd)
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_glossa"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn export_out_on_a_full_disk_keeps_the_old_file_and_leaves_no_temporary() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("cafe.tsv"), "old contents\n").unwrap();
+    let (code, stderr) = run_on_small_disk(cwd, 1, &["export", "--out", "cafe.tsv"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot write cafe.tsv"), "{stderr}");
+    assert!(!stderr.contains(".tmp"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("cafe.tsv")).unwrap(),
+        "old contents\n"
+    );
+    assert_eq!(files_under(cwd), ["cafe.tsv"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn batch_out_on_a_full_disk_leaves_no_half_file() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let (code, stderr) = run_on_small_disk(
+        cwd,
+        1,
+        &[
+            "run",
+            "--model",
+            "m",
+            "--out",
+            "b",
+            "--batch-out",
+            "requests.jsonl",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    // run.json is whole or absent; nothing else is left behind.
+    for file in files_under(cwd) {
+        assert_eq!(file, "b/run.json");
+        let text = std::fs::read_to_string(cwd.join(&file)).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_disk_filling_up_mid_run_leaves_whole_lines_and_resume_finishes_each_call_once() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args.push("r");
+    let (code, stderr) = run_on_small_disk(cwd, 16, &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    let text = std::fs::read_to_string(cwd.join("r/calls.jsonl")).unwrap();
+    assert!(!text.is_empty() && text.ends_with('\n'), "{text}");
+    let before = calls_once(&cwd.join("r")).len();
+    assert!(before > 0 && before < 96, "{before}");
+
+    let (_, stderr) = run(cwd, &["run", "--resume", "r"], 0);
+    assert!(!stderr.contains("torn"), "{stderr}");
+    assert_eq!(calls_once(&cwd.join("r")).len(), 96);
+    assert_eq!(
+        files_under(&cwd.join("r")),
+        ["calls.jsonl", "run.json", "summary.json"]
+    );
+}

@@ -29,13 +29,14 @@ use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use super::pipeline::{Generation, Pipeline, Prepared, Stage};
 use super::provider::{chat_body, chat_text};
 use crate::dataset::LabelledPost;
+use crate::fsutil::AtomicFile;
 use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -148,8 +149,8 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
     serde_json::to_string(&line).expect("a request line always serialises") + "\n"
 }
 
-/// Write the request lines of `calls` to `path` (through a temporary file
-/// renamed at the end, so a half-written file never has the final name).
+/// Write the request lines of `calls` to `path` (atomically: a failure
+/// leaves any old file as it was).
 /// Returns how many lines were written.
 pub fn write_requests(
     path: &Path,
@@ -158,11 +159,7 @@ pub fn write_requests(
     calls: &[(usize, u32, usize)],
     sampling: &Sampling,
 ) -> anyhow::Result<usize> {
-    let mut part = path.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
-    let file = File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = AtomicFile::create(path)?;
     for &(ri, repeat, pi) in calls {
         let pipeline = &pipelines[ri];
         let post = &posts[pi];
@@ -171,14 +168,9 @@ pub fn write_requests(
             .context("a batch file cannot hold a --simplify llm run")?;
         let id = custom_id(&pipeline.retriever_name, repeat, &post.post.id);
         out.write_all(request_line(&id, &prepared, sampling).as_bytes())
-            .with_context(|| format!("cannot write {}", part.display()))?;
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(|f| f.sync_all())
-        .with_context(|| format!("cannot write {}", part.display()))?;
-    std::fs::rename(&part, path)
-        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
+    out.commit()?;
     Ok(calls.len())
 }
 

@@ -7,7 +7,6 @@ use sha2::{Digest, Sha256};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where replies are cached unless told otherwise.
 pub const DEFAULT_DIR: &str = "runs/cache";
@@ -61,8 +60,8 @@ impl Cache {
         fs::read_to_string(self.path(key)?).ok()
     }
 
-    /// Store `text` under `key`: written to a temporary file and renamed, so
-    /// a reader (or a crash) never sees half a reply.
+    /// Store `text` under `key`, atomically (see [`crate::fsutil`]): a
+    /// reader (or a crash) never sees half a reply.
     pub fn put(&self, key: &str, text: &str) -> io::Result<()> {
         let path = self.path(key).ok_or_else(|| {
             io::Error::new(
@@ -70,21 +69,9 @@ impl Cache {
                 format!("not a cache key: {key:?}"),
             )
         })?;
-        let shard = path.parent().expect("a cache path has a shard directory");
-        fs::create_dir_all(shard)?;
-        // Unique per process and call: concurrent writers of the same key
-        // each rename a complete file, and the last one wins.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let temp = shard.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = fs::write(&temp, text).and_then(|()| fs::rename(&temp, &path));
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        // Concurrent writers of the same key each rename a complete file,
+        // and the last one wins.
+        crate::fsutil::write_atomic(&path, text).map_err(|e| io::Error::new(e.cause.kind(), e))
     }
 
     /// Keys are hex digests; anything else could escape the directory.
