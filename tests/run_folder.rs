@@ -272,3 +272,28 @@ fn a_disk_filling_up_mid_run_leaves_whole_lines_and_resume_finishes_each_call_on
         ["calls.jsonl", "run.json", "summary.json"]
     );
 }
+
+#[test]
+fn a_batch_result_line_past_the_reply_cap_is_refused_naming_it() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    mini_batch_out(cwd, "b");
+    let results = std::fs::read_to_string(fixture("batch-mini-results.jsonl")).unwrap();
+    let huge = results.lines().next().unwrap().replacen(
+        "\"content\":\"",
+        &format!("\"content\":\"{}", "a".repeat(5 << 20)),
+        1,
+    );
+    std::fs::write(cwd.join("huge.jsonl"), format!("{results}{huge}\n")).unwrap();
+    let lines = results.lines().count() + 1;
+    let (_, stderr) = run(
+        cwd,
+        &["run", "--batch-in", "huge.jsonl", "--resume", "b"],
+        2,
+    );
+    assert!(
+        stderr.contains(&format!("huge.jsonl:{lines}: line longer than")),
+        "{stderr}"
+    );
+    assert!(!cwd.join("b/calls.jsonl").exists());
+}

@@ -36,7 +36,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -489,19 +489,46 @@ fn show_id(key: &CallKey) -> String {
     format!("custom_id {:?}", custom_id(&key.0, key.1, &key.2))
 }
 
+/// Longest result line read: a reply at glossa's reply cap, plus room for
+/// the line's envelope.
+const MAX_RESULT_LINE_BYTES: usize = crate::limits::MAX_REPLY_BYTES + (64 << 10);
+
 /// Call `f(line number, line)` for each non-blank line of `path` (a
-/// byte-order mark at its start is dropped, as everywhere).
+/// byte-order mark at its start is dropped, as everywhere). A line longer
+/// than [`MAX_RESULT_LINE_BYTES`] is an error naming it, found without
+/// reading it whole.
 fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
-        let line = if i == 0 {
+    let mut reader = BufReader::new(file);
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        bytes.clear();
+        let cap = MAX_RESULT_LINE_BYTES as u64 + 1;
+        let n = (&mut reader)
+            .take(cap)
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("{}:{number}: cannot read", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() > MAX_RESULT_LINE_BYTES {
+            anyhow::bail!(
+                "{}:{number}: line longer than {}; a result line holds one reply, and glossa \
+                 reads replies up to {}",
+                path.display(),
+                crate::limits::show_bytes(MAX_RESULT_LINE_BYTES),
+                crate::limits::show_bytes(crate::limits::MAX_REPLY_BYTES)
+            );
+        }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("{}:{number}: not UTF-8 text", path.display()))?;
+        let line = if number == 1 {
             line.trim_start_matches('\u{feff}')
         } else {
-            &line
+            line
         };
         if !line.trim().is_empty() {
-            f(i + 1, line);
+            f(number, line.trim_end_matches(['\n', '\r']));
         }
     }
     Ok(())
