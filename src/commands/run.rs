@@ -13,6 +13,7 @@ use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::generate::simplify::Simplify;
 use crate::glossary::Glossary;
+use crate::limits;
 use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
 use crate::run_dir::calls;
@@ -335,6 +336,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     let (glossary, posts) = load_posts(&config)?;
+    // Before anything is planned: a typo'd --repeat (or a run.json edited
+    // by hand) must not plan billions of calls.
+    if let Err(e) = limits::check_calls(
+        config.retrievers.len(),
+        config.repeat,
+        posts.len(),
+        args.max_calls,
+    ) {
+        if fresh {
+            anyhow::bail!("{e}");
+        }
+        anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display());
+    }
     let params = Params::from(&config.params);
     let template = super::translate_template(&config.provider)?;
     let inputs = Inputs::of(&config, &template)?;

@@ -1,6 +1,7 @@
-//! Run folders survive what the world does to them: a torn last line in
-//! `calls.jsonl` (a kill or a full disk mid-write), a byte-order mark,
-//! and every file glossa writes is whole or absent.
+//! What holds when the world misbehaves. Run folders: a torn last line in
+//! `calls.jsonl` (a kill or a full disk mid-write), a byte-order mark;
+//! every file glossa writes is whole or absent; inputs too large for
+//! memory are refused with a message.
 
 mod support;
 
@@ -296,4 +297,69 @@ fn a_batch_result_line_past_the_reply_cap_is_refused_naming_it() {
         "{stderr}"
     );
     assert!(!cwd.join("b/calls.jsonl").exists());
+}
+
+#[test]
+fn a_post_past_the_cap_is_refused_at_once_naming_file_and_line() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let big = "Try our cold coffee this weekend. ".repeat(5 << 20 >> 5);
+    let posts = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": "p1", "text": "Short."}),
+        serde_json::json!({"id": "big", "text": big})
+    );
+    std::fs::write(cwd.join("posts.jsonl"), posts).unwrap();
+    std::fs::write(
+        cwd.join("labels.jsonl"),
+        "{\"post\":\"p1\"}\n{\"post\":\"big\",\"needed\":[\"cold-coffee\"]}\n",
+    )
+    .unwrap();
+    let args = ["eval", "--posts", "posts.jsonl", "--labels", "labels.jsonl"];
+    let (_, stderr) = run(cwd, &args, 2);
+    assert!(
+        stderr.contains("posts.jsonl:2: post `big` is")
+            && stderr.contains("glossa reads posts up to 1 MiB"),
+        "{stderr}"
+    );
+    let mut args = RUN.to_vec();
+    args.extend(["r", "--posts", "posts.jsonl", "--labels", "labels.jsonl"]);
+    let (_, stderr) = run(cwd, &args, 2);
+    assert!(stderr.contains("posts.jsonl:2: post `big` is"), "{stderr}");
+}
+
+#[test]
+fn a_run_past_the_call_bound_is_refused_fresh_and_resumed_unless_raised() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args[4] = "100000000";
+    args.push("r");
+    let (_, stderr) = run(cwd, &args, 2);
+    assert!(
+        stderr.contains("2 retrievers x 100000000 repeats x 24 posts = 4800000000 calls")
+            && stderr.contains("--max-calls 1000000"),
+        "{stderr}"
+    );
+    assert!(!cwd.join("r").exists());
+
+    // A run.json edited by hand is held to the same bound on --resume.
+    let mut args = RUN.to_vec();
+    args.push("r");
+    run(cwd, &args, 0);
+    let config = cwd.join("r/run.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let edited = text.replace("\"repeat\": 2", "\"repeat\": 100000000");
+    assert_ne!(text, edited);
+    std::fs::write(&config, edited.replace("100000000", "3")).unwrap();
+    let (_, stderr) = run(cwd, &["run", "--resume", "r", "--max-calls", "100"], 2);
+    assert!(
+        stderr.contains("r/run.json: 2 retrievers x 3 repeats"),
+        "{stderr}"
+    );
+    run(cwd, &["run", "--resume", "r", "--max-calls", "144"], 0);
+    assert_eq!(calls_once(&cwd.join("r")).len(), 144);
+    std::fs::write(&config, edited).unwrap();
+    let (_, stderr) = run(cwd, &["run", "--resume", "r"], 2);
+    assert!(stderr.contains("= 4800000000 calls"), "{stderr}");
 }
