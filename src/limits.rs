@@ -37,7 +37,9 @@ pub fn check_calls(
     posts: usize,
     max: u64,
 ) -> Result<u64, TooManyCalls> {
-    let calls = retrievers as u128 * u128::from(repeats) * posts as u128;
+    let calls = (retrievers as u128)
+        .saturating_mul(u128::from(repeats))
+        .saturating_mul(posts as u128);
     u64::try_from(calls)
         .ok()
         .filter(|&n| n <= max)
