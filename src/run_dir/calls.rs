@@ -93,12 +93,29 @@ pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> Result<(), C
         }
     }
     if let Some((at, _)) = pending {
-        eprintln!(
-            "warning: {}:{at}: ignoring a torn last line (the run was cut off mid-write)",
-            path.display()
-        );
+        warn_once(path, || {
+            format!(
+                "warning: {}:{at}: ignoring a torn last line (the run was cut off mid-write)",
+                path.display()
+            )
+        });
     }
     Ok(())
+}
+
+/// Print a warning about `path` once per process: `merge` and the report
+/// read a file more than once.
+fn warn_once(path: &Path, message: impl FnOnce() -> String) {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static WARNED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned
+        .get_or_insert_with(HashSet::new)
+        .insert(path.to_path_buf())
+    {
+        eprintln!("{}", message());
+    }
 }
 
 /// Bytes read at a time when looking for the last line from the end.
