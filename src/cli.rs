@@ -425,6 +425,9 @@ pub struct RunArgs {
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
     pub shard: Option<crate::generate::batch::Shard>,
+    /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
+    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    pub max_calls: u64,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
