@@ -10,3 +10,4 @@ pub mod prompt;
 pub mod provider;
 pub mod retry;
 pub mod simplify;
+pub mod target_match;

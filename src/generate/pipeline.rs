@@ -52,6 +52,9 @@ pub struct UsedEntry {
     pub score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// The entry's other accepted spellings of `target`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<String>,
 }
 
 /// The prompt stage's output.
@@ -236,6 +239,7 @@ impl Pipeline {
                     phrase,
                     score: m.score,
                     sense: e.sense.clone(),
+                    forms: e.forms.clone(),
                 }
             })
             .collect();
@@ -343,6 +347,7 @@ impl Pipeline {
             let target = |&e: &usize| Target {
                 id: &g.entries[e].id,
                 text: &g.entries[e].target,
+                forms: &g.entries[e].forms,
             };
             let needed: Vec<Target> = label.needed.iter().map(target).collect();
             let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
@@ -363,7 +368,10 @@ impl Pipeline {
             let wrong_sense_used = score
                 .wrong_sense
                 .iter()
-                .filter(|&&e| output.is_some_and(|o| contains_target(o, &g.entries[e].target)))
+                .filter(|&&e| {
+                    let e = &g.entries[e];
+                    output.is_some_and(|o| contains_target(o, &e.target, &e.forms))
+                })
                 .map(|&e| g.entries[e].id.clone())
                 .collect();
             Labelled {
@@ -460,7 +468,7 @@ fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> R
             .map(|u| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
-                in_output: output.is_some_and(|o| contains_target(o, &u.target)),
+                in_output: output.is_some_and(|o| contains_target(o, &u.target, &u.forms)),
             })
             .collect(),
     }
