@@ -415,6 +415,9 @@ pub struct RunArgs {
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
     pub shard: Option<crate::generate::batch::Shard>,
+    /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry) or `strict` (each needed entry needs a place of its own)
+    #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
+    pub check: crate::generate::check::CheckMode,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

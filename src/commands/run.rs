@@ -7,6 +7,7 @@ use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
 use crate::dataset::{LabelledPost, Split};
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
+use crate::generate::check::CheckMode;
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
@@ -50,6 +51,9 @@ pub(crate) struct RunConfig {
     /// The run folders `glossa merge` made this one from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<PathBuf>,
+    /// How the output check counts nested and shared targets (`--check`).
+    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
+    pub check: CheckMode,
 }
 
 /// Content fingerprints (SHA-256, hex) of a run's inputs.
@@ -198,6 +202,12 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
         b.split.name().to_string(),
     );
     differ(
+        "check",
+        a.check == b.check,
+        format!("{:?}", a.check).to_lowercase(),
+        format!("{:?}", b.check).to_lowercase(),
+    );
+    differ(
         "repeat",
         a.repeat == b.repeat,
         a.repeat.to_string(),
@@ -316,6 +326,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 shard: args.shard.filter(|s| s.count > 1),
                 inputs: None,
                 merged_from: Vec::new(),
+                check: args.check,
             };
             let dir = args.out.clone().unwrap_or_else(|| {
                 let suite = runs::suite_name(&config.posts.display().to_string());
@@ -380,6 +391,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
+                check: config.check,
             }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

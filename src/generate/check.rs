@@ -28,7 +28,8 @@ pub struct Verdict {
 }
 
 /// How needed targets that share or nest places are counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CheckMode {
     /// A target counts wherever it stands; one place serves every entry.
     #[default]
@@ -36,6 +37,29 @@ pub enum CheckMode {
     /// Each needed entry needs a place no other needed entry took (longest
     /// targets choose first).
     Strict,
+}
+
+impl CheckMode {
+    pub const NAMES: &'static str = "shared, strict";
+
+    pub fn is_default(&self) -> bool {
+        *self == CheckMode::default()
+    }
+}
+
+impl std::str::FromStr for CheckMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "shared" => Ok(CheckMode::Shared),
+            "strict" => Ok(CheckMode::Strict),
+            other => Err(format!(
+                "unknown check `{other}`; checks: {}",
+                CheckMode::NAMES
+            )),
+        }
+    }
 }
 
 /// One glossary entry's accepted spellings.

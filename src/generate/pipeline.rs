@@ -3,7 +3,7 @@
 //! [`Trace`], which is what `glossa translate --format json` prints and
 //! what a batch call line is made from.
 
-use super::check::{check, contains_target, Target, Verdict};
+use super::check::{check_with, contains_target, CheckMode, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{Client, ProviderError, Request, Substitution};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
@@ -24,6 +24,8 @@ pub struct Pipeline {
     pub simplify: Simplify,
     pub simplify_template: Template,
     pub client: Arc<Client>,
+    /// How the output check counts nested and shared targets.
+    pub check: CheckMode,
 }
 
 /// A stage's output and how long it took.
@@ -352,7 +354,7 @@ impl Pipeline {
             let needed: Vec<Target> = label.needed.iter().map(target).collect();
             let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
             let verdict = match output {
-                Some(out) => check(out, &needed, &wrong),
+                Some(out) => check_with(self.check, out, &needed, &wrong),
                 // No output: everything needed is missing.
                 None => Verdict {
                     missing: needed.iter().map(|t| t.id.to_string()).collect(),

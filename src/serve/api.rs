@@ -507,6 +507,7 @@ async fn analyse(
         simplify: Simplify::Rules,
         simplify_template: Template::builtin("simplify.v1"),
         client,
+        check: Default::default(),
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
