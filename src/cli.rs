@@ -415,7 +415,7 @@ pub struct RunArgs {
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
     pub shard: Option<crate::generate::batch::Shard>,
-    /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry) or `strict` (each needed entry needs a place of its own)
+    /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry), `strict` (each needed entry needs a place of its own) or `stem` (as shared, and words stemming like the target's count; needs a Snowball stemmer for the target language)
     #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
     pub check: crate::generate::check::CheckMode,
     /// Output format of the summary

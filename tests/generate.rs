@@ -247,9 +247,22 @@ fn a_nested_needed_target_counts_unless_the_check_is_strict() {
     // The mode is kept for --resume.
     let config = std::fs::read_to_string(dir.path().join("strict/run.json")).unwrap();
     assert!(config.contains("\"check\": \"strict\""), "{config}");
+    // `stem` needs a stemmer for the target language (x-cafe has none).
+    let stem = glossa()
+        .args(["run", "--check", "stem", "--retriever", "oracle", "--out"])
+        .arg(dir.path().join("stem"))
+        .output()
+        .unwrap();
+    assert!(!stem.status.success());
+    assert!(
+        String::from_utf8_lossy(&stem.stderr).contains("needs a Snowball stemmer"),
+        "{}",
+        String::from_utf8_lossy(&stem.stderr)
+    );
+    assert!(!dir.path().join("stem").exists());
     let bad = glossa().args(["run", "--check", "loose"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("checks: shared, strict"));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("checks: shared, strict, stem"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

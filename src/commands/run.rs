@@ -7,7 +7,7 @@ use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
 use crate::dataset::{LabelledPost, Split};
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
-use crate::generate::check::CheckMode;
+use crate::generate::check::{CheckMode, Checker};
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
@@ -391,7 +391,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
-                check: config.check,
+                check: Checker::new(config.check, &glossary.target_lang)?,
             }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -9,12 +9,16 @@
 //! every needed entry with that target: "länger erkrankte" inside "zwei
 //! bereits länger erkrankte erwachsene Patienten" counts for both entries.
 //! [`CheckMode::Strict`] asks each needed entry for a place of its own.
+//! [`CheckMode::Stem`] counts like `Shared` and also accepts a run of words
+//! that stem like a spelling's words ([`target_stem`]); entries found only
+//! that way are listed in the verdict's `by_stem`.
 //!
 //! In both modes a wrong-sense target standing only inside a needed
 //! target's place does not leak: "mavi" inside a needed "frosk mavi" is
 //! part of that term, not a wrong-sense "mavi".
 
 use super::target_match::{overlaps, within, Haystack};
+use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -25,6 +29,9 @@ pub struct Verdict {
     pub leaked: Vec<String>,
     /// Every needed target was there and nothing leaked.
     pub ok: bool,
+    /// Needed entries found only through stems (`--check stem`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_stem: Vec<String>,
 }
 
 /// How needed targets that share or nest places are counted.
@@ -37,10 +44,12 @@ pub enum CheckMode {
     /// Each needed entry needs a place no other needed entry took (longest
     /// targets choose first).
     Strict,
+    /// As `Shared`, and a run of words stemming like the target's counts.
+    Stem,
 }
 
 impl CheckMode {
-    pub const NAMES: &'static str = "shared, strict";
+    pub const NAMES: &'static str = "shared, strict, stem";
 
     pub fn is_default(&self) -> bool {
         *self == CheckMode::default()
@@ -54,6 +63,7 @@ impl std::str::FromStr for CheckMode {
         match s {
             "shared" => Ok(CheckMode::Shared),
             "strict" => Ok(CheckMode::Strict),
+            "stem" => Ok(CheckMode::Stem),
             other => Err(format!(
                 "unknown check `{other}`; checks: {}",
                 CheckMode::NAMES
@@ -83,6 +93,13 @@ impl Target<'_> {
         out
     }
 
+    /// Places where a spelling's words stand stemmed.
+    fn stemmed_places(&self, stemmer: &TargetStemmer, words: &StemmedWords) -> Vec<Range<usize>> {
+        self.spellings()
+            .flat_map(|s| stemmer.places(words, s))
+            .collect()
+    }
+
     /// Length of the longest spelling, in characters.
     fn longest(&self) -> usize {
         self.spellings()
@@ -92,46 +109,81 @@ impl Target<'_> {
     }
 }
 
+/// The output check with its settings.
+#[derive(Default)]
+pub struct Checker {
+    mode: CheckMode,
+    /// For [`CheckMode::Stem`]: the target language's stemmer.
+    stemmer: Option<TargetStemmer>,
+}
+
+impl Checker {
+    /// A checker for outputs in `target_lang` (only `stem` needs it).
+    pub fn new(mode: CheckMode, target_lang: &str) -> Result<Checker, NoStemmer> {
+        let stemmer = match mode {
+            CheckMode::Stem => Some(TargetStemmer::for_language(target_lang)?),
+            _ => None,
+        };
+        Ok(Checker { mode, stemmer })
+    }
+
+    pub fn mode(&self) -> CheckMode {
+        self.mode
+    }
+
+    /// Check `output` against the needed and wrong-sense targets.
+    pub fn check(&self, output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+        let text = Haystack::new(output);
+        let words = self.stemmer.as_ref().map(|s| s.words(output));
+        let mut by_stem = Vec::new();
+        let mut places = |t: &Target| {
+            let mut found = t.places(&text);
+            if let (Some(stemmer), Some(words), true) = (&self.stemmer, &words, found.is_empty()) {
+                found = t.stemmed_places(stemmer, words);
+                if !found.is_empty() {
+                    by_stem.push(t.id.to_string());
+                }
+            }
+            found
+        };
+        let found: Vec<Vec<Range<usize>>> = needed.iter().map(&mut places).collect();
+        let missing: Vec<String> = match self.mode {
+            CheckMode::Shared | CheckMode::Stem => needed
+                .iter()
+                .zip(&found)
+                .filter(|(_, places)| places.is_empty())
+                .map(|(t, _)| t.id.to_string())
+                .collect(),
+            CheckMode::Strict => missing_strictly(needed, &found),
+        };
+        let needed_places: Vec<&Range<usize>> = found.iter().flatten().collect();
+        let leaked: Vec<String> = wrong_sense
+            .iter()
+            .filter(|t| {
+                places(t)
+                    .iter()
+                    .any(|p| !needed_places.iter().any(|n| within(p, n)))
+            })
+            .map(|t| t.id.to_string())
+            .collect();
+        let by_stem = by_stem
+            .into_iter()
+            .filter(|id| needed.iter().any(|t| t.id == id))
+            .collect();
+        let ok = missing.is_empty() && leaked.is_empty();
+        Verdict {
+            missing,
+            leaked,
+            ok,
+            by_stem,
+        }
+    }
+}
+
 /// Check `output` against the needed and wrong-sense targets (the default
 /// [`CheckMode::Shared`]).
 pub fn check(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
-    check_with(CheckMode::Shared, output, needed, wrong_sense)
-}
-
-/// Check `output` in the given mode.
-pub fn check_with(
-    mode: CheckMode,
-    output: &str,
-    needed: &[Target],
-    wrong_sense: &[Target],
-) -> Verdict {
-    let text = Haystack::new(output);
-    let found: Vec<Vec<Range<usize>>> = needed.iter().map(|t| t.places(&text)).collect();
-    let missing: Vec<String> = match mode {
-        CheckMode::Shared => needed
-            .iter()
-            .zip(&found)
-            .filter(|(_, places)| places.is_empty())
-            .map(|(t, _)| t.id.to_string())
-            .collect(),
-        CheckMode::Strict => missing_strictly(needed, &found),
-    };
-    let needed_places: Vec<&Range<usize>> = found.iter().flatten().collect();
-    let leaked: Vec<String> = wrong_sense
-        .iter()
-        .filter(|t| {
-            t.places(&text)
-                .iter()
-                .any(|p| !needed_places.iter().any(|n| within(p, n)))
-        })
-        .map(|t| t.id.to_string())
-        .collect();
-    let ok = missing.is_empty() && leaked.is_empty();
-    Verdict {
-        missing,
-        leaked,
-        ok,
-    }
+    Checker::default().check(output, needed, wrong_sense)
 }
 
 /// Ids of needed entries left without a place of their own: the longest
@@ -181,6 +233,11 @@ mod tests {
 
     fn with_forms<'a>(id: &'a str, text: &'a str, forms: &'a [String]) -> Target<'a> {
         Target { id, text, forms }
+    }
+
+    fn strict(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+        let checker = Checker::new(CheckMode::Strict, "x").unwrap();
+        checker.check(output, needed, wrong_sense)
     }
 
     fn strings(forms: &[&str]) -> Vec<String> {
@@ -253,15 +310,12 @@ mod tests {
         ];
         let out = "Wir untersuchten zwei bereits länger erkrankte erwachsene Patienten.";
         assert!(check(out, &needed, &[]).ok);
-        let strict = check_with(CheckMode::Strict, out, &needed, &[]);
-        assert_eq!(strict.missing, ["longstanding"]);
+        let v = strict(out, &needed, &[]);
+        assert_eq!(v.missing, ["longstanding"]);
         let needed = [t("coffee", "mavi"), t("cold-coffee", "frosk mavi")];
         assert!(check("frosk mavi", &needed, &[]).ok);
-        assert_eq!(
-            check_with(CheckMode::Strict, "frosk mavi", &needed, &[]).missing,
-            ["coffee"]
-        );
-        assert!(check_with(CheckMode::Strict, "mavi; frosk mavi", &needed, &[]).ok);
+        assert_eq!(strict("frosk mavi", &needed, &[]).missing, ["coffee"]);
+        assert!(strict("mavi; frosk mavi", &needed, &[]).ok);
     }
 
     #[test]
@@ -271,8 +325,8 @@ mod tests {
             t("canal", "Spinalkanals"),
         ];
         assert!(check("Enge des Spinalkanals", &needed, &[]).ok);
-        let strict = check_with(CheckMode::Strict, "Enge des Spinalkanals", &needed, &[]);
-        assert_eq!(strict.missing, ["canal"]);
+        let v = strict("Enge des Spinalkanals", &needed, &[]);
+        assert_eq!(v.missing, ["canal"]);
     }
 
     #[test]
@@ -299,6 +353,28 @@ mod tests {
             &[t("coffee", "mavi")],
         );
         assert_eq!(v.leaked, ["coffee"]);
+    }
+
+    #[test]
+    fn stem_mode_accepts_inflections_and_says_so() {
+        let checker = Checker::new(CheckMode::Stem, "de").unwrap();
+        let needed = [t("canal", "Spinalkanal"), t("patients", "Patienten")];
+        let v = checker.check("Die Enge des Spinalkanals bei Patienten", &needed, &[]);
+        assert!(v.ok, "{v:?}");
+        assert_eq!(v.by_stem, ["canal"]);
+        // Without stems the inflection is missing; the default mode never stems.
+        assert_eq!(
+            check("des Spinalkanals", &needed[..1], &[]).missing,
+            ["canal"]
+        );
+        // Stemmed wrong-sense targets leak too.
+        let v = checker.check("des Spinalkanals", &[], &needed[..1]);
+        assert_eq!(
+            (v.leaked.as_slice(), v.by_stem.len()),
+            (["canal".to_string()].as_slice(), 0)
+        );
+        assert!(Checker::new(CheckMode::Stem, "x-cafe").is_err());
+        assert!(Checker::new(CheckMode::Strict, "x-cafe").is_ok());
     }
 
     #[test]

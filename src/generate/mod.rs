@@ -11,3 +11,4 @@ pub mod provider;
 pub mod retry;
 pub mod simplify;
 pub mod target_match;
+pub mod target_stem;

@@ -3,7 +3,7 @@
 //! [`Trace`], which is what `glossa translate --format json` prints and
 //! what a batch call line is made from.
 
-use super::check::{check_with, contains_target, CheckMode, Target, Verdict};
+use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{Client, ProviderError, Request, Substitution};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
@@ -24,8 +24,8 @@ pub struct Pipeline {
     pub simplify: Simplify,
     pub simplify_template: Template,
     pub client: Arc<Client>,
-    /// How the output check counts nested and shared targets.
-    pub check: CheckMode,
+    /// The output check (how nested and shared targets count).
+    pub check: Checker,
 }
 
 /// A stage's output and how long it took.
@@ -354,12 +354,13 @@ impl Pipeline {
             let needed: Vec<Target> = label.needed.iter().map(target).collect();
             let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
             let verdict = match output {
-                Some(out) => check_with(self.check, out, &needed, &wrong),
+                Some(out) => self.check.check(out, &needed, &wrong),
                 // No output: everything needed is missing.
                 None => Verdict {
                     missing: needed.iter().map(|t| t.id.to_string()).collect(),
                     leaked: Vec::new(),
                     ok: false,
+                    by_stem: Vec::new(),
                 },
             };
             let wrong_sense_retrieved: Vec<String> = score
