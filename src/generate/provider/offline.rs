@@ -62,6 +62,45 @@ mod tests {
     }
 
     #[test]
+    fn apostrophes_agree_with_the_check_and_the_highlighting() {
+        use crate::generate::check::contains_target;
+        use crate::generate::pipeline::UsedEntry;
+        use crate::retrieve::MatchKind;
+        let text = "l'eau, l’eau, don't, eaux";
+        let used = |target: &str| UsedEntry {
+            entry: target.into(),
+            source: target.into(),
+            target: target.into(),
+            kind: MatchKind::Exact,
+            phrase: target.into(),
+            score: 1.0,
+            sense: None,
+            forms: Vec::new(),
+        };
+        let expected = [
+            ("eau", true),
+            ("don", true),
+            ("t", true),
+            ("ea", false),
+            ("on", false),
+        ];
+        for (needle, stands) in expected {
+            let substituted = substitute(text, &[sub(needle, "#")]) != text;
+            let checked = contains_target(text, needle, &[]);
+            assert_eq!(checked, stands, "{needle}");
+            let marked = crate::serve::explain::highlight(text, &[used(needle)])
+                .iter()
+                .any(|s| s.entry.is_some());
+            assert_eq!((substituted, marked), (checked, checked), "{needle}");
+        }
+        // Where they agree: "eau" stands after an apostrophe, not in "eaux".
+        assert_eq!(
+            substitute(text, &[sub("eau", "#")]),
+            "l'#, l’#, don't, eaux"
+        );
+    }
+
+    #[test]
     fn longest_phrase_first_and_inside_words_untouched() {
         let subs = [sub("coffee", "mavi"), sub("cold coffee", "frosk mavi")];
         assert_eq!(
