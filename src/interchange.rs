@@ -515,8 +515,9 @@ fn lang_matches(lang: &str, wanted: &str) -> bool {
 /// Read a TBX file (TBX-Basic / TBX v2 `termEntry`/`langSet`/`tig`, or TBX
 /// v3 `conceptEntry`/`langSec`/`termSec`): the first term in the source
 /// language is the source, further ones are aliases; the first term in the
-/// target language is the target, further ones are its accepted `forms`; a
-/// `definition` becomes the sense.
+/// target language is the target, further ones are its accepted `forms`
+/// (deprecated or superseded terms are left out); a `definition` becomes the
+/// sense.
 pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
     let doc = roxmltree::Document::parse(text).map_err(|e| {
         let pos = e.pos();
@@ -583,19 +584,22 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             }
         }
     };
-    let terms = |section: roxmltree::Node| -> Vec<String> {
+    // Each term, and whether its status forbids it (deprecated, superseded).
+    let terms = |section: roxmltree::Node| -> Vec<(String, bool)> {
         section
             .descendants()
             .filter(|n| n.is_element() && n.tag_name().name() == "term")
             .map(|n| {
-                n.descendants()
+                let text = n
+                    .descendants()
                     .filter(|t| t.is_text())
                     .filter_map(|t| t.text())
                     .collect::<String>()
                     .trim()
-                    .to_string()
+                    .to_string();
+                (text, n.parent().is_some_and(forbidden_status))
             })
-            .filter(|t| !t.is_empty())
+            .filter(|(t, _)| !t.is_empty())
             .collect()
     };
     let definition = |node: roxmltree::Node| -> Option<String> {
@@ -623,7 +627,7 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         let line = line_of(*c);
         let id = c.attribute("id").unwrap_or("").to_string();
         let sections = lang_sections(*c);
-        let pick = |lang: &str| -> (Vec<String>, Option<roxmltree::Node>) {
+        let pick = |lang: &str| -> (Vec<(String, bool)>, Option<roxmltree::Node>) {
             let mut out = Vec::new();
             let mut node = None;
             for (l, n) in &sections {
@@ -635,7 +639,8 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             (out, node)
         };
         let (sources, source_node) = pick(&source_lang);
-        let (targets, _) = pick(&target_lang);
+        let sources: Vec<String> = sources.into_iter().map(|(t, _)| t).collect();
+        let targets = accepted_first(pick(&target_lang).0);
         let shown = if id.is_empty() {
             String::new()
         } else {
@@ -716,6 +721,38 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
     }
     let glossary = Glossary::new(path, opts.name.clone(), source_lang, target_lang, entries)?;
     Ok(Imported { glossary, warnings })
+}
+
+/// Whether a TBX term's group (`tig`, `termSec`) marks it deprecated or
+/// superseded: such a term must not become an accepted form.
+fn forbidden_status(group: roxmltree::Node) -> bool {
+    group.children().any(|n| {
+        n.is_element()
+            && n.tag_name().name() == "termNote"
+            && matches!(
+                n.attribute("type"),
+                Some("administrativeStatus" | "normativeAuthorization")
+            )
+            && n.text().is_some_and(|t| {
+                let t = t.to_ascii_lowercase();
+                t.contains("deprecated") || t.contains("superseded")
+            })
+    })
+}
+
+/// Target terms without the forbidden ones; the first one when every one
+/// is forbidden, so the entry keeps a target.
+fn accepted_first(terms: Vec<(String, bool)>) -> Vec<String> {
+    let accepted: Vec<String> = terms
+        .iter()
+        .filter(|(_, forbidden)| !forbidden)
+        .map(|(t, _)| t.clone())
+        .collect();
+    if accepted.is_empty() {
+        terms.into_iter().map(|(t, _)| t).take(1).collect()
+    } else {
+        accepted
+    }
 }
 
 /// Read any supported file.
@@ -1092,7 +1129,7 @@ mod tests {
   <termEntry id="cookie">
    <descrip type="definition">a small sweet baked biscuit</descrip>
    <langSet xml:lang="en-GB"><tig><term>cookie</term></tig><tig><term>biscuit</term></tig></langSet>
-   <langSet xml:lang="fr"><tig><term>biscuit sec</term></tig><tig><term>biscuits secs</term></tig><tig><term>biscuit sec</term></tig></langSet>
+   <langSet xml:lang="fr"><tig><term>gâteau sec</term><termNote type="administrativeStatus">deprecatedTerm-admn-sts</termNote></tig><tig><term>biscuit sec</term></tig><tig><term>biscuits secs</term></tig><tig><term>biscuit sec</term></tig></langSet>
   </termEntry>
   <termEntry id="only-en">
    <langSet xml:lang="en"><tig><term>latte</term></tig></langSet>
@@ -1109,7 +1146,8 @@ mod tests {
             ("cookie", "cookie", "biscuit sec")
         );
         assert_eq!(e.aliases, ["biscuit"]);
-        // Further target-language terms are accepted forms (no repeats).
+        // Further target-language terms are accepted forms (no repeats);
+        // a deprecated one is neither the target nor a form.
         assert_eq!(e.forms, ["biscuits secs"]);
         assert_eq!(e.sense.as_deref(), Some("a small sweet baked biscuit"));
         assert_eq!(e.line, 4);
@@ -1120,7 +1158,7 @@ mod tests {
 
         let v3 = r#"<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Basic" xml:lang="en"><text><body>
 <conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>cold coffee</term></termSec></langSec>
-<langSec xml:lang="de"><termSec><term>kalter Kaffee</term></termSec></langSec></conceptEntry>
+<langSec xml:lang="de"><termSec><term>kalter Kaffee</term></termSec><termSec><term>Kaltkaffee</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></termSec><termSec><term>kalten Kaffee</term></termSec></langSec></conceptEntry>
 </body></text></tbx>"#;
         let g = import_tbx("v3.tbx", v3, &opts()).unwrap().glossary;
         assert_eq!(
@@ -1131,6 +1169,7 @@ mod tests {
             ),
             ("cold coffee", "kalter Kaffee", "de")
         );
+        assert_eq!(g.entries[0].forms, ["kalten Kaffee"]);
     }
 
     #[test]
