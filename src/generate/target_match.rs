@@ -225,6 +225,39 @@ mod tests {
         assert!(places("abc", "  ").is_empty());
     }
 
+    proptest::proptest! {
+        /// Every place is a range of the original text whose folded text is
+        /// the folded needle, and a needle cut out of the text on word
+        /// boundaries is found there, whatever case changes do to lengths.
+        #[test]
+        fn places_are_the_needle_in_the_original_text(
+            text in "[aİıẞßΣσς模 '.-]{0,12}",
+            from in 0usize..12,
+            len in 1usize..6,
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            let from = from.min(chars.len());
+            let needle: String = chars[from..(from + len).min(chars.len())].iter().collect();
+            let hay = Haystack::new(&text);
+            let places = hay.find(&needle);
+            for r in &places {
+                proptest::prop_assert_eq!(fold(&text[r.clone()]), fold(needle.trim()));
+            }
+            let start: usize = chars[..from].iter().map(|c| c.len_utf8()).sum();
+            let end = start + needle.len();
+            let cut = needle.trim() == needle && !needle.is_empty();
+            let before = text[..start].chars().next_back();
+            let after = text[end..].chars().next();
+            let apart = |edge: char, n: Option<char>| stands_apart(edge, n);
+            if cut
+                && apart(needle.chars().next().unwrap(), before)
+                && apart(needle.chars().next_back().unwrap(), after)
+            {
+                proptest::prop_assert!(places.contains(&(start..end)), "{:?}", places);
+            }
+        }
+    }
+
     #[test]
     fn claim_gives_longest_needles_first_without_overlap() {
         let text = Haystack::new("Frosk mavi and mavi");
