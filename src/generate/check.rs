@@ -127,26 +127,13 @@ impl Checker {
         Ok(Checker { mode, stemmer })
     }
 
-    pub fn mode(&self) -> CheckMode {
-        self.mode
-    }
-
     /// Check `output` against the needed and wrong-sense targets.
     pub fn check(&self, output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
         let text = Haystack::new(output);
         let words = self.stemmer.as_ref().map(|s| s.words(output));
-        let mut by_stem = Vec::new();
-        let mut places = |t: &Target| {
-            let mut found = t.places(&text);
-            if let (Some(stemmer), Some(words), true) = (&self.stemmer, &words, found.is_empty()) {
-                found = t.stemmed_places(stemmer, words);
-                if !found.is_empty() {
-                    by_stem.push(t.id.to_string());
-                }
-            }
-            found
-        };
-        let found: Vec<Vec<Range<usize>>> = needed.iter().map(&mut places).collect();
+        let places = |t: &Target| self.places(t, &text, words.as_ref());
+        let (found, stemmed): (Vec<Vec<Range<usize>>>, Vec<bool>) =
+            needed.iter().map(places).unzip();
         let missing: Vec<String> = match self.mode {
             CheckMode::Shared | CheckMode::Stem => needed
                 .iter()
@@ -161,14 +148,17 @@ impl Checker {
             .iter()
             .filter(|t| {
                 places(t)
+                    .0
                     .iter()
                     .any(|p| !needed_places.iter().any(|n| within(p, n)))
             })
             .map(|t| t.id.to_string())
             .collect();
-        let by_stem = by_stem
-            .into_iter()
-            .filter(|id| needed.iter().any(|t| t.id == id))
+        let by_stem = needed
+            .iter()
+            .zip(stemmed)
+            .filter(|(_, stemmed)| *stemmed)
+            .map(|(t, _)| t.id.to_string())
             .collect();
         let ok = missing.is_empty() && leaked.is_empty();
         Verdict {
@@ -176,6 +166,25 @@ impl Checker {
             leaked,
             ok,
             by_stem,
+        }
+    }
+
+    /// Where `t` stands in the output, and whether only through stems
+    /// (tried only when no spelling stands as written).
+    fn places(
+        &self,
+        t: &Target,
+        text: &Haystack,
+        words: Option<&StemmedWords>,
+    ) -> (Vec<Range<usize>>, bool) {
+        let written = t.places(text);
+        match (&self.stemmer, words) {
+            (Some(stemmer), Some(words)) if written.is_empty() => {
+                let stemmed = t.stemmed_places(stemmer, words);
+                let by_stem = !stemmed.is_empty();
+                (stemmed, by_stem)
+            }
+            _ => (written, false),
         }
     }
 }
