@@ -204,8 +204,8 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
     differ(
         "check",
         a.check == b.check,
-        format!("{:?}", a.check).to_lowercase(),
-        format!("{:?}", b.check).to_lowercase(),
+        a.check.name().to_string(),
+        b.check.name().to_string(),
     );
     differ(
         "repeat",
@@ -406,6 +406,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
         write_config(&dir, &config)?;
+    }
+    if !config.check.is_default() {
+        eprintln!(
+            "output check: {} (not the default; see docs/formats.md, \"Generation check\")",
+            config.check.name()
+        );
     }
     let shard = config.shard.unwrap_or(Shard::WHOLE);
     let status = batch::call_status(&dir.join(CALLS_FILE))?;

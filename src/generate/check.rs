@@ -49,7 +49,16 @@ pub enum CheckMode {
 }
 
 impl CheckMode {
-    pub const NAMES: &'static str = "shared, strict, stem";
+    const ALL: [CheckMode; 3] = [CheckMode::Shared, CheckMode::Strict, CheckMode::Stem];
+
+    /// The name `--check` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckMode::Shared => "shared",
+            CheckMode::Strict => "strict",
+            CheckMode::Stem => "stem",
+        }
+    }
 
     pub fn is_default(&self) -> bool {
         *self == CheckMode::default()
@@ -60,15 +69,11 @@ impl std::str::FromStr for CheckMode {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "shared" => Ok(CheckMode::Shared),
-            "strict" => Ok(CheckMode::Strict),
-            "stem" => Ok(CheckMode::Stem),
-            other => Err(format!(
-                "unknown check `{other}`; checks: {}",
-                CheckMode::NAMES
-            )),
-        }
+        let names = || CheckMode::ALL.map(CheckMode::name).join(", ");
+        CheckMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown check `{s}`; checks: {}", names()))
     }
 }
 
