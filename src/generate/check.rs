@@ -174,6 +174,16 @@ impl Checker {
         }
     }
 
+    /// Whether `t` stands anywhere in `output` (stems included in `stem`
+    /// mode).
+    pub fn stands(&self, output: &str, t: &Target) -> bool {
+        let words = self.stemmer.as_ref().map(|s| s.words(output));
+        !self
+            .places(t, &Haystack::new(output), words.as_ref())
+            .0
+            .is_empty()
+    }
+
     /// Where `t` stands in the output, and whether only through stems
     /// (tried only when no spelling stands as written).
     fn places(
@@ -387,6 +397,8 @@ mod tests {
             (v.leaked.as_slice(), v.by_stem.len()),
             (["canal".to_string()].as_slice(), 0)
         );
+        assert!(checker.stands("des Spinalkanals", &needed[0]));
+        assert!(!Checker::default().stands("des Spinalkanals", &needed[0]));
         assert!(Checker::new(CheckMode::Stem, "x-cafe").is_err());
         assert!(Checker::new(CheckMode::Strict, "x-cafe").is_ok());
     }

@@ -371,10 +371,7 @@ impl Pipeline {
             let wrong_sense_used = score
                 .wrong_sense
                 .iter()
-                .filter(|&&e| {
-                    let e = &g.entries[e];
-                    output.is_some_and(|o| contains_target(o, &e.target, &e.forms))
-                })
+                .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
                 .map(|&e| g.entries[e].id.clone())
                 .collect();
             Labelled {
