@@ -4,9 +4,14 @@
 //! Checks (`check` in the output):
 //! - `duplicate-key` (warning): two entries share a key (source or alias),
 //!   as written or after stemming, so every post that names one gets both.
-//! - `never-matches` (warning): a source or alias that no phrase can equal:
-//!   a single stop word, a single word under 3 characters or all digits,
-//!   more than 4 words, or words across punctuation that ends a phrase.
+//! - `never-matches` (warning): a source or alias that is never looked up:
+//!   a single lower-case stop word, or more than [`phrase::MAX_KEY_WORDS`]
+//!   words. (Short words, numbers and punctuation are found as written.)
+//! - `leading-article` (note): a multi-word key that starts with "the", "a"
+//!   or "an", which posts often write otherwise ("our martial arts ...").
+//! - `context-own-key` (warning): a `context` phrase that stems to the
+//!   entry's own key or alias (`dated` for `date`); the sense filter then
+//!   matches it only as written.
 //! - `target-english` (warning): the target is also an English word, so the
 //!   output check cannot tell a translation from English left as is.
 //! - `ambiguous` (warning without `context`, note without `sense`): the
@@ -274,39 +279,21 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         let e = &entries[k.entry];
         let words = phrase::words(k.text);
         let n = words.len();
-        let skipped = if n == 1 {
-            phrase::skip_reason(k.key)
-        } else {
-            None
-        };
-        let problem = if let Some(skip) = skipped {
-            Some(match skip {
-                Skip::StopWord => (
-                    "is a single stop word, which is never looked up on its own".to_string(),
-                    "use a phrase of two or more words that contains it, or drop the entry",
-                ),
-                Skip::AllDigits => (
-                    "is all digits, which is never looked up on its own".to_string(),
-                    "add the words that come with the number",
-                ),
-                Skip::Short => (
-                    "is a single word under 3 characters, which is never looked up on its own"
-                        .to_string(),
-                    "add a longer alias, or a phrase that contains it",
-                ),
-            })
-        } else if n > phrase::MAX_PHRASE_WORDS {
+        let lone_stop_word = n == 1
+            && phrase::skip_reason(k.key) == Some(Skip::StopWord)
+            && !phrase::is_capitals(k.text);
+        let problem = if lone_stop_word {
+            Some((
+                "is a single lower-case stop word, which is never looked up".to_string(),
+                "write an acronym in capitals (`IT`, `US`), or use a phrase of two or more words",
+            ))
+        } else if n > phrase::MAX_KEY_WORDS {
             Some((
                 format!(
-                    "has {n} words; phrases have at most {}",
-                    phrase::MAX_PHRASE_WORDS
+                    "has {n} words; keys are matched up to {}",
+                    phrase::MAX_KEY_WORDS
                 ),
                 "shorten it, or add a shorter alias",
-            ))
-        } else if n > 1 && words[0].segment != words[n - 1].segment {
-            Some((
-                "crosses punctuation that ends a phrase (. , ; : ! ? ( ) [ ] \" …)".to_string(),
-                "write it without that punctuation",
             ))
         } else {
             None
@@ -319,6 +306,49 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
                 format!("{} `{}` {why}", k.what(), k.text),
                 fix.to_string(),
             ));
+        }
+    }
+
+    // leading-article: "the martial arts training institute".
+    for k in &keys {
+        let first = k.key.split(' ').next().unwrap_or_default();
+        if k.key.contains(' ') && matches!(first, "the" | "a" | "an") {
+            out.push(finding(
+                &entries[k.entry],
+                "leading-article",
+                Severity::Note,
+                format!(
+                    "{} `{}` starts with the article `{first}`",
+                    k.what(),
+                    k.text
+                ),
+                format!(
+                    "drop it (`{}`): posts often write another article or none",
+                    &k.key[first.len() + 1..]
+                ),
+            ));
+        }
+    }
+
+    // context-own-key: a context phrase that stems to the entry itself.
+    for e in entries {
+        let Some(context) = &e.context else { continue };
+        for (list, phrases) in [("not", &context.not), ("any", &context.any)] {
+            for p in phrases {
+                if crate::retrieve::stems_to_own_key(&mut stems, e, p) {
+                    out.push(finding(
+                        e,
+                        "context-own-key",
+                        Severity::Warning,
+                        format!(
+                            "context.{list} phrase `{p}` stems like the entry's own key `{}`",
+                            e.source
+                        ),
+                        "it is matched only as written; use a phrase that says more (`dated menu`, `save the date`)"
+                            .to_string(),
+                    ));
+                }
+            }
         }
     }
 

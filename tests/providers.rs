@@ -74,7 +74,7 @@ async fn openai_request_shape() {
     };
     let provider = openai(&settings);
     let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text, "Bonjour");
+    assert_eq!(text.text, "Bonjour");
 
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
@@ -123,7 +123,7 @@ async fn gemini_request_shape() {
     assert_eq!(provider.name(), "gemini");
     assert_eq!(provider.model(), "gemini-test");
     let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text, "Bonjour");
+    assert_eq!(text.text, "Bonjour");
 
     let sent = &server.requests()[0];
     assert_eq!(sent.method, "POST");
@@ -204,7 +204,7 @@ async fn local_servers_need_no_key() {
         ..Settings::default()
     };
     let provider = openai(&settings);
-    assert_eq!(provider.call(&request("hi")).await.unwrap(), "Bonjour");
+    assert_eq!(provider.call(&request("hi")).await.unwrap().text, "Bonjour");
 }
 
 #[test]
@@ -242,6 +242,7 @@ fn identity_has_what_decides_the_answer_but_not_the_key() {
         temperature: Some(0.7),
         seed: Some(42),
         max_tokens: Some(100),
+        max_tokens_field: None,
         timeout: Some(Duration::from_secs(5)),
     };
     let identity = openai(&settings).identity();
@@ -444,13 +445,17 @@ async fn non_json_body_is_a_clear_error() {
 async fn json_without_text_says_why() {
     let server = Server::start(vec![Response::json(
         200,
-        r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#,
+        r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#,
     )])
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_NO_TEXT"));
     let err = provider.call(&request("hi")).await.unwrap_err();
     assert!(matches!(err, ProviderError::NoText { .. }), "{err:?}");
-    assert!(err.to_string().contains("finish_reason length"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("content is null (finish_reason stop)"),
+        "{err}"
+    );
 }
 
 // --- errors that must not be retried -----------------------------------------
@@ -854,6 +859,7 @@ async fn offline(text: &str, substitutions: &[(&str, &str)]) -> String {
         .call(&offline_request(text, substitutions))
         .await
         .unwrap()
+        .text
 }
 
 #[tokio::test]

@@ -289,7 +289,7 @@ fn composition_parses_unions_filters_and_names() {
     assert_eq!((e.what, e.name.as_str()), ("filter", "sens"));
     assert!(
         e.to_string().starts_with(
-            "unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, longest"
+            "unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, closest, longest"
         ),
         "{e}"
     );
@@ -338,6 +338,12 @@ fn glossa_is_the_recommended_composition_and_the_retrieve_default() {
             &g,
             "Rolling out home made cold cofee and home-baked rolls"
         ),
+        // "rolls" is not inside "rolling out": the sense filter drops only
+        // the match inside the `not` phrase.
+        ["cold-coffee", "homemade", "roll"]
+    );
+    assert_eq!(
+        ids("glossa", &g, "Rolling out home made cold cofee"),
         ["cold-coffee", "homemade"]
     );
     let out = glossa()

@@ -4,6 +4,7 @@
 use super::run::{incompatibility, load_config, load_posts, report, splits, write_config};
 use crate::cli::MergeArgs;
 use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
+use crate::generate::prices::Prices;
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufWriter, Write};
@@ -20,6 +21,7 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let dirs = &args.dirs;
     let out = &args.out;
+    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
     let configs = dirs
         .iter()
         .map(|d| load_config(d))
@@ -157,7 +159,13 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     };
     drop(latest);
 
-    let summary = report(out, &merged.retrievers, &split_of, args.format)?;
+    let summary = report(
+        out,
+        &merged.retrievers,
+        &split_of,
+        args.format,
+        prices.as_ref(),
+    )?;
     let mut code = ExitCode::SUCCESS;
     if summary.failed > 0 {
         eprintln!(

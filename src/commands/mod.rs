@@ -60,6 +60,7 @@ pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
         temperature: args.temperature,
         seed: args.seed,
         max_tokens: args.max_tokens,
+        max_tokens_field: args.max_tokens_field,
         timeout: Some(
             Duration::try_from_secs_f64(args.timeout)
                 .context("--timeout must be a positive number of seconds")?,

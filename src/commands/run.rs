@@ -9,6 +9,7 @@ use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FIL
 use crate::generate::batch_api::{self, IngestRun, Sampling};
 use crate::generate::check::{CheckMode, Checker};
 use crate::generate::pipeline::Pipeline;
+use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::generate::simplify::Simplify;
@@ -236,6 +237,11 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
             format!("{:?}", q.max_tokens),
         ),
         (
+            "max tokens field",
+            format!("{:?}", p.max_tokens_field),
+            format!("{:?}", q.max_tokens_field),
+        ),
+        (
             "simplify",
             format!("{:?}", p.simplify),
             format!("{:?}", q.simplify),
@@ -271,15 +277,22 @@ pub(crate) fn report(
     retrievers: &[String],
     split_of: &HashMap<String, Split>,
     format: Format,
+    prices: Option<&Prices>,
 ) -> anyhow::Result<Summary> {
-    let summary = batch::summarise_file(dir, retrievers)?;
+    let mut summary = batch::summarise_file(dir, retrievers)?;
+    if let Some(prices) = prices {
+        summary.price(prices);
+    }
     std::fs::write(
         dir.join(SUMMARY_FILE),
         serde_json::to_string_pretty(&summary)? + "\n",
     )
     .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
     // Dev and test side by side when the posts carry both.
-    let by_split = report::run_split::summarise(dir, retrievers, split_of)?;
+    let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
+    if let Some(prices) = prices {
+        by_split.values_mut().for_each(|s| s.price(prices));
+    }
     let rendered = report::run_split::render(&summary, &by_split, format);
     super::emit(&rendered)?;
     eprintln!(
@@ -342,6 +355,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     if config.retrievers.is_empty() {
         anyhow::bail!("--retriever names no retriever");
+    }
+    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
+    if let (Some(seed), true) = (config.provider.seed, config.repeat > 1) {
+        eprintln!(
+            "warning: --seed {seed} with --repeat {}: every repeat sends the same seed, so where the \
+             provider honours it the repeats are the same sample, not independent ones (leave out \
+             --seed to measure variation)",
+            config.repeat
+        );
     }
     if batch {
         check_batch_config(&config, &mode, fresh, &dir)?;
@@ -474,7 +496,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     String::new()
                 }
             );
-            let summary = report(&dir, &config.retrievers, &split_of, args.format)?;
+            let summary = report(
+                &dir,
+                &config.retrievers,
+                &split_of,
+                args.format,
+                prices.as_ref(),
+            )?;
             let status = batch::call_status(&dir.join(CALLS_FILE))?;
             let (missing, _) = batch::plan(
                 &pipelines,
@@ -509,7 +537,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
         Mode::Live => live(
-            &args, &dir, pipelines, posts, calls, &shape, &config, &split_of,
+            &args,
+            &dir,
+            pipelines,
+            posts,
+            calls,
+            &shape,
+            &config,
+            &split_of,
+            prices.as_ref(),
         ),
     }
 }
@@ -575,20 +611,22 @@ fn batch_out(
         temperature: p.temperature,
         seed: p.seed,
         max_tokens: p.max_tokens,
+        max_tokens_field: p.max_tokens_field,
     };
-    let written = batch_api::write_requests(file, pipelines, posts, calls, &sampling)?;
+    let written = batch_api::write_requests(
+        file,
+        pipelines,
+        posts,
+        calls,
+        &sampling,
+        batch_api::Limits::OPENAI,
+    )
+    .with_context(|| format!("{}: cannot write the batch file", file.display()))?;
     eprintln!(
         "{}: wrote {written} requests ({shape}) to {}",
         dir.display(),
         file.display()
     );
-    if written > batch_api::MAX_REQUESTS_PER_BATCH {
-        eprintln!(
-            "warning: one OpenAI batch takes at most {} requests; split the run with --shard I/N (N >= {})",
-            batch_api::MAX_REQUESTS_PER_BATCH,
-            written.div_ceil(batch_api::MAX_REQUESTS_PER_BATCH)
-        );
-    }
     let again = match todo {
         Todo::Missing => "--resume",
         Todo::Failed => "--retry-errors",
@@ -614,6 +652,7 @@ fn live(
     shape: &str,
     config: &RunConfig,
     split_of: &HashMap<String, Split>,
+    prices: Option<&Prices>,
 ) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{}: {} calls to make ({shape}), {} at a time",
@@ -636,11 +675,12 @@ fn live(
         Arc::new(posts),
         calls,
         args.concurrency,
+        args.stop_after_errors,
         &progress,
     ))?;
     progress.finish_and_clear();
 
-    let summary = report(dir, &config.retrievers, split_of, args.format)?;
+    let summary = report(dir, &config.retrievers, split_of, args.format, prices)?;
 
     if outcome.interrupted {
         eprintln!(

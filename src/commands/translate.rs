@@ -126,12 +126,30 @@ fn render(trace: &Trace, format: Format) -> String {
     };
     let _ = writeln!(
         out,
-        "({provider}, prompt {}.{}, {} attempt{}{})",
+        "({provider}{}, prompt {}.{}, {} attempt{}{}{}{})",
+        served(g),
         trace.prompt.output.template.name,
         trace.prompt.output.template.version,
         g.attempts,
         if g.attempts == 1 { "" } else { "s" },
-        if g.cached { ", cached" } else { "" }
+        if g.cached { ", cached" } else { "" },
+        g.usage
+            .map(|u| format!(", {} + {} tokens", u.input_tokens, u.output_tokens))
+            .unwrap_or_default(),
+        if g.think {
+            ", <think> block stripped"
+        } else {
+            ""
+        }
     );
     out
+}
+
+/// ", served by SNAPSHOT" when the API named another model than the one
+/// asked.
+fn served(g: &crate::generate::pipeline::Generation) -> String {
+    match &g.served_model {
+        Some(served) if *served != g.model => format!(", served by {served}"),
+        _ => String::new(),
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{Client, ProviderError, Request, Substitution};
+use super::provider::{Client, ProviderError, Request, Substitution, Usage};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
@@ -75,9 +75,26 @@ pub struct Generation {
     pub attempts: u32,
     pub cached: bool,
     pub error: Option<String>,
+    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
+    /// API said; also for a reply refused for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The model snapshot that answered, when the API named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+    /// Tokens this call used (none for a cached reply).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A `<think>` block was stripped from the reply before the check.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub think: bool,
     /// The error should stop a batch (quota spent for the day, key refused).
     #[serde(skip)]
     pub stops_run: bool,
+    /// The error is one every call will get (400, 404): a batch stops after
+    /// a few of them in a row.
+    #[serde(skip)]
+    pub same_for_every_call: bool,
 }
 
 /// Whether a retrieved target made it into the output.
@@ -317,7 +334,12 @@ impl Pipeline {
                     attempts: reply.attempts,
                     cached: reply.cached,
                     error: None,
+                    finish_reason: reply.finish_reason,
+                    served_model: reply.served_model,
+                    usage: reply.usage,
+                    think: reply.think,
                     stops_run: false,
+                    same_for_every_call: false,
                 },
                 (Err(err), attempts) => self.failed(&err, attempts),
             },
@@ -424,6 +446,7 @@ impl Pipeline {
 
     fn failed(&self, err: &ProviderError, attempts: u32) -> Generation {
         let first = self.client.providers().first();
+        let reply = err.reply();
         Generation {
             provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
             model: first.map(|p| p.model().to_string()).unwrap_or_default(),
@@ -431,7 +454,12 @@ impl Pipeline {
             attempts,
             cached: false,
             stops_run: err.stops_run(),
+            same_for_every_call: err.same_for_every_call(),
             error: Some(err.to_string()),
+            finish_reason: reply.and_then(|r| r.finish_reason.clone()),
+            served_model: reply.and_then(|r| r.served_model.clone()),
+            usage: reply.and_then(|r| r.usage),
+            think: false,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! reply cache in front of it all.
 
 use crate::generate::cache::Cache;
-use crate::generate::provider::{Provider, ProviderError, Reply, Request};
+use crate::generate::provider::{Completion, Provider, ProviderError, Reply, Request};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -110,18 +110,20 @@ impl Client {
         let mut failures = Vec::new();
         for provider in &self.providers {
             let key = Cache::key(&provider.identity(), req);
-            if let Some(text) = self.cache.as_ref().and_then(|c| c.get(&key)) {
-                return Ok(self.reply(provider.as_ref(), text, *attempts, true));
+            if let Some(cached) = self.cache.as_ref().and_then(|c| c.get_reply(&key)) {
+                return Ok(self.reply(provider.as_ref(), cached, *attempts, true));
             }
             match self.attempt(provider.as_ref(), req, attempts).await {
-                Ok(text) => {
+                Ok(completion) => {
                     if let Some(cache) = &self.cache {
-                        cache.put(&key, &text).map_err(|e| ProviderError::Cache {
-                            dir: cache.dir().display().to_string(),
-                            detail: e.to_string(),
-                        })?;
+                        cache
+                            .put_reply(&key, &completion)
+                            .map_err(|e| ProviderError::Cache {
+                                dir: cache.dir().display().to_string(),
+                                detail: e.to_string(),
+                            })?;
                     }
-                    return Ok(self.reply(provider.as_ref(), text, *attempts, false));
+                    return Ok(self.reply(provider.as_ref(), completion, *attempts, false));
                 }
                 Err(err) if err.stops_run() => return Err(err),
                 Err(err) => failures.push(err),
@@ -140,13 +142,13 @@ impl Client {
         provider: &dyn Provider,
         req: &Request,
         attempts: &mut u32,
-    ) -> Result<String, ProviderError> {
+    ) -> Result<Completion, ProviderError> {
         let max = self.retry.max_attempts.max(1);
         let mut failed = 0;
         loop {
             *attempts += 1;
             let err = match provider.call(req).await {
-                Ok(text) => return Ok(text),
+                Ok(completion) => return Ok(completion),
                 Err(err) => err,
             };
             failed += 1;
@@ -158,13 +160,23 @@ impl Client {
         }
     }
 
-    fn reply(&self, provider: &dyn Provider, text: String, attempts: u32, cached: bool) -> Reply {
+    fn reply(
+        &self,
+        provider: &dyn Provider,
+        completion: Completion,
+        attempts: u32,
+        cached: bool,
+    ) -> Reply {
         Reply {
-            text,
+            text: completion.text,
             provider: provider.name().to_string(),
             model: provider.model().to_string(),
             attempts,
             cached,
+            finish_reason: completion.finish_reason,
+            served_model: completion.served_model,
+            usage: if cached { None } else { completion.usage },
+            think: completion.think,
         }
     }
 

@@ -132,7 +132,7 @@ pub fn left_out(
         };
         let phrase = quote(at, words);
         // The sense filter's own verdict, so the page explains what it did.
-        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry) {
+        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry, m.words) {
             Verdict::Contradicted { first, len } => {
                 let says = quote(first, len);
                 let message = format!(

@@ -2,7 +2,7 @@
 //! phrase in the source text by its glossary target, which gives a
 //! deterministic baseline and lets the whole pipeline run without a key.
 
-use super::{CallFuture, Provider, ProviderError, Request, Substitution};
+use super::{CallFuture, Completion, Provider, ProviderError, Request, Substitution};
 use crate::generate::target_match::{self, Haystack};
 
 pub(super) struct Offline;
@@ -18,7 +18,12 @@ impl Provider for Offline {
 
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
         let text = substitute(&req.text, &req.substitutions);
-        Box::pin(async move { Ok::<_, ProviderError>(text) })
+        Box::pin(async move {
+            Ok::<_, ProviderError>(Completion {
+                text,
+                ..Completion::default()
+            })
+        })
     }
 }
 
