@@ -8,6 +8,7 @@ use crate::dataset::{LabelledPost, Split};
 use crate::fsutil::write_atomic;
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
+use crate::generate::check::{CheckMode, Checker};
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
@@ -54,6 +55,9 @@ pub(crate) struct RunConfig {
     /// The run folders `glossa merge` made this one from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<PathBuf>,
+    /// How the output check counts nested and shared targets (`--check`).
+    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
+    pub check: CheckMode,
 }
 
 /// Content fingerprints (SHA-256, hex) of a run's inputs.
@@ -199,6 +203,12 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
         b.split.name().to_string(),
     );
     differ(
+        "check",
+        a.check == b.check,
+        a.check.name().to_string(),
+        b.check.name().to_string(),
+    );
+    differ(
         "repeat",
         a.repeat == b.repeat,
         a.repeat.to_string(),
@@ -328,6 +338,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 shard: args.shard.filter(|s| s.count > 1),
                 inputs: None,
                 merged_from: Vec::new(),
+                check: args.check,
             };
             let dir = args.out.clone().unwrap_or_else(|| {
                 let suite = runs::suite_name(&config.posts.display().to_string());
@@ -414,6 +425,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
+                check: Checker::new(config.check, &glossary.target_lang)?,
             }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -428,6 +440,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
         write_config(&dir, &config)?;
+    }
+    if !config.check.is_default() {
+        eprintln!(
+            "output check: {} (not the default; see docs/formats.md, \"Generation check\")",
+            config.check.name()
+        );
     }
     let shard = config.shard.unwrap_or(Shard::WHOLE);
     if !matches!(mode, Mode::BatchOut(_)) {

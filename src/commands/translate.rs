@@ -44,6 +44,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         simplify: args.provider.simplify,
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&args.provider)?),
+        check: Default::default(),
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 

@@ -621,6 +621,7 @@ mod tests {
             simplify: Simplify::Rules,
             simplify_template: Template::builtin("simplify.v1"),
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+            check: Default::default(),
         });
         let posts = (0..n)
             .map(|i| LabelledPost {
