@@ -240,7 +240,6 @@ fn sample(dir: &Path, posts: &Path, labels: &Path, every: usize) -> (PathBuf, Pa
 }
 
 #[test]
-#[ignore] // enable when exact follows SPEC v2
 fn exact_finds_every_term_written_as_in_a_real_glossary() {
     if !real_data_installed() {
         return;
