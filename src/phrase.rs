@@ -179,7 +179,6 @@ fn ascii_words(text: &[u8]) -> Vec<Word> {
     while i < text.len() {
         if text[i].is_ascii_alphanumeric() {
             let start = i;
-            let mut word = String::new();
             while i < text.len() {
                 let c = text[i];
                 let apostrophe = c == b'\''
@@ -187,12 +186,15 @@ fn ascii_words(text: &[u8]) -> Vec<Word> {
                     && text[i - 1].is_ascii_alphabetic()
                     && text.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
                 if c.is_ascii_alphanumeric() || apostrophe {
-                    word.push(char::from(c.to_ascii_lowercase()));
                     i += 1;
                 } else {
                     break;
                 }
             }
+            // One copy of the run, lower-cased in place: ASCII throughout.
+            let mut bytes = text[start..i].to_vec();
+            bytes.make_ascii_lowercase();
+            let word = String::from_utf8(bytes).expect("ASCII");
             out.push(Word {
                 text: word,
                 start,
