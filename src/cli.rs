@@ -23,6 +23,9 @@ pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
     after_help = "Exit codes: 0 ok, 1 an evaluation gate failed, 2 bad input or usage."
 )]
 pub struct Cli {
+    /// Colour the status words on stderr: auto (a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto)]
+    pub color: clap::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -163,6 +166,22 @@ pub enum Command {
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = "Examples:\n  \
+        glossa completions bash > ~/.local/share/bash-completion/completions/glossa\n  \
+        glossa completions zsh > ~/.zfunc/_glossa\n  \
+        glossa completions fish > ~/.config/fish/completions/glossa.fish")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), generated from these definitions
+    #[command(after_help = "Example:\n  glossa man > glossa.1 && man ./glossa.1")]
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Which labelled posts to score.

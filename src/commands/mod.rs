@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod completions;
 pub mod diff;
 pub mod eval;
 pub mod export;
@@ -11,6 +12,7 @@ pub mod retrieve;
 pub mod retrievers;
 pub mod run;
 pub mod serve;
+pub mod style;
 pub mod sweep;
 pub mod translate;
 
@@ -32,6 +34,7 @@ use std::time::Duration;
 pub const EXIT_BAD_INPUT: u8 = 2;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    style::init(cli.color);
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Retrieve(args) => retrieve::run(args),
@@ -46,6 +49,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args),
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man => completions::man(),
     }
 }
 
@@ -185,7 +190,8 @@ pub fn load_labelled(
     )?;
     if labelled.len() < total {
         eprintln!(
-            "warning: {} of {total} posts in {} have no label in {} and are not scored",
+            "{}: {} of {total} posts in {} have no label in {} and are not scored",
+            style::warning(),
             total - labelled.len(),
             posts_path.display(),
             labels_path.display()

@@ -87,8 +87,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if result.flat() && result.rows.len() > 1 {
         eprintln!(
-            "note: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
-            result.retriever, result.param
+            "{}: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
+            super::style::note(),
+            result.retriever,
+            result.param
         );
     } else if let Some(best) = result.suggested() {
         eprintln!(

@@ -49,7 +49,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     }
     match &trace.generate.output.error {
         Some(err) => {
-            eprintln!("error: {err}");
+            eprintln!("{}: {err}", super::style::error());
             Ok(ExitCode::from(1))
         }
         None => Ok(ExitCode::SUCCESS),

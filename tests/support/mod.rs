@@ -227,3 +227,20 @@ fn reason(status: u16) -> &'static str {
         _ => "Whatever",
     }
 }
+
+/// The real binary, with the environment that changes how output looks
+/// (terminal width, colour) cleared, so outputs are the same everywhere.
+pub fn glossa() -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::cargo_bin("glossa").unwrap();
+    command
+        .env_remove("COLUMNS")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    command
+}
+
+/// A file of the repository.
+pub fn repo_file(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
