@@ -6,9 +6,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// The bundled café demo, used when no files are named.
-pub const DEMO_GLOSSARY: &str = "glossaries/cafe.json";
-pub const DEMO_POSTS: &str = "posts/cafe.jsonl";
-pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
+pub const DEMO_GLOSSARY: &str = crate::demo::GLOSSARY;
+pub const DEMO_POSTS: &str = crate::demo::POSTS;
+pub const DEMO_LABELS: &str = crate::demo::LABELS;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -24,7 +24,7 @@ pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
 )]
 pub struct Cli {
     /// Colour the status words on stderr: auto (a terminal, unless NO_COLOR is set), always or never
-    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto)]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto, display_order = 900)]
     pub color: clap::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
@@ -243,14 +243,14 @@ fn default_edit_two_from() -> u16 {
 /// (the café demo by default).
 #[derive(Debug, Args)]
 pub struct LabelledSetArgs {
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// Posts JSONL file
-    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
+    /// Posts JSONL file [default: the built-in café demo's]
+    #[arg(long, short = 'p', default_value = DEMO_POSTS, hide_default_value = true)]
     pub posts: PathBuf,
-    /// Labels JSONL file
-    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
+    /// Labels JSONL file [default: the built-in café demo's]
+    #[arg(long, short = 'l', default_value = DEMO_LABELS, hide_default_value = true)]
     pub labels: PathBuf,
 }
 
@@ -308,8 +308,8 @@ pub struct EvalArgs {
 pub struct RetrieveArgs {
     /// The post text; `-` or nothing reads standard input
     pub text: Option<String>,
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever; `a+b` is a union, `a|f` a filter (see `glossa retrievers`)
     #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
@@ -385,8 +385,8 @@ pub struct TranslateArgs {
     /// Read the post from this file
     #[arg(long, conflicts_with = "text")]
     pub file: Option<PathBuf>,
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever (see `glossa retrievers`)
     #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
@@ -476,8 +476,8 @@ fn parse_unit(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Glossary JSON file to check
-    #[arg(default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file to check [default: the built-in café demo]
+    #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Also propose aliases (synonyms) from WordNet, in each entry's sense; nothing is changed
     #[arg(long)]
@@ -554,6 +554,9 @@ pub struct SweepArgs {
     /// The numeric parameter to vary (see --list-params)
     #[arg(long, default_value = "threshold")]
     pub param: String,
+    /// List the parameters --param accepts (default, accepted values, default range) and exit
+    #[arg(long)]
+    pub list_params: bool,
     /// First value
     #[arg(long, allow_negative_numbers = true, conflicts_with = "values")]
     pub from: Option<f64>,
@@ -632,8 +635,8 @@ pub struct ImportArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Glossary JSON file
-    #[arg(default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// tsv or csv
     #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]

@@ -135,3 +135,132 @@ fn tables_fit_columns_when_it_is_set() {
     assert!(widest_line(&fitted) <= 80, "{fitted}");
     assert!(fitted.contains("cold-coffee"), "{fitted}");
 }
+
+#[test]
+fn help_text_shows_no_rustdoc_markup() {
+    for name in SUBCOMMANDS {
+        let help = stdout_of(&[name, "--help"]);
+        assert!(!help.contains("[`"), "{name} --help leaks rustdoc:\n{help}");
+    }
+    let eval = stdout_of(&["eval", "--help"]);
+    assert!(eval.contains("Keep them up to 10,000 posts"), "{eval}");
+    assert_eq!(
+        glossa::eval::PER_POST_AUTO_LIMIT,
+        10_000,
+        "the help names 10,000"
+    );
+}
+
+#[test]
+fn sweep_list_params_lists_every_tunable_with_default_and_range() {
+    let help = stdout_of(&["sweep", "--help"]);
+    assert!(help.contains("--list-params"), "{help}");
+    let table = stdout_of(&["sweep", "--list-params"]);
+    for name in ["threshold", "edit_one_from", "edit_two_from"] {
+        assert!(table.contains(name), "{table}");
+    }
+    assert!(
+        table.contains("0.75") && table.contains("0 to 1"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["sweep", "--list-params", "-f", "json"])).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let tunable: Vec<&str> = glossa::sweep::TUNABLE.iter().map(|t| t.name).collect();
+    assert_eq!(names, tunable);
+    assert_eq!(json[0]["default"], 0.75);
+}
+
+#[test]
+fn translate_csv_writes_only_csv_to_stdout() {
+    let out = glossa()
+        .args([
+            "translate",
+            "Try our cold coffee this weekend.",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let mut reader = csv::Reader::from_reader(stdout.as_bytes());
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        ["Entry", "Target", "Phrase", "Match", "In output"]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    assert_eq!(&rows[0][0], "cold-coffee");
+    // The translation and the notes are prose: stderr.
+    assert!(!stdout.contains("Try our frosk mavi"), "{stdout}");
+    assert!(
+        stderr.contains("Try our frosk mavi this weekend."),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Check:"), "{stderr}");
+}
+
+#[test]
+fn the_demo_is_used_only_when_no_file_is_named_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["eval", "--no-save", "-r", "exact", "-f", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("no --glossary, --posts, --labels given: using the built-in café demo"),
+        "{stderr}"
+    );
+    // A named file is read from disk: missing, it is an error naming it.
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["eval", "--no-save", "--glossary", "glossaries/cafe.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("glossaries/cafe.json: cannot read"),
+        "{stderr}"
+    );
+    for args in [
+        &["lint", "glossaries/cafe.json"][..],
+        &["retrieve", "cold coffee", "-g", "glossaries/cafe.json"],
+    ] {
+        let out = glossa()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn a_named_file_is_announced_as_nothing() {
+    let out = glossa()
+        .args(["lint"])
+        .arg(repo_file("glossaries/cafe.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("built-in"), "{stderr}");
+}
+
+#[test]
+fn help_of_the_main_commands() {
+    for name in ["eval", "retrieve", "translate", "run", "sweep", "lint"] {
+        insta::assert_snapshot!(format!("help_{name}"), stdout_of(&[name, "--help"]));
+    }
+    insta::assert_snapshot!("help", stdout_of(&["--help"]));
+}

@@ -11,6 +11,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    if args.list_params {
+        super::emit(&report::sweep::render_params(args.format)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let param = sweep::tunable(&args.param)?;
     let values = if !args.values.is_empty() {
         args.values.clone()
