@@ -12,6 +12,7 @@ pub mod gate;
 pub mod generate;
 pub mod glossary;
 pub mod interchange;
+pub mod interchange_header;
 pub mod lint;
 pub mod phrase;
 pub mod report;

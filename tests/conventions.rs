@@ -264,3 +264,42 @@ fn help_of_the_main_commands() {
     }
     insta::assert_snapshot!("help", stdout_of(&["--help"]));
 }
+
+#[test]
+fn a_header_of_language_names_is_not_imported_as_an_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = dir.path().join("terms.csv");
+    std::fs::write(
+        &sheet,
+        "English,Welsh,Notes\nbreakfast,brecwast,the morning meal\n",
+    )
+    .unwrap();
+    let glossary = dir.path().join("cy.json");
+    let out = glossa()
+        .arg("import")
+        .arg(&sheet)
+        .arg("--out")
+        .arg(&glossary)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&glossary).unwrap()).unwrap();
+    let entries = json["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{json}");
+    assert_eq!(entries[0]["sense"], "the morning meal");
+    assert_eq!(json["source_lang"], "en");
+    assert_eq!(json["target_lang"], "cy");
+    let out = glossa()
+        .args(["translate", "full English breakfast", "-g"])
+        .arg(&glossary)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains("full Welsh breakfast"), "{stdout}");
+    assert!(stdout.contains("full English brecwast"), "{stdout}");
+}
