@@ -78,11 +78,15 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         per_post_out,
     };
     let started = Instant::now();
+    let progress = super::progress::counter("posts read");
+    let ticks = progress.clone();
     let posts = stream
         .by_ref()
+        .inspect(move |_| super::progress::tick(&ticks))
         .filter(|p| p.as_ref().map_or(true, |p| args.split.keeps(p.label.split)));
-    let (mut result, stats) =
-        evaluate_stream(&glossary, posts, &specs, &params, &sources, options)?;
+    let scored = evaluate_stream(&glossary, posts, &specs, &params, &sources, options);
+    progress.finish_and_clear();
+    let (mut result, stats) = scored?;
     if stream.unlabelled > 0 {
         eprintln!(
             "{}: {} of {} posts in {posts_file} have no label in {labels_file} and are not scored",

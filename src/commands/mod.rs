@@ -8,6 +8,7 @@ pub mod import;
 pub mod lint;
 pub mod merge;
 pub mod phrases;
+pub mod progress;
 pub mod retrieve;
 pub mod retrievers;
 pub mod run;

@@ -51,8 +51,15 @@ fn width() -> Option<u16> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    comfy_table::Table::new().width()
+    // A terminal that reports no size (0 columns: a pty nobody sized)
+    // would squeeze every cell to one character.
+    comfy_table::Table::new()
+        .width()
+        .filter(|&w| w >= MIN_WIDTH)
 }
+
+/// Narrower than this, a window size is taken as unknown.
+const MIN_WIDTH: u16 = 20;
 
 /// Wrap cells so that rows fit `width`; no width, no wrapping.
 fn fit(grid: &mut comfy_table::Table, width: Option<u16>) {
