@@ -303,3 +303,33 @@ fn a_header_of_language_names_is_not_imported_as_an_entry() {
     assert!(!stdout.contains("full Welsh breakfast"), "{stdout}");
     assert!(stdout.contains("full English brecwast"), "{stdout}");
 }
+
+#[test]
+fn a_run_on_the_built_in_demo_resumes_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["run", "-r", "exact", "--out", "r"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = std::fs::read_to_string(run.join("run.json")).unwrap();
+    assert!(config.contains("built-in:glossaries/cafe.json"), "{config}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = glossa()
+        .current_dir(elsewhere.path())
+        .arg("run")
+        .arg("--resume")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    // Resuming reads what run.json names: nothing to announce.
+    assert!(!stderr.contains("no --glossary"), "{stderr}");
+}
