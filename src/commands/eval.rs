@@ -78,14 +78,13 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         per_post_out,
     };
     let started = Instant::now();
-    let progress = super::progress::counter("posts read");
-    let ticks = progress.clone();
+    let progress = super::progress::Progress::counter("posts read");
     let posts = stream
         .by_ref()
-        .inspect(move |_| super::progress::tick(&ticks))
+        .inspect(|_| progress.tick())
         .filter(|p| p.as_ref().map_or(true, |p| args.split.keeps(p.label.split)));
     let scored = evaluate_stream(&glossary, posts, &specs, &params, &sources, options);
-    progress.finish_and_clear();
+    progress.finish();
     let (mut result, stats) = scored?;
     if stream.unlabelled > 0 {
         eprintln!(

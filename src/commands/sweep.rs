@@ -58,7 +58,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         split: split_name,
     };
     let base = Params::from(&args.params);
-    let mut result = sweep::sweep(
+    let mut result = sweep_with_progress(
         &glossary, &posts, &specs[0], param, &values, &base, &sources,
     )?;
 
@@ -111,4 +111,28 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `sweep::sweep`, one value at a time so that a terminal sees progress.
+fn sweep_with_progress(
+    glossary: &Arc<crate::glossary::Glossary>,
+    posts: &[crate::dataset::LabelledPost],
+    spec: &str,
+    param: &sweep::Tunable,
+    values: &[f64],
+    base: &Params,
+    sources: &Sources,
+) -> anyhow::Result<sweep::SweepResult> {
+    let progress = super::progress::Progress::steps(values.len(), "values");
+    let mut result: Option<sweep::SweepResult> = None;
+    for value in values.chunks(1) {
+        let part = sweep::sweep(glossary, posts, spec, param, value, base, sources)?;
+        match &mut result {
+            Some(r) => r.rows.extend(part.rows),
+            None => result = Some(part),
+        }
+        progress.tick();
+    }
+    progress.finish();
+    result.ok_or_else(|| anyhow::anyhow!("no value to sweep"))
 }
