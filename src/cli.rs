@@ -444,6 +444,12 @@ pub struct RunArgs {
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
     pub shard: Option<crate::generate::batch::Shard>,
+    /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
+    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    pub max_calls: u64,
+    /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry), `strict` (each needed entry needs a place of its own) or `stem` (as shared, and words stemming like the target's count; needs a Snowball stemmer for the target language)
+    #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
+    pub check: crate::generate::check::CheckMode,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -20,6 +20,9 @@
 //!   "cold coffee"), so the longer phrase also retrieves the shorter entry.
 //! - `redundant-alias` (note): an alias that stemming or split/joined
 //!   matching already finds from the source or an earlier alias.
+//! - `form` (warning for an empty form, note otherwise): an accepted form
+//!   of the target that is empty, the target itself, or given twice (case
+//!   ignored, as the output check ignores it).
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -400,6 +403,19 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         }
     }
 
+    // form
+    for e in entries {
+        for (severity, message) in form_problems(e) {
+            out.push(finding(
+                e,
+                "form",
+                severity,
+                message,
+                "remove it: `forms` lists other accepted spellings of the target".to_string(),
+            ));
+        }
+    }
+
     // ambiguous
     let ambiguous: HashMap<String, (&str, &str)> = ambiguous_words()
         .into_iter()
@@ -438,6 +454,29 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
     }
 
     out.sort_by(|a, b| (a.line, &a.entry).cmp(&(b.line, &b.entry)));
+    out
+}
+
+/// What is wrong with an entry's `forms`: empty, the target itself, or a
+/// repeat of an earlier form (case ignored).
+fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
+    let target = e.target.trim().to_lowercase();
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for form in &e.forms {
+        let folded = form.trim().to_lowercase();
+        if folded.is_empty() {
+            out.push((Severity::Warning, format!("form {form:?} is empty")));
+        } else if folded == target {
+            out.push((
+                Severity::Note,
+                format!("form `{form}` is the target `{}` itself", e.target),
+            ));
+        } else if seen.contains(&folded) {
+            out.push((Severity::Note, format!("form `{form}` is given twice")));
+        }
+        seen.push(folded);
+    }
     out
 }
 
@@ -716,4 +755,40 @@ pub fn suggest_aliases(
         }
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_that_are_empty_the_target_or_repeated_are_found() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[
+              {"source":"experiment","target":"experiment","forms":["experimentu"," ","Experiment","experimentu","EXPERIMENTU"]},
+              {"source":"spinal canal","target":"Spinalkanal","forms":["Spinalkanals"]}]}"#,
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(String, Severity, String)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "form")
+            .map(|f| (f.entry, f.severity, f.message))
+            .collect();
+        let want = |sev, msg: &str| ("experiment".to_string(), sev, msg.to_string());
+        assert_eq!(
+            found,
+            [
+                want(Severity::Warning, "form \" \" is empty"),
+                want(
+                    Severity::Note,
+                    "form `Experiment` is the target `experiment` itself"
+                ),
+                want(Severity::Note, "form `experimentu` is given twice"),
+                want(Severity::Note, "form `EXPERIMENTU` is given twice"),
+            ]
+        );
+    }
 }

@@ -277,19 +277,78 @@ pub fn tokens(text: &str, words: &[Word]) -> Vec<Token> {
             });
         }
     };
+    let all = parts(text, words);
     let mut at = 0;
-    for (i, w) in words.iter().enumerate() {
-        symbols(at, w.start, &mut gap, &mut out);
+    for part in &all {
+        // Between two parts of one word: its apostrophe, as a symbol.
+        symbols(at, part.start, &mut gap, &mut out);
         out.push(Token {
-            text: w.text.clone(),
-            word: Some(i),
+            text: part.text(words).to_string(),
+            word: Some(part.word),
             gap: std::mem::replace(&mut gap, Gap::None),
-            start: w.start,
-            end: w.end,
+            start: part.start,
+            end: part.end,
         });
-        at = w.end;
+        at = part.end;
     }
     symbols(at, text.len(), &mut gap, &mut out);
+    out
+}
+
+/// A word, or the piece of a word between its apostrophes: "year's" is
+/// `year` and `s`. An apostrophe is not a letter, so a glossary term
+/// "year" is written in "a whole year's work" (SPEC.md v2); `exact` looks
+/// terms up over parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// Index of the word in the word list.
+    pub word: usize,
+    /// Byte range in the word's lower-cased text.
+    pub in_word: (usize, usize),
+    /// Byte range in the original text.
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Part {
+    pub fn text<'w>(&self, words: &'w [Word]) -> &'w str {
+        &words[self.word].text[self.in_word.0..self.in_word.1]
+    }
+}
+
+/// The parts of every word of `text`, in order.
+pub fn parts(text: &str, words: &[Word]) -> Vec<Part> {
+    let mut out = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        if !w.text.contains('\'') {
+            out.push(Part {
+                word: i,
+                in_word: (0, w.text.len()),
+                start: w.start,
+                end: w.end,
+            });
+            continue;
+        }
+        // Both sides split at the same apostrophes (each lies between two
+        // letters, so no piece is empty); the original may write `’`.
+        let original = &text[w.start..w.end];
+        let mut lower_at = 0;
+        let mut original_at = w.start;
+        let lower_pieces = w.text.split('\'');
+        let original_pieces = original.split(is_apostrophe);
+        for (lower, orig) in lower_pieces.zip(original_pieces) {
+            out.push(Part {
+                word: i,
+                in_word: (lower_at, lower_at + lower.len()),
+                start: original_at,
+                end: original_at + orig.len(),
+            });
+            lower_at += lower.len() + 1;
+            original_at += orig.len();
+            // Step over the apostrophe that followed this piece.
+            original_at += text[original_at..].chars().next().map_or(0, char::len_utf8);
+        }
+    }
     out
 }
 

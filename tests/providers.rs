@@ -815,17 +815,24 @@ fn cache_keys_and_files() {
 }
 
 #[tokio::test]
-async fn unwritable_cache_stops_the_run() {
+async fn an_unwritable_cache_keeps_the_paid_reply() {
     let dir = tempfile::tempdir().unwrap();
     // A file where the cache directory should be.
     let blocked = dir.path().join("cache");
     std::fs::write(&blocked, "not a directory").unwrap();
-    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let server = Server::start(vec![
+        Response::json(200, OPENAI_OK),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_CACHE_BLOCKED"));
     let client = Client::new(vec![provider], quick(1), Some(Cache::new(&blocked)));
-    let err = client.generate(&request("hi")).await.unwrap_err();
-    assert!(matches!(err, ProviderError::Cache { .. }), "{err:?}");
-    assert!(err.stops_run());
+    let reply = client.generate(&request("hi")).await.unwrap();
+    assert!(!reply.cached);
+    assert_eq!(server.count(), 1);
+    // Nothing was cached: the same request is paid again, and answered.
+    client.generate(&request("hi")).await.unwrap();
+    assert_eq!(server.count(), 2);
 }
 
 #[test]
@@ -908,4 +915,35 @@ async fn offline_through_the_client() {
     assert_eq!(reply.text, "thé noir");
     assert_eq!(reply.provider, "offline");
     assert_eq!(reply.attempts, 1);
+}
+
+#[tokio::test]
+async fn a_reply_larger_than_the_cap_fails_the_call_without_being_read_or_retried() {
+    let huge = format!(
+        r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":"{}"}},"finish_reason":"stop"}}]}}"#,
+        "a".repeat(glossa::limits::MAX_REPLY_BYTES)
+    );
+    let server = Server::start(vec![Response::json(200, huge)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_HUGE"));
+    let err = client(provider, quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ProviderError::TooLarge { .. }), "{err:?}");
+    assert!(err.to_string().contains("larger than 4 MiB"), "{err}");
+    assert!(!err.retryable());
+    assert_eq!(server.count(), 1);
+
+    // Just under the cap is read.
+    let fits = OPENAI_OK.replace(
+        "Bonjour",
+        &"b".repeat(glossa::limits::MAX_REPLY_BYTES - 200),
+    );
+    let server = Server::start(vec![Response::json(200, fits)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_HUGE"));
+    let reply = client(provider, quick(1))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.text.len(), glossa::limits::MAX_REPLY_BYTES - 200);
 }

@@ -5,16 +5,20 @@
 
 use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
 use crate::dataset::{LabelledPost, Split};
+use crate::fsutil::write_atomic;
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
+use crate::generate::check::{CheckMode, Checker};
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::generate::simplify::Simplify;
 use crate::glossary::Glossary;
+use crate::limits;
 use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
+use crate::run_dir::calls;
 use crate::runs;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -51,6 +55,9 @@ pub(crate) struct RunConfig {
     /// The run folders `glossa merge` made this one from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<PathBuf>,
+    /// How the output check counts nested and shared targets (`--check`).
+    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
+    pub check: CheckMode,
 }
 
 /// Content fingerprints (SHA-256, hex) of a run's inputs.
@@ -141,11 +148,8 @@ pub(crate) fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
 }
 
 pub(crate) fn write_config(dir: &Path, config: &RunConfig) -> anyhow::Result<()> {
-    std::fs::write(
-        dir.join(CONFIG_FILE),
-        serde_json::to_string_pretty(config)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))
+    let json = serde_json::to_string_pretty(config)? + "\n";
+    Ok(write_atomic(&dir.join(CONFIG_FILE), json)?)
 }
 
 /// Why two run folders cannot be merged: the settings that decide the
@@ -197,6 +201,12 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
         a.split == b.split,
         a.split.name().to_string(),
         b.split.name().to_string(),
+    );
+    differ(
+        "check",
+        a.check == b.check,
+        a.check.name().to_string(),
+        b.check.name().to_string(),
     );
     differ(
         "repeat",
@@ -273,11 +283,10 @@ pub(crate) fn report(
     if let Some(prices) = prices {
         summary.price(prices);
     }
-    std::fs::write(
-        dir.join(SUMMARY_FILE),
+    write_atomic(
+        &dir.join(SUMMARY_FILE),
         serde_json::to_string_pretty(&summary)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
+    )?;
     // Dev and test side by side when the posts carry both.
     let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
     if let Some(prices) = prices {
@@ -329,6 +338,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 shard: args.shard.filter(|s| s.count > 1),
                 inputs: None,
                 merged_from: Vec::new(),
+                check: args.check,
             };
             let dir = args.out.clone().unwrap_or_else(|| {
                 let suite = runs::suite_name(&config.posts.display().to_string());
@@ -359,6 +369,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
 
     let (glossary, posts) = load_posts(&config)?;
+    // Before anything is planned: a typo'd --repeat (or a run.json edited
+    // by hand) must not plan billions of calls.
+    if let Err(e) = limits::check_calls(
+        config.retrievers.len(),
+        config.repeat,
+        posts.len(),
+        args.max_calls,
+    ) {
+        if fresh {
+            anyhow::bail!("{e}");
+        }
+        anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display());
+    }
     let params = Params::from(&config.params);
     let template = super::translate_template(&config.provider)?;
     let inputs = Inputs::of(&config, &template)?;
@@ -402,6 +425,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
+                check: Checker::new(config.check, &glossary.target_lang)?,
             }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -417,7 +441,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         write_config(&dir, &config)?;
     }
+    if !config.check.is_default() {
+        eprintln!(
+            "output check: {} (not the default; see docs/formats.md, \"Generation check\")",
+            config.check.name()
+        );
+    }
     let shard = config.shard.unwrap_or(Shard::WHOLE);
+    if !matches!(mode, Mode::BatchOut(_)) {
+        // This run appends: a torn last line is cut away now, so its call
+        // counts as not made.
+        calls::repair_tail(&dir.join(CALLS_FILE))?;
+    }
     let status = batch::call_status(&dir.join(CALLS_FILE))?;
     let (calls, total) = batch::plan(&pipelines, &posts, config.repeat, shard, &status, todo);
     drop(status);

@@ -14,7 +14,12 @@ use std::sync::Arc;
 
 pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let text = match &args.file {
-        Some(path) => read_text(path)?,
+        Some(path) => {
+            let text = read_text(path)?;
+            super::check_text_size(text.len())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            text
+        }
         None => super::text_or_stdin(args.text.clone())?,
     };
     if text.trim().is_empty() {
@@ -39,6 +44,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         simplify: args.provider.simplify,
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&args.provider)?),
+        check: Default::default(),
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 

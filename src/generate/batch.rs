@@ -9,16 +9,15 @@ use super::prices::Prices;
 use super::prompt::PromptId;
 use super::reply::Usage;
 use crate::dataset::LabelledPost;
+use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-pub const CALLS_FILE: &str = "calls.jsonl";
+pub use crate::run_dir::calls::{for_each_call, CALLS_FILE};
 pub const SUMMARY_FILE: &str = "summary.json";
 
 /// One line of `calls.jsonl`.
@@ -95,37 +94,6 @@ impl CallRecord {
     pub fn key(&self) -> CallKey {
         (self.retriever.clone(), self.repeat, self.post.clone())
     }
-}
-
-/// Call every record of `calls.jsonl` in file order (records are not kept,
-/// so memory does not grow with the run). A torn last line (a run killed
-/// mid-write) is skipped with a warning; a bad line elsewhere is an error
-/// naming the line. A missing file has no records.
-pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> anyhow::Result<()> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut lines = BufReader::new(file).lines().enumerate().peekable();
-    while let Some((i, line)) = lines.next() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<CallRecord>(&line) {
-            Ok(record) => f(record),
-            Err(_) if lines.peek().is_none() => {
-                eprintln!(
-                    "warning: {}:{}: ignoring a torn last line (the run was cut off)",
-                    path.display(),
-                    i + 1
-                )
-            }
-            Err(e) => anyhow::bail!("{}:{}: not a call record: {e}", path.display(), i + 1),
-        }
-    }
-    Ok(())
 }
 
 /// A call's identity: retriever, repeat, post.
@@ -292,12 +260,7 @@ pub async fn execute(
     stop_after: u32,
     progress: &indicatif::ProgressBar,
 ) -> anyhow::Result<Outcome> {
-    let path = dir.join(CALLS_FILE);
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut out = CallsAppender::open(&dir.join(CALLS_FILE))?;
     let mut outcome = Outcome::default();
     let mut queue = calls.into_iter();
     let mut running: JoinSet<(usize, Trace)> = JoinSet::new();
@@ -329,8 +292,7 @@ pub async fn execute(
                 let stops = trace.generate.output.stops_run;
                 let everywhere = trace.generate.output.same_for_every_call;
                 let record = CallRecord::from_trace(&posts[pi].post.id, trace);
-                let line = serde_json::to_string(&record)? + "\n";
-                out.write_all(line.as_bytes()).and_then(|_| out.flush()).with_context(|| format!("cannot write {}", path.display()))?;
+                out.append(&record)?;
                 outcome.done += 1;
                 let in_a_row = same.note(record.error.as_deref(), everywhere);
                 if stop_after > 0 && in_a_row == stop_after && outcome.stopped.is_none() {

@@ -32,12 +32,14 @@ use super::pipeline::{Generation, Pipeline, Prepared, Stage};
 use super::provider::{chat_body, chat_reply, MaxTokensField};
 use super::reply::{accept, Completion};
 use crate::dataset::LabelledPost;
+use crate::fsutil::AtomicFile;
+use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -170,10 +172,9 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
     serde_json::to_string(&line).expect("a request line always serialises") + "\n"
 }
 
-/// Write the request lines of `calls` to `path` (through a temporary file
-/// renamed at the end, so a half-written file never has the final name).
-/// Returns how many lines were written. A file that would break `limits`
-/// is refused, and nothing is left behind.
+/// Write the request lines of `calls` to `path` (atomically: a failure
+/// leaves any old file as it was). Returns how many lines were written. A
+/// file that would break `limits` is refused, and nothing is left behind.
 pub fn write_requests(
     path: &Path,
     pipelines: &[Arc<Pipeline>],
@@ -192,35 +193,8 @@ pub fn write_requests(
             shards_needed(calls.len() as u64, limits.requests as u64)
         );
     }
-    let mut part = path.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
-    let written = write_lines(&part, pipelines, posts, calls, sampling, limits);
-    if written.is_err() {
-        let _ = std::fs::remove_file(&part);
-    }
-    written?;
-    std::fs::rename(&part, path)
-        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
-    Ok(calls.len())
-}
-
-/// Shards for `total` when one file holds `per_file`: shards by hash are
-/// only about even, so with a tenth to spare.
-fn shards_needed(total: u64, per_file: u64) -> u64 {
-    (total + total / 10).div_ceil(per_file.max(1))
-}
-
-fn write_lines(
-    part: &Path,
-    pipelines: &[Arc<Pipeline>],
-    posts: &[LabelledPost],
-    calls: &[(usize, u32, usize)],
-    sampling: &Sampling,
-    limits: Limits,
-) -> anyhow::Result<()> {
-    let file = File::create(part).with_context(|| format!("cannot write {}", part.display()))?;
-    let mut out = BufWriter::new(file);
+    // Dropped unfinished (a refusal, an error), the temporary goes with it.
+    let mut out = AtomicFile::create(path)?;
     let mut bytes: u64 = 0;
     for (n, &(ri, repeat, pi)) in calls.iter().enumerate() {
         let pipeline = &pipelines[ri];
@@ -246,12 +220,16 @@ fn write_lines(
             );
         }
         out.write_all(line.as_bytes())
-            .with_context(|| format!("cannot write {}", part.display()))?;
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(|f| f.sync_all())
-        .with_context(|| format!("cannot write {}", part.display()))
+    out.commit()?;
+    Ok(calls.len())
+}
+
+/// Shards for `total` when one file holds `per_file`: shards by hash are
+/// only about even, so with a tenth to spare.
+fn shards_needed(total: u64, per_file: u64) -> u64 {
+    (total + total / 10).div_ceil(per_file.max(1))
 }
 
 /// What the API answered for one call.
@@ -473,13 +451,7 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
 
     // Pass 2: check each wanted call's output and record it.
     let wanted: HashSet<(usize, u32, usize)> = run.wanted.iter().copied().collect();
-    let path = run.dir.join(CALLS_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = CallsAppender::open(&run.dir.join(CALLS_FILE))?;
     let mut ingested = Ingested {
         lines,
         ..Ingested::default()
@@ -505,18 +477,14 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
             if record.error.is_some() {
                 ingested.failed += 1;
             }
-            let line = serde_json::to_string(&record).expect("a record serialises") + "\n";
-            if let Err(e) = out.write_all(line.as_bytes()) {
-                write_error =
-                    Some(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+            if let Err(e) = out.append(&record) {
+                write_error = Some(e.into());
             }
         })?;
     }
     if let Some(e) = write_error {
         return Err(e);
     }
-    out.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ingested)
 }
 
@@ -576,13 +544,46 @@ fn show_id(key: &CallKey) -> String {
     format!("custom_id {:?}", custom_id(&key.0, key.1, &key.2))
 }
 
-/// Call `f(line number, line)` for each non-blank line of `path`.
+/// Longest result line read: a reply at glossa's reply cap, plus room for
+/// the line's envelope.
+const MAX_RESULT_LINE_BYTES: usize = crate::limits::MAX_REPLY_BYTES + (64 << 10);
+
+/// Call `f(line number, line)` for each non-blank line of `path` (a
+/// byte-order mark at its start is dropped, as everywhere). A line longer
+/// than [`MAX_RESULT_LINE_BYTES`] is an error naming it, found without
+/// reading it whole.
 fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
+    let mut reader = BufReader::new(file);
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        bytes.clear();
+        let cap = MAX_RESULT_LINE_BYTES as u64 + 1;
+        let n = (&mut reader)
+            .take(cap)
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("{}:{number}: cannot read", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() > MAX_RESULT_LINE_BYTES {
+            anyhow::bail!(
+                "{}:{number}: line longer than {}; a result line holds one reply, and glossa \
+                 reads replies up to {}",
+                path.display(),
+                crate::limits::show_bytes(MAX_RESULT_LINE_BYTES),
+                crate::limits::show_bytes(crate::limits::MAX_REPLY_BYTES)
+            );
+        }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("{}:{number}: not UTF-8 text", path.display()))?;
+        let line = if number == 1 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            line
+        };
         if !line.trim().is_empty() {
-            f(i + 1, &line);
+            f(number, line.trim_end_matches(['\n', '\r']));
         }
     }
     Ok(())
@@ -620,6 +621,7 @@ mod tests {
             simplify: Simplify::Rules,
             simplify_template: Template::builtin("simplify.v1"),
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+            check: Default::default(),
         });
         let posts = (0..n)
             .map(|i| LabelledPost {

@@ -8,7 +8,6 @@ use sha2::{Digest, Sha256};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where replies are cached unless told otherwise.
 pub const DEFAULT_DIR: &str = "runs/cache";
@@ -101,26 +100,11 @@ impl Cache {
         })
     }
 
-    /// Written to a temporary file and renamed, so a reader (or a crash)
-    /// never sees half a reply.
+    /// Written atomically (see [`crate::fsutil`]), so a reader (or a
+    /// crash) never sees half a reply; concurrent writers of the same key
+    /// each rename a complete file, and the last one wins.
     fn write(&self, path: PathBuf, bytes: &[u8]) -> io::Result<()> {
-        let shard = path.parent().expect("a cache path has a shard directory");
-        fs::create_dir_all(shard)?;
-        // Unique per process and call: concurrent writers of the same key
-        // each rename a complete file, and the last one wins.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let name = path.file_name().expect("a cache path has a file name");
-        let temp = shard.join(format!(
-            ".{}.{}.{}.tmp",
-            name.to_string_lossy(),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = fs::write(&temp, bytes).and_then(|()| fs::rename(&temp, &path));
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        crate::fsutil::write_atomic(&path, bytes).map_err(|e| io::Error::new(e.cause.kind(), e))
     }
 
     /// Keys are hex digests; anything else could escape the directory.

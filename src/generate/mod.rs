@@ -12,3 +12,5 @@ pub mod provider;
 pub mod reply;
 pub mod retry;
 pub mod simplify;
+pub mod target_match;
+pub mod target_stem;

@@ -3,7 +3,7 @@
 //! [`Trace`], which is what `glossa translate --format json` prints and
 //! what a batch call line is made from.
 
-use super::check::{check, contains_target, Target, Verdict};
+use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{Client, ProviderError, Request, Substitution, Usage};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
@@ -24,6 +24,8 @@ pub struct Pipeline {
     pub simplify: Simplify,
     pub simplify_template: Template,
     pub client: Arc<Client>,
+    /// The output check (how nested and shared targets count).
+    pub check: Checker,
 }
 
 /// A stage's output and how long it took.
@@ -52,6 +54,9 @@ pub struct UsedEntry {
     pub score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// The entry's other accepted spellings of `target`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<String>,
 }
 
 /// The prompt stage's output.
@@ -253,6 +258,7 @@ impl Pipeline {
                     phrase,
                     score: m.score,
                     sense: e.sense.clone(),
+                    forms: e.forms.clone(),
                 }
             })
             .collect();
@@ -365,16 +371,18 @@ impl Pipeline {
             let target = |&e: &usize| Target {
                 id: &g.entries[e].id,
                 text: &g.entries[e].target,
+                forms: &g.entries[e].forms,
             };
             let needed: Vec<Target> = label.needed.iter().map(target).collect();
             let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
             let verdict = match output {
-                Some(out) => check(out, &needed, &wrong),
+                Some(out) => self.check.check(out, &needed, &wrong),
                 // No output: everything needed is missing.
                 None => Verdict {
                     missing: needed.iter().map(|t| t.id.to_string()).collect(),
                     leaked: Vec::new(),
                     ok: false,
+                    by_stem: Vec::new(),
                 },
             };
             let wrong_sense_retrieved: Vec<String> = score
@@ -385,7 +393,7 @@ impl Pipeline {
             let wrong_sense_used = score
                 .wrong_sense
                 .iter()
-                .filter(|&&e| output.is_some_and(|o| contains_target(o, &g.entries[e].target)))
+                .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
                 .map(|&e| g.entries[e].id.clone())
                 .collect();
             Labelled {
@@ -488,7 +496,7 @@ fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> R
             .map(|u| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
-                in_output: output.is_some_and(|o| contains_target(o, &u.target)),
+                in_output: output.is_some_and(|o| contains_target(o, &u.target, &u.forms)),
             })
             .collect(),
     }

@@ -4,6 +4,7 @@
 
 use crate::generate::cache::Cache;
 use crate::generate::provider::{Completion, Provider, ProviderError, Reply, Request};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -51,6 +52,8 @@ pub struct Client {
     providers: Vec<Box<dyn Provider>>,
     retry: RetryPolicy,
     cache: Option<Cache>,
+    /// Whether a failed cache write was reported (once is enough).
+    cache_warned: AtomicBool,
     rng: Mutex<u64>,
 }
 
@@ -67,6 +70,7 @@ impl Client {
             providers,
             retry,
             cache,
+            cache_warned: AtomicBool::new(false),
             // xorshift must not start at 0.
             rng: Mutex::new((nanos ^ 0x9e37_79b9_7f4a_7c15) | 1),
         }
@@ -115,14 +119,7 @@ impl Client {
             }
             match self.attempt(provider.as_ref(), req, attempts).await {
                 Ok(completion) => {
-                    if let Some(cache) = &self.cache {
-                        cache
-                            .put_reply(&key, &completion)
-                            .map_err(|e| ProviderError::Cache {
-                                dir: cache.dir().display().to_string(),
-                                detail: e.to_string(),
-                            })?;
-                    }
+                    self.store(&key, &completion);
                     return Ok(self.reply(provider.as_ref(), completion, *attempts, false));
                 }
                 Err(err) if err.stops_run() => return Err(err),
@@ -133,6 +130,24 @@ impl Client {
             0 => Err(ProviderError::NoProviders),
             1 => Err(failures.remove(0)),
             _ => Err(ProviderError::AllFailed(failures)),
+        }
+    }
+
+    /// Cache a paid reply. A failure (full disk, unwritable folder) is
+    /// warned about once and otherwise ignored: the reply is still
+    /// returned, and recorded by the caller, rather than thrown away.
+    fn store(&self, key: &str, completion: &Completion) {
+        let Some(cache) = &self.cache else { return };
+        if let Err(e) = cache.put_reply(key, completion) {
+            if !self.cache_warned.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "warning: {}; replies are kept (in calls.jsonl for a run) but not cached",
+                    ProviderError::Cache {
+                        dir: cache.dir().display().to_string(),
+                        detail: e.to_string(),
+                    }
+                );
+            }
         }
     }
 

@@ -36,7 +36,7 @@ impl Exact {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| f.literal.is_none())
-                .map(|(i, f)| (i as u32, f.key.split(' ').collect())),
+                .map(|(i, f)| (i as u32, f.key.split([' ', '\'']).collect())),
         );
         let literal = Literal::new(&forms);
         Exact {
@@ -154,6 +154,25 @@ mod tests {
         assert!(found(&terms, "an mri scan").is_empty());
         // A short lower-case key is looked up whatever its length, in any case.
         assert_eq!(found(&terms, "a CT scan"), [3]);
+    }
+
+    #[test]
+    fn an_apostrophe_is_not_a_letter() {
+        let terms = [
+            "year",
+            "whole year",
+            "clock",
+            "Still's disease",
+            "Mr. Smith",
+            "don't",
+        ];
+        assert_eq!(found(&terms, "a whole year’s work"), [0, 1]);
+        assert_eq!(found(&terms, "at five o'clock"), [2]);
+        assert_eq!(found(&terms, "Still's disease"), [3]);
+        assert_eq!(found(&terms, "Mr. Smith's shop"), [4]);
+        // A stop word is no key even inside a longer word.
+        assert!(found(&terms, "don't").is_empty());
+        assert!(found(&terms, "yearly clockwork").is_empty());
     }
 
     #[test]

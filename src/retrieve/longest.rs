@@ -7,23 +7,24 @@
 //! it is at least as sure (its score is not lower), so an exact "coffee" is
 //! not hidden by a fuzzy "old coffee" → "cold coffee".
 //!
-//! A nested term of two or more words whose target agrees with the covering
-//! term's target stays: real term lists name both "contextual language
-//! models" and "language models", and giving the model both costs nothing.
-//! A single word stays hidden ("coffee" in "cold coffee", "bun" in
-//! "cinnamon bun": the longer term is what the post means), and so does a
-//! nested term whose target disagrees ("cream" → crème inside "ice cream"
-//! → glace). Matches from no phrase (the oracle) are never dropped and hide
-//! nothing.
+//! A nested term written in the post as in the glossary, whose target agrees
+//! with the covering term's target, stays: real term lists name both
+//! "contextual language models" and "language models" (and "coffee" → mavi
+//! inside "cold coffee" → frosk mavi is the same word), so giving the model
+//! both costs nothing and a term written as in the glossary is never lost.
+//! A nested match through a stem or typo stays hidden ("bun" in "cinnamon
+//! buns"), and so does a nested term whose target disagrees ("cream" →
+//! crème inside "ice cream" → glace). Matches from no phrase (the oracle)
+//! are never dropped and hide nothing.
 
-use super::{Filter, FilterInfo, Match, Params, PostView};
+use super::{Filter, FilterInfo, Match, MatchKind, Params, PostView};
 use crate::glossary::Glossary;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "longest",
-    summary: "drops an entry matched only inside a longer entry's phrase (coffee in `cold coffee`), unless it also matched elsewhere or is a term of 2+ words whose target agrees",
+    summary: "drops an entry matched only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere or is written as in the glossary with a target that agrees",
     build: |g, _: &Params| Box::new(Longest { glossary: g.clone() }),
 };
 
@@ -64,8 +65,9 @@ impl Longest {
             return false;
         }
         let entries = &self.glossary.entries;
+        let written = inner.kind == MatchKind::Exact;
         let nested_term =
-            l >= 2 && targets_agree(&entries[outer.entry].target, &entries[inner.entry].target);
+            written && targets_agree(&entries[outer.entry].target, &entries[inner.entry].target);
         !nested_term
     }
 }
@@ -118,14 +120,19 @@ mod tests {
     }
 
     #[test]
-    fn a_single_word_inside_a_longer_term_is_hidden() {
+    fn a_nested_stem_match_or_disagreeing_target_is_hidden() {
         let g = glossary(&[
             ("coffee", "coffee", "mavi"),
             ("cold-coffee", "cold coffee", "frosk mavi"),
+            ("cream", "cream", "crème"),
+            ("ice-cream", "ice cream", "glace"),
         ]);
-        assert_eq!(ids(&g, "Cold coffee today"), ["cold-coffee"]);
+        assert_eq!(ids(&g, "Cold coffees today"), ["cold-coffee"]);
+        assert_eq!(ids(&g, "Ice cream today"), ["ice-cream"]);
+        // Written as in the glossary, with a target inside the longer one's.
+        assert_eq!(ids(&g, "Cold coffee today"), ["coffee", "cold-coffee"]);
         assert_eq!(
-            ids(&g, "Cold coffee or hot coffee"),
+            ids(&g, "Cold coffees or hot coffee"),
             ["coffee", "cold-coffee"]
         );
     }
@@ -161,18 +168,21 @@ mod tests {
     }
 
     #[test]
-    fn keys_longer_than_four_words_hide_what_they_cover() {
+    fn keys_longer_than_four_words_cover_what_is_inside() {
         let g = glossary(&[
             ("spine", "spine", "páteř"),
+            ("spines", "fixation", "zzz"),
             (
                 "fix",
                 "rigid internal fixation of the spine",
                 "rigidní vnitřní fixace páteře",
             ),
         ]);
+        // "spine" agrees with the long term's target and stays; "fixation"
+        // → zzz does not.
         assert_eq!(
             ids(&g, "After rigid internal fixation of the spine."),
-            ["fix"]
+            ["spine", "fix"]
         );
     }
 }

@@ -121,6 +121,7 @@ pub struct PostView<'a> {
     /// compares stems.
     stems: OnceLock<Vec<String>>,
     tokens: OnceLock<Vec<phrase::Token>>,
+    parts: OnceLock<Vec<phrase::Part>>,
 }
 
 impl<'a> PostView<'a> {
@@ -135,6 +136,7 @@ impl<'a> PostView<'a> {
             phrases: OnceLock::new(),
             stems: OnceLock::new(),
             tokens: OnceLock::new(),
+            parts: OnceLock::new(),
         }
     }
 
@@ -158,6 +160,12 @@ impl<'a> PostView<'a> {
     pub fn tokens(&self) -> &[phrase::Token] {
         self.tokens
             .get_or_init(|| phrase::tokens(self.text, &self.words))
+    }
+
+    /// The words split at their apostrophes ("year's": `year`, `s`).
+    pub fn parts(&self) -> &[phrase::Part] {
+        self.parts
+            .get_or_init(|| phrase::parts(self.text, &self.words))
     }
 
     /// Each word's segment.

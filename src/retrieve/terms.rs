@@ -5,7 +5,8 @@
 //! Two matchers share one [`KeyForm`] per key:
 //!
 //! - [`WordTrie`]: keys as sequences of words (SPEC.md phrase rules), a
-//!   trie over word ids. A post is walked from each word while the trie has
+//!   trie over word ids. For `exact` words are split at their apostrophes
+//!   (an apostrophe is not a letter: "year" is written in "year's"). A post is walked from each word while the trie has
 //!   a branch, so a key of 20 words costs nothing until a post holds its
 //!   first 19, and no phrase strings are made (typos' split between
 //!   tokenising and looking up).
@@ -234,15 +235,38 @@ pub fn exact_matches(
 ) -> Vec<Match> {
     let mut out = Vec::new();
     if !trie.is_empty() {
-        let words: Vec<&str> = post.words.iter().map(|w| w.text.as_str()).collect();
-        trie.find(&words, post.segments(), |found| {
-            let span = post.span(found.first, found.len);
+        let parts = post.parts();
+        let texts: Vec<&str> = parts.iter().map(|p| p.text(&post.words)).collect();
+        let segments: Vec<usize> = parts.iter().map(|p| post.segments()[p.word]).collect();
+        trie.find(&texts, &segments, |found| {
+            let (first, last) = (&parts[found.first], &parts[found.first + found.len - 1]);
+            let span = &post.text[first.start..last.end];
             for &k in found.keys {
                 let form = &forms[k as usize];
-                if (found.len == 1 && form.lone_stop_word) || !form.allows(span) {
+                if form.lone_stop_word || !form.allows(span) {
                     continue;
                 }
-                out.push(word_match(post, form.entry, MatchKind::Exact, &found));
+                let mut phrase = String::new();
+                for (i, p) in parts[found.first..found.first + found.len]
+                    .iter()
+                    .enumerate()
+                {
+                    if i > 0 {
+                        phrase.push(if p.word == parts[found.first + i - 1].word {
+                            '\''
+                        } else {
+                            ' '
+                        });
+                    }
+                    phrase.push_str(p.text(&post.words));
+                }
+                out.push(Match {
+                    entry: form.entry,
+                    kind: MatchKind::Exact,
+                    phrase,
+                    score: 1.0,
+                    words: Some((first.word, last.word - first.word + 1)),
+                });
             }
         });
     }

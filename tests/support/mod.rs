@@ -244,3 +244,24 @@ pub fn glossa() -> assert_cmd::Command {
 pub fn repo_file(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
+
+/// The glossa binary, run in `cwd`.
+pub fn glossa_in(cwd: &std::path::Path) -> assert_cmd::Command {
+    let mut c = glossa();
+    c.current_dir(cwd).env("RUST_BACKTRACE", "0");
+    c
+}
+
+/// Run glossa in `cwd`, check its exit code, return stdout and stderr.
+pub fn run_in(cwd: &std::path::Path, args: &[&str], code: i32) -> (String, String) {
+    let out = glossa_in(cwd).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "glossa {}\nstdout: {stdout}\nstderr: {stderr}",
+        args.join(" ")
+    );
+    (stdout, stderr)
+}

@@ -231,6 +231,15 @@ pub enum ProviderError {
         url: String,
         detail: String,
     },
+    #[error(
+        "reply from {provider} at {url} is larger than {}; refused (glossa reads replies up to that size)",
+        crate::limits::show_bytes(*.limit)
+    )]
+    TooLarge {
+        provider: String,
+        url: String,
+        limit: usize,
+    },
     #[error("reply from {provider} at {url} is not JSON: {detail}")]
     NotJson {
         provider: String,
@@ -528,14 +537,9 @@ impl Http {
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| ProviderError::Truncated {
-                    provider: self.provider.to_string(),
-                    url: shown.clone(),
-                    detail: self.scrub(&error_chain(&e.without_url())),
-                })?;
+            let bytes = self
+                .read_capped(response, &shown, crate::limits::MAX_REPLY_BYTES)
+                .await?;
             Ok((status, retry_after, bytes))
         };
         let (status, retry_after, bytes) = tokio::time::timeout(self.timeout, exchange)
@@ -562,6 +566,42 @@ impl Http {
                 }
             }
         })
+    }
+
+    /// The reply's body, refused once it passes `limit` bytes (announced
+    /// or read), so a runaway reply never sits whole in memory.
+    async fn read_capped(
+        &self,
+        mut response: reqwest::Response,
+        url: &str,
+        limit: usize,
+    ) -> Result<Vec<u8>, ProviderError> {
+        let too_large = || ProviderError::TooLarge {
+            provider: self.provider.to_string(),
+            url: url.to_string(),
+            limit,
+        };
+        if response.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        loop {
+            let chunk = response
+                .chunk()
+                .await
+                .map_err(|e| ProviderError::Truncated {
+                    provider: self.provider.to_string(),
+                    url: url.to_string(),
+                    detail: self.scrub(&error_chain(&e.without_url())),
+                })?;
+            let Some(chunk) = chunk else {
+                return Ok(body);
+            };
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
     }
 
     fn timed_out(&self, url: &str) -> ProviderError {
