@@ -173,8 +173,17 @@ pub enum Command {
         glossa completions fish > ~/.config/fish/completions/glossa.fish")]
     Completions(CompletionsArgs),
     /// Print the manual page (roff), generated from these definitions
-    #[command(after_help = "Example:\n  glossa man > glossa.1 && man ./glossa.1")]
-    Man,
+    #[command(after_help = "Examples:\n  \
+        glossa man > glossa.1 && man ./glossa.1\n  \
+        glossa man eval > glossa-eval.1                 # the page of one command")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The page of this command (glossa-COMMAND(1)) instead of glossa(1)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Args)]

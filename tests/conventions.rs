@@ -332,3 +332,18 @@ fn a_run_on_the_built_in_demo_resumes_from_any_folder() {
     // Resuming reads what run.json names: nothing to announce.
     assert!(!stderr.contains("no --glossary"), "{stderr}");
 }
+
+#[test]
+fn every_command_the_man_page_lists_has_a_page_of_its_own() {
+    for name in SUBCOMMANDS {
+        let page = stdout_of(&["man", name]);
+        assert!(
+            page.contains(&format!(".TH glossa-{name} 1")),
+            "{name}: {page}"
+        );
+    }
+    assert!(stdout_of(&["man", "eval"]).contains("\\-\\-retriever"));
+    let out = glossa().args(["man", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no command `nope`"));
+}

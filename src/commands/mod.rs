@@ -52,7 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
         Command::Completions(args) => completions::completions(args),
-        Command::Man => completions::man(),
+        Command::Man(args) => completions::man(args),
     }
 }
 
