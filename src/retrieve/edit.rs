@@ -27,7 +27,7 @@ use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -254,12 +254,12 @@ impl Edit {
         let mut edit = Edit {
             bounds,
             vocab: Vec::new(),
-            by_word: HashMap::new(),
-            by_stem: HashMap::new(),
+            by_word: HashMap::default(),
+            by_stem: HashMap::default(),
             surface: DeletionIndex::default(),
             stems: DeletionIndex::default(),
             keys: Vec::new(),
-            by_first: HashMap::new(),
+            by_first: HashMap::default(),
             known,
         };
         for k in keys {
@@ -386,7 +386,7 @@ impl Edit {
 impl Retriever for Edit {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         // Hits per distinct word, then per word position.
-        let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::new();
+        let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::default();
         for w in &post.words {
             if !by_text.contains_key(w.text.as_str()) {
                 by_text.insert(&w.text, self.hits(&w.text));

@@ -9,7 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
@@ -23,6 +23,9 @@ type Joined = HashMap<String, Vec<(usize, usize)>>;
 pub struct Split {
     joined: Joined,
     joined_stem: Joined,
+    /// Every length of a key in `joined_stem`, in bytes: a phrase is only
+    /// stemmed when a key's stem could be a prefix of it.
+    stem_lengths: FxHashSet<usize>,
 }
 
 impl Split {
@@ -33,8 +36,8 @@ impl Split {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed]) -> Split {
-        let mut joined: Joined = HashMap::with_capacity(keys.len());
-        let mut joined_stem: Joined = HashMap::with_capacity(keys.len());
+        let mut joined: Joined = HashMap::default();
+        let mut joined_stem: Joined = HashMap::default();
         for k in keys {
             let j = k.key.replace(' ', "");
             let value = (k.entry, word_count(&k.key));
@@ -46,10 +49,35 @@ impl Split {
                 }
             }
         }
+        let stem_lengths = joined_stem.keys().map(String::len).collect();
         Split {
             joined,
             joined_stem,
+            stem_lengths,
         }
+    }
+}
+
+impl Split {
+    /// Whether some key's stem is a prefix of `joined`. Stemming (the
+    /// costly step) only strips or rewrites an ending, so a phrase whose
+    /// stem equals a key's stem starts with that stem, except where Porter2
+    /// turns a final `y` into `i` (`happy` → `happi`), checked as well.
+    fn may_stem_like_a_key(&self, joined: &str) -> bool {
+        let fits = |prefix: &str| {
+            self.stem_lengths.contains(&prefix.len()) && self.joined_stem.contains_key(prefix)
+        };
+        joined
+            .char_indices()
+            .map(|(i, _)| i)
+            .skip(1)
+            .chain([joined.len()])
+            .any(|end| fits(&joined[..end]))
+            || joined.ends_with('y') && {
+                let mut i_form = joined[..joined.len() - 1].to_string();
+                i_form.push('i');
+                fits(&i_form)
+            }
     }
 }
 
@@ -61,7 +89,12 @@ impl Retriever for Split {
             let j = phrase.key.replace(' ', "");
             seen.clear();
             let exact = self.joined.get(&j).into_iter().flatten();
-            let stemmed = self.joined_stem.get(&stem_word(&j)).into_iter().flatten();
+            let stemmed = self
+                .may_stem_like_a_key(&j)
+                .then(|| self.joined_stem.get(&stem_word(&j)))
+                .flatten()
+                .into_iter()
+                .flatten();
             for &(entry, words) in exact.chain(stemmed) {
                 if words != phrase.len && !seen.contains(&entry) {
                     seen.push(entry);
@@ -70,5 +103,37 @@ impl Retriever for Split {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{glossary, run};
+    use super::super::MatchKind;
+
+    #[test]
+    fn joined_and_split_words_match_also_inflected() {
+        let g = glossary(&[
+            ("sourdough", "sourdough"),
+            ("berry-pie", "berry pie"),
+            ("ice", "ice cream"),
+        ]);
+        for (text, id) in [
+            ("sour dough loaves", "sourdough"),
+            ("two sour doughs", "sourdough"),
+            ("berrypies", "berry-pie"),
+            ("icecreams", "ice"),
+        ] {
+            assert_eq!(
+                run("split", &g, text),
+                [(
+                    id.to_string(),
+                    MatchKind::Split,
+                    run("split", &g, text)[0].2.clone()
+                )],
+                "{text}"
+            );
+        }
+        assert!(run("split", &g, "sour cream").is_empty());
     }
 }
