@@ -347,3 +347,13 @@ fn every_command_the_man_page_lists_has_a_page_of_its_own() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no command `nope`"));
 }
+
+#[test]
+fn sweep_list_params_in_every_format() {
+    for format in ["table", "markdown", "csv", "json"] {
+        insta::assert_snapshot!(
+            format!("sweep_list_params_{format}"),
+            stdout_of(&["sweep", "--list-params", "-f", format])
+        );
+    }
+}
