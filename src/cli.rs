@@ -6,9 +6,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// The bundled café demo, used when no files are named.
-pub const DEMO_GLOSSARY: &str = "glossaries/cafe.json";
-pub const DEMO_POSTS: &str = "posts/cafe.jsonl";
-pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
+pub const DEMO_GLOSSARY: &str = crate::demo::GLOSSARY;
+pub const DEMO_POSTS: &str = crate::demo::POSTS;
+pub const DEMO_LABELS: &str = crate::demo::LABELS;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -23,6 +23,9 @@ pub const DEMO_LABELS: &str = "labels/cafe.jsonl";
     after_help = "Exit codes: 0 ok, 1 an evaluation gate failed, 2 bad input or usage."
 )]
 pub struct Cli {
+    /// Colour the status words on stderr: auto (a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto, display_order = 900)]
+    pub color: clap::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -148,8 +151,8 @@ pub enum Command {
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
-        sense, aliases, context_any, context_not. A header of two language codes (`en,fr`) sets the \
-        glossary's languages. Blank rows are skipped.\n\
+        sense, aliases, context_any, context_not. A header of two language codes or names (`en,fr`, \
+        `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
@@ -163,6 +166,31 @@ pub enum Command {
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = "Examples:\n  \
+        glossa completions bash > ~/.local/share/bash-completion/completions/glossa\n  \
+        glossa completions zsh > ~/.zfunc/_glossa\n  \
+        glossa completions fish > ~/.config/fish/completions/glossa.fish")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), generated from these definitions
+    #[command(after_help = "Examples:\n  \
+        glossa man > glossa.1 && man ./glossa.1\n  \
+        glossa man eval > glossa-eval.1                 # the page of one command")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The page of this command (glossa-COMMAND(1)) instead of glossa(1)
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Which labelled posts to score.
@@ -224,14 +252,14 @@ fn default_edit_two_from() -> u16 {
 /// (the café demo by default).
 #[derive(Debug, Args)]
 pub struct LabelledSetArgs {
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// Posts JSONL file
-    #[arg(long, short = 'p', default_value = DEMO_POSTS)]
+    /// Posts JSONL file [default: the built-in café demo's]
+    #[arg(long, short = 'p', default_value = DEMO_POSTS, hide_default_value = true)]
     pub posts: PathBuf,
-    /// Labels JSONL file
-    #[arg(long, short = 'l', default_value = DEMO_LABELS)]
+    /// Labels JSONL file [default: the built-in café demo's]
+    #[arg(long, short = 'l', default_value = DEMO_LABELS, hide_default_value = true)]
     pub labels: PathBuf,
 }
 
@@ -289,8 +317,8 @@ pub struct EvalArgs {
 pub struct RetrieveArgs {
     /// The post text; `-` or nothing reads standard input
     pub text: Option<String>,
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever; `a+b` is a union, `a|f` a filter (see `glossa retrievers`)
     #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
@@ -366,8 +394,8 @@ pub struct TranslateArgs {
     /// Read the post from this file
     #[arg(long, conflicts_with = "text")]
     pub file: Option<PathBuf>,
-    /// Glossary JSON file
-    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever (see `glossa retrievers`)
     #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
@@ -463,8 +491,8 @@ fn parse_unit(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Glossary JSON file to check
-    #[arg(default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file to check [default: the built-in café demo]
+    #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Also propose aliases (synonyms) from WordNet, in each entry's sense; nothing is changed
     #[arg(long)]
@@ -541,6 +569,9 @@ pub struct SweepArgs {
     /// The numeric parameter to vary (see --list-params)
     #[arg(long, default_value = "threshold")]
     pub param: String,
+    /// List the parameters --param accepts (default, accepted values, default range) and exit
+    #[arg(long)]
+    pub list_params: bool,
     /// First value
     #[arg(long, allow_negative_numbers = true, conflicts_with = "values")]
     pub from: Option<f64>,
@@ -619,8 +650,8 @@ pub struct ImportArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Glossary JSON file
-    #[arg(default_value = DEMO_GLOSSARY)]
+    /// Glossary JSON file [default: the built-in café demo]
+    #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// tsv or csv
     #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]

@@ -103,10 +103,13 @@ pub struct Sources<'a> {
 /// Whether per-post details go into the result (they grow with the posts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum PerPost {
-    /// Keep them up to [`PER_POST_AUTO_LIMIT`] posts, then drop them.
+    // Doc comments here are `--help` text: plain words, no rustdoc links.
+    /// Keep them up to 10,000 posts, then leave them out
     #[default]
     Auto,
+    /// Always keep them
     On,
+    /// Leave them out
     Off,
 }
 

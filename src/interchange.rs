@@ -341,7 +341,7 @@ pub fn import_sheet(
         }
         if columns.is_none() {
             // The first non-blank row: a header, or already data.
-            match header(&cells) {
+            match header(&crate::interchange_header::with_language_codes(&cells)) {
                 Header::Data => columns = Some(POSITIONAL.to_vec()),
                 Header::Columns {
                     cols,

@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("{}: {err:#}", commands::style::error());
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }

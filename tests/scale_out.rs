@@ -856,6 +856,8 @@ fn merge_refuses_runs_of_different_experiments() {
         cwd,
         &[
             "run",
+            "--glossary",
+            "glossaries/cafe.json",
             "--retriever",
             "exact",
             "--shard",

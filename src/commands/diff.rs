@@ -14,10 +14,18 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
     super::emit(&report::diff::render(&d, args.format))?;
     if !d.unpaired_a.is_empty() {
-        eprintln!("note: only in A, not compared: {}", d.unpaired_a.join(", "));
+        eprintln!(
+            "{}: only in A, not compared: {}",
+            super::style::note(),
+            d.unpaired_a.join(", ")
+        );
     }
     if !d.unpaired_b.is_empty() {
-        eprintln!("note: only in B, not compared: {}", d.unpaired_b.join(", "));
+        eprintln!(
+            "{}: only in B, not compared: {}",
+            super::style::note(),
+            d.unpaired_b.join(", ")
+        );
     }
     for r in &d.retrievers {
         let name = if r.a == r.b {
@@ -27,14 +35,16 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
         };
         if !r.only_in_a.is_empty() {
             eprintln!(
-                "note: {name}: {} posts only in A, not compared: {}",
+                "{}: {name}: {} posts only in A, not compared: {}",
+                super::style::note(),
                 r.only_in_a.len(),
                 r.only_in_a.join(", ")
             );
         }
         if !r.only_in_b.is_empty() {
             eprintln!(
-                "note: {name}: {} posts only in B, not compared: {}",
+                "{}: {name}: {} posts only in B, not compared: {}",
+                super::style::note(),
                 r.only_in_b.len(),
                 r.only_in_b.join(", ")
             );

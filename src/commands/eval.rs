@@ -74,14 +74,18 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         per_post_out,
     };
     let started = Instant::now();
+    let progress = super::progress::Progress::counter("posts read");
     let posts = stream
         .by_ref()
+        .inspect(|_| progress.tick())
         .filter(|p| p.as_ref().map_or(true, |p| args.split.keeps(p.label.split)));
-    let (mut result, stats) =
-        evaluate_stream(&glossary, posts, &specs, &params, &sources, options)?;
+    let scored = evaluate_stream(&glossary, posts, &specs, &params, &sources, options);
+    progress.finish();
+    let (mut result, stats) = scored?;
     if stream.unlabelled > 0 {
         eprintln!(
-            "warning: {} of {} posts in {posts_file} have no label in {labels_file} and are not scored",
+            "{}: {} of {} posts in {posts_file} have no label in {labels_file} and are not scored",
+            super::style::warning(),
             stream.unlabelled,
             stream.posts_read()
         );
@@ -98,7 +102,8 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
     });
     if stats.per_post_dropped {
         eprintln!(
-            "note: per-post details are left out of the result above {PER_POST_AUTO_LIMIT} posts (--per-post on keeps them; --per-post-jsonl FILE streams them)"
+            "{}: per-post details are left out of the result above {PER_POST_AUTO_LIMIT} posts (--per-post on keeps them; --per-post-jsonl FILE streams them)",
+            super::style::note()
         );
     }
     let compared = args.compare.then(|| {
@@ -145,17 +150,19 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
         if !verdict.passed() {
             for failure in &verdict.failures {
-                eprintln!("gate failed: {failure}");
+                eprintln!("gate {}: {failure}", super::style::bad("failed"));
             }
             eprintln!(
-                "gate failed: {} of {} checked figures missed their bounds",
+                "gate {}: {} of {} checked figures missed their bounds",
+                super::style::bad("failed"),
                 verdict.failures.len(),
                 verdict.checked
             );
             return Ok(ExitCode::from(gate::EXIT_GATE_FAILED));
         }
         eprintln!(
-            "gate passed: {} figure{} within {} bound{}",
+            "gate {}: {} figure{} within {} bound{}",
+            super::style::good("passed"),
             verdict.checked,
             if verdict.checked == 1 { "" } else { "s" },
             bounds.len(),

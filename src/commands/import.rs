@@ -42,7 +42,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     };
     let imported = interchange::import(&shown, &text, format, &opts)?;
     for w in &imported.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{}: {w}", super::style::warning());
     }
     let json = interchange::to_json(&imported.glossary);
     // What is written must load as a glossary by the usual rules.

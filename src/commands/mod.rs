@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod completions;
 pub mod diff;
 pub mod eval;
 pub mod export;
@@ -7,10 +8,12 @@ pub mod import;
 pub mod lint;
 pub mod merge;
 pub mod phrases;
+pub mod progress;
 pub mod retrieve;
 pub mod retrievers;
 pub mod run;
 pub mod serve;
+pub mod style;
 pub mod sweep;
 pub mod translate;
 
@@ -32,6 +35,8 @@ use std::time::Duration;
 pub const EXIT_BAD_INPUT: u8 = 2;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    style::init(cli.color);
+    announce_demo(&cli.command);
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Retrieve(args) => retrieve::run(args),
@@ -46,6 +51,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args),
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
     }
 }
 
@@ -147,7 +154,45 @@ pub fn check_text_size(bytes: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Read an input file; a missing demo file falls back to the built-in copy.
+/// Say on stderr which inputs are the built-in demo because no file was
+/// named (a named file is always read from disk, or is an error).
+fn announce_demo(command: &Command) {
+    let data = |d: &crate::cli::LabelledSetArgs| {
+        vec![
+            ("--glossary", d.glossary.clone()),
+            ("--posts", d.posts.clone()),
+            ("--labels", d.labels.clone()),
+        ]
+    };
+    let inputs = match command {
+        Command::Eval(a) => data(&a.data),
+        Command::Sweep(a) if !a.list_params => data(&a.data),
+        // A resumed run reads the files its run.json names.
+        Command::Run(a) if a.resume.is_none() && a.retry_errors.is_none() => data(&a.data),
+        Command::Retrieve(a) => vec![("--glossary", a.glossary.clone())],
+        Command::Translate(a) => vec![("--glossary", a.glossary.clone())],
+        Command::Lint(a) => vec![("glossary file", a.glossary.clone())],
+        Command::Export(a) => vec![("glossary file", a.glossary.clone())],
+        _ => Vec::new(),
+    };
+    let defaulted: Vec<&str> = inputs
+        .iter()
+        .filter(|(_, path)| is_builtin(path))
+        .map(|(flag, _)| *flag)
+        .collect();
+    if !defaulted.is_empty() {
+        eprintln!(
+            "no {} given: using the built-in café demo",
+            defaulted.join(", ")
+        );
+    }
+}
+
+fn is_builtin(path: &Path) -> bool {
+    builtin_copy(path).is_some()
+}
+
+/// Read an input file (a demo marker: the built-in copy).
 fn read_input(path: &Path) -> Result<String, InputError> {
     match builtin_copy(path) {
         Some(text) => Ok(text.to_string()),
@@ -155,7 +200,7 @@ fn read_input(path: &Path) -> Result<String, InputError> {
     }
 }
 
-/// An input file as a line reader (a missing demo file: the built-in copy).
+/// An input file as a line reader (a demo marker: the built-in copy).
 pub fn open_input(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, InputError> {
     if let Some(text) = builtin_copy(path) {
         return Ok(Box::new(text.as_bytes()));
@@ -165,10 +210,9 @@ pub fn open_input(path: &Path) -> Result<Box<dyn std::io::BufRead + Send>, Input
     Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
 }
 
-/// The built-in copy of a demo file that is not on disk (a checkout run
-/// from another directory, or an installed binary).
+/// The built-in copy of the demo file that `path` marks, if it marks one.
 fn builtin_copy(path: &Path) -> Option<&'static str> {
-    demo::builtin(&path.display().to_string()).filter(|_| !path.exists())
+    path.to_str().and_then(demo::builtin)
 }
 
 pub fn load_glossary(path: &Path) -> Result<Glossary, InputError> {
@@ -202,7 +246,8 @@ pub fn load_labelled(
     )?;
     if labelled.len() < total {
         eprintln!(
-            "warning: {} of {total} posts in {} have no label in {} and are not scored",
+            "{}: {} of {total} posts in {} have no label in {} and are not scored",
+            style::warning(),
             total - labelled.len(),
             posts_path.display(),
             labels_path.display()

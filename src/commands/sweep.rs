@@ -11,6 +11,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    if args.list_params {
+        super::emit(&report::sweep::render_params(args.format)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let param = sweep::tunable(&args.param)?;
     let values = if !args.values.is_empty() {
         args.values.clone()
@@ -54,7 +58,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         split: split_name,
     };
     let base = Params::from(&args.params);
-    let mut result = sweep::sweep(
+    let mut result = sweep_with_progress(
         &glossary, &posts, &specs[0], param, &values, &base, &sources,
     )?;
 
@@ -87,8 +91,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if result.flat() && result.rows.len() > 1 {
         eprintln!(
-            "note: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
-            result.retriever, result.param
+            "{}: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
+            super::style::note(),
+            result.retriever,
+            result.param
         );
     } else if let Some(best) = result.suggested() {
         eprintln!(
@@ -105,4 +111,28 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `sweep::sweep`, one value at a time so that a terminal sees progress.
+fn sweep_with_progress(
+    glossary: &Arc<crate::glossary::Glossary>,
+    posts: &[crate::dataset::LabelledPost],
+    spec: &str,
+    param: &sweep::Tunable,
+    values: &[f64],
+    base: &Params,
+    sources: &Sources,
+) -> anyhow::Result<sweep::SweepResult> {
+    let progress = super::progress::Progress::steps(values.len(), "values");
+    let mut result: Option<sweep::SweepResult> = None;
+    for value in values.chunks(1) {
+        let part = sweep::sweep(glossary, posts, spec, param, value, base, sources)?;
+        match &mut result {
+            Some(r) => r.rows.extend(part.rows),
+            None => result = Some(part),
+        }
+        progress.tick();
+    }
+    progress.finish();
+    result.ok_or_else(|| anyhow::anyhow!("no value to sweep"))
 }

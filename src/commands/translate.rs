@@ -48,26 +48,40 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 
-    if args.format == Format::Json {
-        super::emit(&(serde_json::to_string_pretty(&trace)? + "\n"))?;
-    } else {
-        super::emit(&render(&trace, args.format))?;
+    match args.format {
+        Format::Json => super::emit(&(serde_json::to_string_pretty(&trace)? + "\n"))?,
+        // CSV is read by programs: the table alone on stdout, prose on stderr.
+        Format::Csv => {
+            eprint!("{}", translation(&trace));
+            super::emit(&entries_table(&trace, Format::Csv))?;
+            eprint!("{}", notes(&trace));
+        }
+        format => super::emit(&format!(
+            "{}{}{}",
+            translation(&trace),
+            entries_table(&trace, format),
+            notes(&trace)
+        ))?,
     }
     match &trace.generate.output.error {
         Some(err) => {
-            eprintln!("error: {err}");
+            eprintln!("{}: {err}", super::style::error());
             Ok(ExitCode::from(1))
         }
         None => Ok(ExitCode::SUCCESS),
     }
 }
 
-fn render(trace: &Trace, format: Format) -> String {
-    let mut out = String::new();
-    if let Some(text) = &trace.generate.output.text {
-        out.push_str(text.trim_end());
-        out.push_str("\n\n");
+/// The model's output, then a blank line (nothing when it failed).
+fn translation(trace: &Trace) -> String {
+    match &trace.generate.output.text {
+        Some(text) => format!("{}\n\n", text.trim_end()),
+        None => String::new(),
     }
+}
+
+/// The entries used and whether each target reached the output.
+fn entries_table(trace: &Trace, format: Format) -> String {
     let mut t = Table::new(
         Some("Glossary entries used"),
         &[
@@ -87,13 +101,18 @@ fn render(trace: &Trace, format: Format) -> String {
             if target.in_output { "yes" } else { "NO" }.to_string(),
         ]);
     }
-    if let Some(e) = exporter(format) {
-        if t.rows.is_empty() {
-            out.push_str("No glossary entry matched.\n");
-        } else {
-            out.push_str(&e.render(&[t]));
+    match exporter(format) {
+        Some(_) if t.rows.is_empty() && format != Format::Csv => {
+            "No glossary entry matched.\n".to_string()
         }
+        Some(e) => e.render(&[t]),
+        None => String::new(),
     }
+}
+
+/// The check, the words worth a look, and how the output was made.
+fn notes(trace: &Trace) -> String {
+    let mut out = String::new();
     let missing: Vec<&str> = trace
         .review
         .targets

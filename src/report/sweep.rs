@@ -1,7 +1,7 @@
 //! Tables of a [`SweepResult`].
 
 use super::{n_of, Align, Format, Table};
-use crate::sweep::{format_value, SweepResult};
+use crate::sweep::{format_value, ParamKind, SweepResult, Tunable, TUNABLE};
 
 /// Value, recall, precision, wrong sense, complete: one row per value, the
 /// default marked.
@@ -80,4 +80,69 @@ pub fn render(result: &SweepResult, format: Format) -> String {
         Some(e) => e.render(&tables),
         None => serde_json::to_string_pretty(result).expect("sweeps serialise") + "\n",
     }
+}
+
+/// One tunable parameter as `sweep --list-params` shows it.
+#[derive(serde::Serialize)]
+struct ParamRow {
+    name: &'static str,
+    summary: &'static str,
+    default: f64,
+    min: f64,
+    max: f64,
+    whole_numbers: bool,
+    /// The values scanned when no range is given: from, to, step.
+    default_range: [f64; 3],
+}
+
+impl From<&Tunable> for ParamRow {
+    fn from(t: &Tunable) -> ParamRow {
+        ParamRow {
+            name: t.name,
+            summary: t.summary,
+            default: t.default_value(),
+            min: t.min,
+            max: t.max,
+            whole_numbers: t.kind == ParamKind::Integer,
+            default_range: [t.range.0, t.range.1, t.range.2],
+        }
+    }
+}
+
+/// Every parameter `--param` accepts, in `format`.
+pub fn render_params(format: Format) -> Result<String, serde_json::Error> {
+    let rows: Vec<ParamRow> = TUNABLE.iter().map(ParamRow::from).collect();
+    let Some(exporter) = super::exporter(format) else {
+        return Ok(serde_json::to_string_pretty(&rows)? + "\n");
+    };
+    let mut t = Table::new(
+        Some("Parameters (--param)"),
+        &[
+            ("Parameter", Align::Left),
+            ("What it does", Align::Left),
+            ("Default", Align::Right),
+            ("Accepts", Align::Left),
+            ("Swept by default", Align::Left),
+        ],
+    );
+    for r in &rows {
+        let [from, to, step] = r.default_range.map(format_value);
+        t.push(vec![
+            r.name.to_string(),
+            r.summary.to_string(),
+            format_value(r.default),
+            format!(
+                "{} to {}{}",
+                format_value(r.min),
+                format_value(r.max),
+                if r.whole_numbers {
+                    ", whole numbers"
+                } else {
+                    ""
+                }
+            ),
+            format!("{from} to {to} by {step}"),
+        ]);
+    }
+    Ok(exporter.render(&[t]))
 }

@@ -228,9 +228,26 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
+/// The real binary, with the environment that changes how output looks
+/// (terminal width, colour) cleared, so outputs are the same everywhere.
+pub fn glossa() -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::cargo_bin("glossa").unwrap();
+    command
+        .env_remove("COLUMNS")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    command
+}
+
+/// A file of the repository.
+pub fn repo_file(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
 /// The glossa binary, run in `cwd`.
 pub fn glossa_in(cwd: &std::path::Path) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("glossa").unwrap();
+    let mut c = glossa();
     c.current_dir(cwd).env("RUST_BACKTRACE", "0");
     c
 }

@@ -1,0 +1,359 @@
+//! The conventions of a command-line tool: completions and a man page from
+//! the clap definitions, `--color`, tables fitted to the width, help text
+//! that reads as help, and the built-in demo only when no file is named.
+
+mod support;
+
+use support::{glossa, repo_file};
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = glossa().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const SUBCOMMANDS: [&str; 15] = [
+    "eval",
+    "retrieve",
+    "phrases",
+    "retrievers",
+    "lint",
+    "translate",
+    "run",
+    "merge",
+    "serve",
+    "sweep",
+    "diff",
+    "import",
+    "export",
+    "completions",
+    "man",
+];
+
+#[test]
+fn bash_completion_names_every_subcommand() {
+    let script = stdout_of(&["completions", "bash"]);
+    assert!(script.contains("complete -F"), "{script}");
+    for name in SUBCOMMANDS {
+        assert!(
+            script.contains(&format!("glossa,{name})")),
+            "no {name} in the bash completion"
+        );
+    }
+}
+
+#[test]
+fn completions_exist_for_the_other_shells() {
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        assert!(
+            stdout_of(&["completions", shell]).contains("sweep"),
+            "{shell}"
+        );
+    }
+}
+
+#[test]
+fn man_page_names_every_subcommand() {
+    let page = stdout_of(&["man"]);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH glossa"),
+        "{page}"
+    );
+    for name in SUBCOMMANDS {
+        assert!(
+            page.contains(&format!("glossa\\-{name}(1)")),
+            "no {name} in the man page"
+        );
+    }
+}
+
+/// `eval` with a gate that fails: its stderr has the coloured words.
+fn failing_gate_stderr(env: &[(&str, &str)], args: &[&str]) -> String {
+    let mut command = glossa();
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command
+        .args(args)
+        .args([
+            "eval",
+            "--no-save",
+            "-r",
+            "exact",
+            "--fail-under",
+            "recall=0.99",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn color_always_colours_the_status_words() {
+    let err = failing_gate_stderr(&[], &["--color", "always"]);
+    assert!(err.contains("\u{1b}[") && err.contains("failed"), "{err}");
+}
+
+#[test]
+fn color_never_and_no_color_give_no_escapes() {
+    let never = failing_gate_stderr(&[("CLICOLOR_FORCE", "1")], &["--color", "never"]);
+    assert!(!never.contains('\u{1b}'), "{never}");
+    let no_color = failing_gate_stderr(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]);
+    assert!(!no_color.contains('\u{1b}'), "{no_color}");
+    // Without NO_COLOR the same forced auto does colour: the two above
+    // are not colourless by accident.
+    let forced = failing_gate_stderr(&[("CLICOLOR_FORCE", "1")], &[]);
+    assert!(forced.contains("\u{1b}["), "{forced}");
+}
+
+#[test]
+fn piped_output_has_no_escapes_by_default() {
+    let err = failing_gate_stderr(&[], &[]);
+    assert!(!err.contains('\u{1b}'), "{err}");
+}
+
+fn widest_line(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+#[test]
+fn tables_fit_columns_when_it_is_set() {
+    let lint = || {
+        let mut command = glossa();
+        command.arg("lint").arg(repo_file("glossaries/cafe.json"));
+        command
+    };
+    let full = String::from_utf8(lint().output().unwrap().stdout).unwrap();
+    assert!(widest_line(&full) > 100, "{full}");
+    let out = lint().env("COLUMNS", "80").output().unwrap();
+    let fitted = String::from_utf8(out.stdout).unwrap();
+    assert!(widest_line(&fitted) <= 80, "{fitted}");
+    assert!(fitted.contains("cold-coffee"), "{fitted}");
+}
+
+#[test]
+fn help_text_shows_no_rustdoc_markup() {
+    for name in SUBCOMMANDS {
+        let help = stdout_of(&[name, "--help"]);
+        assert!(!help.contains("[`"), "{name} --help leaks rustdoc:\n{help}");
+    }
+    let eval = stdout_of(&["eval", "--help"]);
+    assert!(eval.contains("Keep them up to 10,000 posts"), "{eval}");
+    assert_eq!(
+        glossa::eval::PER_POST_AUTO_LIMIT,
+        10_000,
+        "the help names 10,000"
+    );
+}
+
+#[test]
+fn sweep_list_params_lists_every_tunable_with_default_and_range() {
+    let help = stdout_of(&["sweep", "--help"]);
+    assert!(help.contains("--list-params"), "{help}");
+    let table = stdout_of(&["sweep", "--list-params"]);
+    for name in ["threshold", "edit_one_from", "edit_two_from"] {
+        assert!(table.contains(name), "{table}");
+    }
+    assert!(
+        table.contains("0.75") && table.contains("0 to 1"),
+        "{table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["sweep", "--list-params", "-f", "json"])).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let tunable: Vec<&str> = glossa::sweep::TUNABLE.iter().map(|t| t.name).collect();
+    assert_eq!(names, tunable);
+    assert_eq!(json[0]["default"], 0.75);
+}
+
+#[test]
+fn translate_csv_writes_only_csv_to_stdout() {
+    let out = glossa()
+        .args([
+            "translate",
+            "Try our cold coffee this weekend.",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let mut reader = csv::Reader::from_reader(stdout.as_bytes());
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        ["Entry", "Target", "Phrase", "Match", "In output"]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(rows.iter().any(|r| &r[0] == "cold-coffee"), "{stdout}");
+    // The translation and the notes are prose: stderr.
+    assert!(!stdout.contains("Try our frosk mavi"), "{stdout}");
+    assert!(
+        stderr.contains("Try our frosk mavi this weekend."),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Check:"), "{stderr}");
+}
+
+#[test]
+fn the_demo_is_used_only_when_no_file_is_named_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["eval", "--no-save", "-r", "exact", "-f", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("no --glossary, --posts, --labels given: using the built-in café demo"),
+        "{stderr}"
+    );
+    // A named file is read from disk: missing, it is an error naming it.
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["eval", "--no-save", "--glossary", "glossaries/cafe.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("glossaries/cafe.json: cannot read"),
+        "{stderr}"
+    );
+    for args in [
+        &["lint", "glossaries/cafe.json"][..],
+        &["retrieve", "cold coffee", "-g", "glossaries/cafe.json"],
+    ] {
+        let out = glossa()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn a_named_file_is_announced_as_nothing() {
+    let out = glossa()
+        .args(["lint"])
+        .arg(repo_file("glossaries/cafe.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("built-in"), "{stderr}");
+}
+
+#[test]
+fn help_of_the_main_commands() {
+    for name in ["eval", "retrieve", "translate", "run", "sweep", "lint"] {
+        insta::assert_snapshot!(format!("help_{name}"), stdout_of(&[name, "--help"]));
+    }
+    insta::assert_snapshot!("help", stdout_of(&["--help"]));
+}
+
+#[test]
+fn a_header_of_language_names_is_not_imported_as_an_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = dir.path().join("terms.csv");
+    std::fs::write(
+        &sheet,
+        "English,Welsh,Notes\nbreakfast,brecwast,the morning meal\n",
+    )
+    .unwrap();
+    let glossary = dir.path().join("cy.json");
+    let out = glossa()
+        .arg("import")
+        .arg(&sheet)
+        .arg("--out")
+        .arg(&glossary)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&glossary).unwrap()).unwrap();
+    let entries = json["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{json}");
+    assert_eq!(entries[0]["sense"], "the morning meal");
+    assert_eq!(json["source_lang"], "en");
+    assert_eq!(json["target_lang"], "cy");
+    let out = glossa()
+        .args(["translate", "full English breakfast", "-g"])
+        .arg(&glossary)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains("full Welsh breakfast"), "{stdout}");
+    assert!(stdout.contains("full English brecwast"), "{stdout}");
+}
+
+#[test]
+fn a_run_on_the_built_in_demo_resumes_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    let out = glossa()
+        .current_dir(dir.path())
+        .args(["run", "-r", "exact", "--out", "r"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = std::fs::read_to_string(run.join("run.json")).unwrap();
+    assert!(config.contains("built-in:glossaries/cafe.json"), "{config}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = glossa()
+        .current_dir(elsewhere.path())
+        .arg("run")
+        .arg("--resume")
+        .arg(&run)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    // Resuming reads what run.json names: nothing to announce.
+    assert!(!stderr.contains("no --glossary"), "{stderr}");
+}
+
+#[test]
+fn every_command_the_man_page_lists_has_a_page_of_its_own() {
+    for name in SUBCOMMANDS {
+        let page = stdout_of(&["man", name]);
+        assert!(
+            page.contains(&format!(".TH glossa-{name} 1")),
+            "{name}: {page}"
+        );
+    }
+    assert!(stdout_of(&["man", "eval"]).contains("\\-\\-retriever"));
+    let out = glossa().args(["man", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no command `nope`"));
+}
+
+#[test]
+fn sweep_list_params_in_every_format() {
+    for format in ["table", "markdown", "csv", "json"] {
+        insta::assert_snapshot!(
+            format!("sweep_list_params_{format}"),
+            stdout_of(&["sweep", "--list-params", "-f", format])
+        );
+    }
+}
