@@ -217,10 +217,17 @@ impl Served {
 
 /// The application in this process, on its own runtime thread.
 fn serve_in_process(dir: TempDir) -> Served {
+    serve_in_process_with(dir, |_| {})
+}
+
+/// The same, with `adjust` applied to the default options.
+fn serve_in_process_with(dir: TempDir, adjust: impl FnOnce(&mut Options)) -> Served {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
-    let state = AppState::new(Options::new(dir.path()));
+    let mut options = Options::new(dir.path());
+    adjust(&mut options);
+    let state = AppState::new(options);
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -814,6 +821,25 @@ fn requests_from_other_sites_are_refused() {
             r.body
         );
     }
+    // Same host, another scheme: another site.
+    let https = format!("https://{}", s.addr);
+    let r = post(&[("Content-Type", "application/json"), ("Origin", &https)]);
+    assert_eq!(r.status, 403, "{}", r.body);
+    // Two Host headers: a proxy and this server could each read another.
+    let mut stream = TcpStream::connect(s.addr).unwrap();
+    write!(
+        stream,
+        "GET /api/glossaries/cafe HTTP/1.1\r\nHost: {}\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+        s.addr
+    )
+    .unwrap();
+    let r = read_reply(&mut stream).unwrap();
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.error().contains("more than one Host header"),
+        "{}",
+        r.body
+    );
     assert_eq!(std::fs::read(s.file("cafe.json")).unwrap(), before);
     // The page's own requests carry its origin: they pass.
     let origin = format!("http://{}", s.addr);
@@ -967,6 +993,41 @@ fn a_server_killed_mid_save_leaves_the_previous_glossary_whole() {
         let stderr = p.stop();
         assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
         assert_eq!(Glossary::load(&path).unwrap().len(), 26);
+    }
+}
+
+/// Connections that send nothing, or stop halfway through their headers,
+/// are closed after the header timeout: hundreds of them neither keep
+/// their file descriptors nor keep the server from answering.
+#[test]
+fn idle_and_half_sent_connections_are_closed() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.header_timeout = Duration::from_millis(300)
+    });
+    let mut idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(s.addr).unwrap())
+        .collect();
+    let mut half = TcpStream::connect(s.addr).unwrap();
+    write!(half, "GET / HTTP/1.1\r\nHost: {}\r\n", s.addr).unwrap();
+    idle.push(half);
+    assert_eq!(s.get("/api/glossaries").status, 200);
+    for (i, stream) in idle.iter_mut().enumerate() {
+        // The safety timeout is far beyond the server's: a read returns
+        // once the server closes the connection.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut buf = [0u8; 512];
+        let closed = loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break true,
+                // A 408 reply may come first; read on to the close.
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+                Err(_) => break false,
+            }
+        };
+        assert!(closed, "connection {i} was left open");
     }
 }
 
