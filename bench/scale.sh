@@ -26,7 +26,8 @@ run() {
   local label=$1 max_s=$2 max_kb=$3; shift 3
   local status=0 wall rss
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || status=$?
-  read -r wall rss <"$work/time"
+  # /usr/bin/time adds a line first when the command exits non-zero
+  read -r wall rss < <(tail -n 1 "$work/time")
   printf '%-12s %6.2f s %8d KB (exit %d)\n' "$label" "$wall" "$rss" "$status"
   if awk -v w="$wall" -v m="$max_s" -v r="$rss" -v k="$max_kb" 'BEGIN { exit !(w > m || r > k) }'; then
     echo "  over the bound: ${max_s} s, ${max_kb} KB" >&2
