@@ -72,6 +72,7 @@ fn misspell(rng: &mut Rng, w: &str) -> String {
     chars.into_iter().collect()
 }
 
+#[allow(dead_code)] // the criterion benches include this file for `generate` only
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 3 {
@@ -81,10 +82,29 @@ fn main() -> std::io::Result<()> {
     let out = PathBuf::from(&args[0]);
     let entries: usize = args[1].parse().expect("ENTRIES is a number");
     let posts: usize = args[2].parse().expect("POSTS is a number");
-    let mut rng = Rng(args
+    let seed = args
         .get(3)
-        .map_or(42, |s| s.parse().expect("SEED is a number")));
+        .map_or(42, |s| s.parse().expect("SEED is a number"));
     std::fs::create_dir_all(&out)?;
+    let mut g = BufWriter::new(File::create(out.join("glossary.json"))?);
+    let mut p = BufWriter::new(File::create(out.join("posts.jsonl"))?);
+    let mut l = BufWriter::new(File::create(out.join("labels.jsonl"))?);
+    generate(entries, posts, seed, &mut g, &mut p, &mut l)?;
+    g.flush()?;
+    p.flush()?;
+    l.flush()
+}
+
+/// Writes the glossary JSON to `g`, the posts to `p`, the labels to `l`.
+pub fn generate(
+    entries: usize,
+    posts: usize,
+    seed: u64,
+    g: &mut impl Write,
+    p: &mut impl Write,
+    l: &mut impl Write,
+) -> std::io::Result<()> {
+    let mut rng = Rng(seed);
 
     let vocabulary: Vec<String> = {
         let mut seen = HashSet::new();
@@ -110,7 +130,6 @@ fn main() -> std::io::Result<()> {
         }
     }
 
-    let mut g = BufWriter::new(File::create(out.join("glossary.json"))?);
     writeln!(g, "{{\"name\": \"synthetic\", \"source_lang\": \"en\", \"target_lang\": \"x-synth\", \"entries\": [")?;
     for (i, source) in sources.iter().enumerate() {
         let alias = if rng.chance(10) {
@@ -126,10 +145,7 @@ fn main() -> std::io::Result<()> {
         )?;
     }
     writeln!(g, "]}}")?;
-    g.flush()?;
 
-    let mut p = BufWriter::new(File::create(out.join("posts.jsonl"))?);
-    let mut l = BufWriter::new(File::create(out.join("labels.jsonl"))?);
     for i in 0..posts {
         let mut planted: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.below(entries)).collect();
         planted.sort_unstable();
@@ -170,7 +186,5 @@ fn main() -> std::io::Result<()> {
             tags[0]
         )?;
     }
-    p.flush()?;
-    l.flush()?;
     Ok(())
 }

@@ -335,6 +335,10 @@ pub struct ProviderArgs {
     /// Maximum tokens in a reply
     #[arg(long)]
     pub max_tokens: Option<u32>,
+    /// Request field for --max-tokens (OpenAI-compatible APIs): max_tokens or max_completion_tokens [default: max_completion_tokens for models named o1…, o3…, o4…, gpt-5…; max_tokens otherwise]
+    #[arg(long, value_name = "FIELD")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_field: Option<crate::generate::provider::MaxTokensField>,
     /// Seconds before one attempt is abandoned
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
@@ -412,9 +416,21 @@ pub struct RunArgs {
     /// Check the calls' outputs from an OpenAI Batch API output (or error) file instead of calling a model; repeatable
     #[arg(long, value_name = "RESULTS.jsonl")]
     pub batch_in: Vec<PathBuf>,
+    /// Stop the run after this many calls in a row fail with the same 400/404 error (0: never)
+    #[arg(long, value_name = "N", default_value_t = crate::generate::batch::DEFAULT_STOP_AFTER)]
+    pub stop_after_errors: u32,
+    /// Price table (JSON: {"MODEL": {"input": USD, "output": USD}} per million tokens) to show the run's cost
+    #[arg(long, value_name = "FILE.json")]
+    pub prices: Option<PathBuf>,
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
     pub shard: Option<crate::generate::batch::Shard>,
+    /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
+    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    pub max_calls: u64,
+    /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry), `strict` (each needed entry needs a place of its own) or `stem` (as shared, and words stemming like the target's count; needs a Snowball stemmer for the target language)
+    #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
+    pub check: crate::generate::check::CheckMode,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -428,6 +444,9 @@ pub struct MergeArgs {
     /// The merged run folder (must not hold a run yet)
     #[arg(long, short = 'o')]
     pub out: PathBuf,
+    /// Price table (as for `glossa run --prices`) to show the merged run's cost
+    #[arg(long, value_name = "FILE.json")]
+    pub prices: Option<PathBuf>,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

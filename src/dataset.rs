@@ -3,6 +3,7 @@
 
 use crate::error::InputError;
 use crate::glossary::Glossary;
+use crate::limits::{show_bytes, MAX_POST_BYTES};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -15,6 +16,30 @@ use std::sync::Arc;
 pub struct Post {
     pub id: String,
     pub text: String,
+}
+
+impl Post {
+    /// What every post must be, wherever it is read: a non-empty id and a
+    /// text within [`MAX_POST_BYTES`] (longer texts would cost memory and
+    /// time out of all proportion in retrieval).
+    pub fn check(&self, path: &str, line: usize) -> Result<(), InputError> {
+        if self.id.trim().is_empty() {
+            return Err(InputError::at_line(path, line, "post `id` is empty"));
+        }
+        if self.text.len() > MAX_POST_BYTES {
+            return Err(InputError::at_line(
+                path,
+                line,
+                format!(
+                    "post `{}` is {} bytes long; glossa reads posts up to {} (split it into several posts)",
+                    self.id,
+                    self.text.len(),
+                    show_bytes(MAX_POST_BYTES)
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Which half of a labelled set a post belongs to: tune on dev, report test.
@@ -142,9 +167,7 @@ pub fn parse_posts(path: &str, text: &str) -> Result<Vec<Post>, InputError> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for item in jsonl::<Post>(path, text) {
         let (line, post) = item?;
-        if post.id.trim().is_empty() {
-            return Err(InputError::at_line(path, line, "post `id` is empty"));
-        }
+        post.check(path, line)?;
         if let Some(first) = seen.insert(post.id.clone(), line) {
             return Err(InputError::at_line(
                 path,
@@ -398,13 +421,7 @@ impl<P: BufRead, L: BufRead> LabelledStream<P, L> {
                 return Ok(None);
             };
             let (line, post) = item?;
-            if post.id.trim().is_empty() {
-                return Err(InputError::at_line(
-                    &self.posts_path,
-                    line,
-                    "post `id` is empty",
-                ));
-            }
+            post.check(&self.posts_path, line)?;
             if !self.seen_posts.insert(fingerprint(&post.id)) {
                 return Err(InputError::at_line(
                     &self.posts_path,

@@ -3,6 +3,7 @@
 
 use crate::dataset::{LabelledPost, Split};
 use crate::error::InputError;
+use crate::fsutil::{AtomicFile, WriteError};
 use crate::glossary::Glossary;
 use crate::retrieve::{self, best_per_entry, MatchKind, Params, PostView, UnknownRetriever};
 use crate::score::{Counts, Figures, PostScore, Tally};
@@ -121,8 +122,9 @@ const CHUNK: usize = 2_048;
 #[derive(Default)]
 pub struct EvalOptions {
     pub per_post: PerPost,
-    /// Where to stream one JSON line per (retriever, post), if anywhere.
-    pub per_post_out: Option<Box<dyn Write + Send>>,
+    /// Where to stream one JSON line per (retriever, post), if anywhere;
+    /// the file appears, whole, only when the evaluation succeeds.
+    pub per_post_out: Option<AtomicFile>,
 }
 
 /// What the streaming evaluation saw besides the result.
@@ -166,6 +168,8 @@ pub enum EvalError {
     Input(#[from] InputError),
     #[error("cannot write per-post results: {0}")]
     Write(#[from] std::io::Error),
+    #[error(transparent)]
+    Save(#[from] WriteError),
 }
 
 /// One post scored by every retriever.
@@ -280,8 +284,8 @@ pub fn evaluate_stream(
         }
         chunk = next?;
     }
-    if let Some(out) = options.per_post_out.as_mut() {
-        out.flush()?;
+    if let Some(out) = options.per_post_out.take() {
+        out.commit()?;
     }
     let results = specs
         .iter()

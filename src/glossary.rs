@@ -33,6 +33,10 @@ pub struct Entry {
     pub aliases: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+    /// Other accepted spellings and inflections of `target`: the output
+    /// check accepts any of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<String>,
     /// Phrase key of `source` (SPEC.md phrase rule 6).
     #[serde(skip)]
     pub key: String,

@@ -7,14 +7,14 @@
 //!
 //! - no header: columns are `source, target[, sense[, aliases]]`;
 //! - a header naming the columns (any order): `id`, `source`, `target`,
-//!   `sense`, `aliases`, `context_any`, `context_not` (a few synonyms such
-//!   as `term`/`translation` are accepted);
+//!   `forms`, `sense`, `aliases`, `context_any`, `context_not` (a few
+//!   synonyms such as `term`/`translation` are accepted);
 //! - a header of two language codes (`en,fr`, the Amazon Translate custom
 //!   terminology layout): columns `source, target`, and the codes become the
 //!   glossary's languages.
 //!
-//! `aliases`, `context_any` and `context_not` hold several phrases
-//! separated by `;`. Blank rows are skipped. Every bad row is reported with
+//! `forms`, `aliases`, `context_any` and `context_not` hold several
+//! phrases separated by `;`. Blank rows are skipped. Every bad row is reported with
 //! its line, and the result is validated by the same rules as a glossary
 //! file ([`Glossary::new`]) before anything is written.
 
@@ -142,6 +142,7 @@ enum Column {
     Id,
     Source,
     Target,
+    Forms,
     Sense,
     Aliases,
     ContextAny,
@@ -166,6 +167,7 @@ impl Column {
             "id" => Column::Id,
             "source" | "src" | "term" | "source_term" => Column::Source,
             "target" | "tgt" | "translation" | "target_term" => Column::Target,
+            "forms" | "form" | "target_forms" => Column::Forms,
             "sense" | "note" | "notes" | "definition" => Column::Sense,
             "aliases" | "alias" | "synonyms" => Column::Aliases,
             "context_any" => Column::ContextAny,
@@ -179,6 +181,7 @@ impl Column {
             Column::Id => "id",
             Column::Source => "source",
             Column::Target => "target",
+            Column::Forms => "forms",
             Column::Sense => "sense",
             Column::Aliases => "aliases",
             Column::ContextAny => "context_any",
@@ -273,7 +276,7 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
             Some(c) if cols[..i].contains(&Some(*c)) => out.push(format!("the header names the column `{}` twice", c.name())),
             Some(_) => {}
             None => out.push(format!(
-                "unknown column `{cell}` in the header; columns: id, source, target, sense, aliases, context_any, \
+                "unknown column `{cell}` in the header; columns: id, source, target, forms, sense, aliases, context_any, \
                  context_not (source and target may be named by language codes such as en, fr)"
             )),
         }
@@ -439,6 +442,7 @@ pub fn import_sheet(
             ));
             continue;
         }
+        let forms = split_list(cell(Column::Forms));
         let id = cell(Column::Id).to_string();
         let shown_id = if id.is_empty() {
             source.to_string()
@@ -469,6 +473,7 @@ pub fn import_sheet(
             sense: (!sense.is_empty()).then(|| sense.to_string()),
             aliases,
             context: (!any.is_empty() || !not.is_empty()).then_some(Context { any, not }),
+            forms,
             key: String::new(),
             alias_keys: Vec::new(),
             line,
@@ -578,7 +583,9 @@ fn tag_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// Read a TBX file (TBX-Basic / TBX v2 `termEntry`/`langSet`/`tig`, or TBX
 /// v3 `conceptEntry`/`langSec`/`termSec`): the first term in the source
 /// language is the source, further ones are aliases; the first term in the
-/// target language is the target; a `definition` becomes the sense.
+/// target language is the target, further ones are its accepted `forms`
+/// (deprecated or superseded terms are left out); a `definition` becomes the
+/// sense.
 pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
     if let Some(offset) = too_deep(text, MAX_XML_DEPTH) {
         return Err(InputError::at_line(
@@ -657,19 +664,22 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             }
         }
     };
-    let terms = |section: roxmltree::Node| -> Vec<String> {
+    // Each term, and whether its status forbids it (deprecated, superseded).
+    let terms = |section: roxmltree::Node| -> Vec<(String, bool)> {
         section
             .descendants()
             .filter(|n| n.is_element() && n.tag_name().name() == "term")
             .map(|n| {
-                n.descendants()
+                let text = n
+                    .descendants()
                     .filter(|t| t.is_text())
                     .filter_map(|t| t.text())
                     .collect::<String>()
                     .trim()
-                    .to_string()
+                    .to_string();
+                (text, n.parent().is_some_and(forbidden_status))
             })
-            .filter(|t| !t.is_empty())
+            .filter(|(t, _)| !t.is_empty())
             .collect()
     };
     let definition = |node: roxmltree::Node| -> Option<String> {
@@ -697,7 +707,7 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         let line = lines.line_at(c.range().start);
         let id = c.attribute("id").unwrap_or("").to_string();
         let sections = lang_sections(*c);
-        let pick = |lang: &str| -> (Vec<String>, Option<roxmltree::Node>) {
+        let pick = |lang: &str| -> (Vec<(String, bool)>, Option<roxmltree::Node>) {
             let mut out = Vec::new();
             let mut node = None;
             for (l, n) in &sections {
@@ -709,7 +719,8 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             (out, node)
         };
         let (sources, source_node) = pick(&source_lang);
-        let (targets, _) = pick(&target_lang);
+        let sources: Vec<String> = sources.into_iter().map(|(t, _)| t).collect();
+        let targets = accepted_first(pick(&target_lang).0);
         let shown = if id.is_empty() {
             String::new()
         } else {
@@ -756,6 +767,12 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
                 aliases.push(alias.clone());
             }
         }
+        let mut forms: Vec<String> = Vec::new();
+        for form in &targets[1..] {
+            if form != target && !forms.contains(form) {
+                forms.push(form.clone());
+            }
+        }
         entries.push(Entry {
             id,
             source: source.clone(),
@@ -763,6 +780,7 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             sense,
             aliases,
             context: None,
+            forms,
             key: String::new(),
             alias_keys: Vec::new(),
             line,
@@ -783,6 +801,38 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
     }
     let glossary = Glossary::new(path, opts.name.clone(), source_lang, target_lang, entries)?;
     Ok(Imported { glossary, warnings })
+}
+
+/// Whether a TBX term's group (`tig`, `termSec`) marks it deprecated or
+/// superseded: such a term must not become an accepted form.
+fn forbidden_status(group: roxmltree::Node) -> bool {
+    group.children().any(|n| {
+        n.is_element()
+            && n.tag_name().name() == "termNote"
+            && matches!(
+                n.attribute("type"),
+                Some("administrativeStatus" | "normativeAuthorization")
+            )
+            && n.text().is_some_and(|t| {
+                let t = t.to_ascii_lowercase();
+                t.contains("deprecated") || t.contains("superseded")
+            })
+    })
+}
+
+/// Target terms without the forbidden ones; the first one when every one
+/// is forbidden, so the entry keeps a target.
+fn accepted_first(terms: Vec<(String, bool)>) -> Vec<String> {
+    let accepted: Vec<String> = terms
+        .iter()
+        .filter(|(_, forbidden)| !forbidden)
+        .map(|(t, _)| t.clone())
+        .collect();
+    if accepted.is_empty() {
+        terms.into_iter().map(|(t, _)| t).take(1).collect()
+    } else {
+        accepted
+    }
 }
 
 /// Read any supported file.
@@ -806,6 +856,8 @@ struct EntryOut<'a> {
     id: Option<&'a str>,
     source: &'a str,
     target: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    forms: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     sense: Option<&'a str>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -829,6 +881,7 @@ pub fn to_json(g: &Glossary) -> String {
             id: (e.id != e.source).then_some(e.id.as_str()),
             source: &e.source,
             target: &e.target,
+            forms: &e.forms,
             sense: e.sense.as_deref(),
             aliases: &e.aliases,
             context: e
@@ -860,6 +913,9 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
         cols.push(Column::Id);
     }
     cols.extend([Column::Source, Column::Target]);
+    if g.entries.iter().any(|e| !e.forms.is_empty()) {
+        cols.push(Column::Forms);
+    }
     let ctx = |e: &Entry, f: fn(&Context) -> &Vec<String>| {
         e.context.as_ref().map(f).cloned().unwrap_or_default()
     };
@@ -901,10 +957,10 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
             column: None,
             message: msg,
         };
-        let list = |items: &[String], what: &str| -> Result<String, InputError> {
+        let list = |items: &[String], what: &str, whats: &str| -> Result<String, InputError> {
             if let Some(bad) = items.iter().find(|s| s.contains(';')) {
                 return Err(at(format!(
-                    "entry `{}`: {what} {bad:?} contains `;`, which separates {what}es in a sheet",
+                    "entry `{}`: {what} {bad:?} contains `;`, which separates {whats} in a sheet",
                     e.id
                 )));
             }
@@ -917,9 +973,14 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
                 Column::Source => e.source.clone(),
                 Column::Target => e.target.clone(),
                 Column::Sense => e.sense.clone().unwrap_or_default(),
-                Column::Aliases => list(&e.aliases, "alias")?,
-                Column::ContextAny => list(&ctx(e, |c| &c.any), "context phras")?,
-                Column::ContextNot => list(&ctx(e, |c| &c.not), "context phras")?,
+                Column::Forms => list(&e.forms, "form", "forms")?,
+                Column::Aliases => list(&e.aliases, "alias", "aliases")?,
+                Column::ContextAny => {
+                    list(&ctx(e, |c| &c.any), "context phrase", "context phrases")?
+                }
+                Column::ContextNot => {
+                    list(&ctx(e, |c| &c.not), "context phrase", "context phrases")?
+                }
             });
         }
         write(&mut w, row);
@@ -1071,7 +1132,8 @@ mod tests {
             r#"{"name":"g","source_lang":"en","target_lang":"x","entries":[
               {"id":"cc","source":"cold coffee","target":"frosk, mavi"},
               {"source":"date","target":"zimbo","sense":"the \"fruit\"","aliases":["dates"],"context":{"any":["palm"],"not":["save the date","up to date"]}},
-              {"source":"tea","target":"te\tx"}]}"#,
+              {"source":"tea","target":"te\tx"},
+              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]}]}"#,
         )
         .unwrap();
         for format in [SheetFormat::Tsv, SheetFormat::Csv] {
@@ -1088,19 +1150,37 @@ mod tests {
             )
             .unwrap()
             .glossary;
-            assert_eq!(back.entries.len(), 3);
+            assert_eq!(back.entries.len(), 4);
             for (a, b) in g.entries.iter().zip(&back.entries) {
                 assert_eq!(
                     (&a.id, &a.source, &a.target, &a.sense, &a.aliases),
                     (&b.id, &b.source, &b.target, &b.sense, &b.aliases)
                 );
+                assert_eq!(a.forms, b.forms);
                 assert_eq!(a.context, b.context);
             }
             let json = to_json(&back);
             let again = Glossary::parse("o.json", "o", &json).unwrap();
-            assert_eq!(again.entries.len(), 3);
+            assert_eq!(again.entries.len(), 4);
             assert_eq!(again.entries[1].line, 7);
+            assert_eq!(again.entries[3].forms, ["experimentu", "experimentem"]);
         }
+    }
+
+    #[test]
+    fn a_forms_column_holds_several_forms_separated_by_semicolons() {
+        let g = sheet(
+            "source\ttarget\tforms\nspinal canal\tSpinalkanal\tSpinalkanals; Spinalkanälen\ntea\tTee\t\n",
+            SheetFormat::Tsv,
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].forms, ["Spinalkanals", "Spinalkanälen"]);
+        assert!(g.entries[1].forms.is_empty());
+        let text = export_sheet(&g, SheetFormat::Csv, false).unwrap();
+        assert_eq!(
+            text,
+            "source,target,forms\nspinal canal,Spinalkanal,Spinalkanals; Spinalkanälen\ntea,Tee,\n"
+        );
     }
 
     #[test]
@@ -1129,7 +1209,7 @@ mod tests {
   <termEntry id="cookie">
    <descrip type="definition">a small sweet baked biscuit</descrip>
    <langSet xml:lang="en-GB"><tig><term>cookie</term></tig><tig><term>biscuit</term></tig></langSet>
-   <langSet xml:lang="fr"><tig><term>biscuit sec</term></tig></langSet>
+   <langSet xml:lang="fr"><tig><term>gâteau sec</term><termNote type="administrativeStatus">deprecatedTerm-admn-sts</termNote></tig><tig><term>biscuit sec</term></tig><tig><term>biscuits secs</term></tig><tig><term>biscuit sec</term></tig></langSet>
   </termEntry>
   <termEntry id="only-en">
    <langSet xml:lang="en"><tig><term>latte</term></tig></langSet>
@@ -1146,6 +1226,9 @@ mod tests {
             ("cookie", "cookie", "biscuit sec")
         );
         assert_eq!(e.aliases, ["biscuit"]);
+        // Further target-language terms are accepted forms (no repeats);
+        // a deprecated one is neither the target nor a form.
+        assert_eq!(e.forms, ["biscuits secs"]);
         assert_eq!(e.sense.as_deref(), Some("a small sweet baked biscuit"));
         assert_eq!(e.line, 4);
         assert_eq!(
@@ -1155,7 +1238,7 @@ mod tests {
 
         let v3 = r#"<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Basic" xml:lang="en"><text><body>
 <conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>cold coffee</term></termSec></langSec>
-<langSec xml:lang="de"><termSec><term>kalter Kaffee</term></termSec></langSec></conceptEntry>
+<langSec xml:lang="de"><termSec><term>kalter Kaffee</term></termSec><termSec><term>Kaltkaffee</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></termSec><termSec><term>kalten Kaffee</term></termSec></langSec></conceptEntry>
 </body></text></tbx>"#;
         let g = import_tbx("v3.tbx", v3, &opts()).unwrap().glossary;
         assert_eq!(
@@ -1166,6 +1249,7 @@ mod tests {
             ),
             ("cold coffee", "kalter Kaffee", "de")
         );
+        assert_eq!(g.entries[0].forms, ["kalten Kaffee"]);
     }
 
     #[test]

@@ -4,9 +4,14 @@
 //! Checks (`check` in the output):
 //! - `duplicate-key` (warning): two entries share a key (source or alias),
 //!   as written or after stemming, so every post that names one gets both.
-//! - `never-matches` (warning): a source or alias that no phrase can equal:
-//!   a single stop word, a single word under 3 characters or all digits,
-//!   more than 4 words, or words across punctuation that ends a phrase.
+//! - `never-matches` (warning): a source or alias that is never looked up:
+//!   a single lower-case stop word, or more than [`phrase::MAX_KEY_WORDS`]
+//!   words. (Short words, numbers and punctuation are found as written.)
+//! - `leading-article` (note): a multi-word key that starts with "the", "a"
+//!   or "an", which posts often write otherwise ("our martial arts ...").
+//! - `context-own-key` (warning): a `context` phrase that stems to the
+//!   entry's own key or alias (`dated` for `date`); the sense filter then
+//!   matches it only as written.
 //! - `target-english` (warning): the target is also an English word, so the
 //!   output check cannot tell a translation from English left as is.
 //! - `ambiguous` (warning without `context`, note without `sense`): the
@@ -15,6 +20,9 @@
 //!   "cold coffee"), so the longer phrase also retrieves the shorter entry.
 //! - `redundant-alias` (note): an alias that stemming or split/joined
 //!   matching already finds from the source or an earlier alias.
+//! - `form` (warning for an empty form, note otherwise): an accepted form
+//!   of the target that is empty, the target itself, or given twice (case
+//!   ignored, as the output check ignores it).
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -283,39 +291,21 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         let e = &entries[k.entry];
         let words = phrase::words(k.text);
         let n = words.len();
-        let skipped = if n == 1 {
-            phrase::skip_reason(k.key)
-        } else {
-            None
-        };
-        let problem = if let Some(skip) = skipped {
-            Some(match skip {
-                Skip::StopWord => (
-                    "is a single stop word, which is never looked up on its own".to_string(),
-                    "use a phrase of two or more words that contains it, or drop the entry",
-                ),
-                Skip::AllDigits => (
-                    "is all digits, which is never looked up on its own".to_string(),
-                    "add the words that come with the number",
-                ),
-                Skip::Short => (
-                    "is a single word under 3 characters, which is never looked up on its own"
-                        .to_string(),
-                    "add a longer alias, or a phrase that contains it",
-                ),
-            })
-        } else if n > phrase::MAX_PHRASE_WORDS {
+        let lone_stop_word = n == 1
+            && phrase::skip_reason(k.key) == Some(Skip::StopWord)
+            && !phrase::is_capitals(k.text);
+        let problem = if lone_stop_word {
+            Some((
+                "is a single lower-case stop word, which is never looked up".to_string(),
+                "write an acronym in capitals (`IT`, `US`), or use a phrase of two or more words",
+            ))
+        } else if n > phrase::MAX_KEY_WORDS {
             Some((
                 format!(
-                    "has {n} words; phrases have at most {}",
-                    phrase::MAX_PHRASE_WORDS
+                    "has {n} words; keys are matched up to {}",
+                    phrase::MAX_KEY_WORDS
                 ),
                 "shorten it, or add a shorter alias",
-            ))
-        } else if n > 1 && words[0].segment != words[n - 1].segment {
-            Some((
-                "crosses punctuation that ends a phrase (. , ; : ! ? ( ) [ ] \" …)".to_string(),
-                "write it without that punctuation",
             ))
         } else {
             None
@@ -328,6 +318,49 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
                 format!("{} `{}` {why}", k.what(), k.text),
                 fix.to_string(),
             ));
+        }
+    }
+
+    // leading-article: "the martial arts training institute".
+    for k in &keys {
+        let first = k.key.split(' ').next().unwrap_or_default();
+        if k.key.contains(' ') && matches!(first, "the" | "a" | "an") {
+            out.push(finding(
+                &entries[k.entry],
+                "leading-article",
+                Severity::Note,
+                format!(
+                    "{} `{}` starts with the article `{first}`",
+                    k.what(),
+                    k.text
+                ),
+                format!(
+                    "drop it (`{}`): posts often write another article or none",
+                    &k.key[first.len() + 1..]
+                ),
+            ));
+        }
+    }
+
+    // context-own-key: a context phrase that stems to the entry itself.
+    for e in entries {
+        let Some(context) = &e.context else { continue };
+        for (list, phrases) in [("not", &context.not), ("any", &context.any)] {
+            for p in phrases {
+                if crate::retrieve::stems_to_own_key(&mut stems, e, p) {
+                    out.push(finding(
+                        e,
+                        "context-own-key",
+                        Severity::Warning,
+                        format!(
+                            "context.{list} phrase `{p}` stems like the entry's own key `{}`",
+                            e.source
+                        ),
+                        "it is matched only as written; use a phrase that says more (`dated menu`, `save the date`)"
+                            .to_string(),
+                    ));
+                }
+            }
         }
     }
 
@@ -382,6 +415,19 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         }
     }
 
+    // form
+    for e in entries {
+        for (severity, message) in form_problems(e) {
+            out.push(finding(
+                e,
+                "form",
+                severity,
+                message,
+                "remove it: `forms` lists other accepted spellings of the target".to_string(),
+            ));
+        }
+    }
+
     // ambiguous
     let ambiguous: HashMap<String, (&str, &str)> = ambiguous_words()
         .into_iter()
@@ -420,6 +466,29 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
     }
 
     out.sort_by(|a, b| (a.line, &a.entry).cmp(&(b.line, &b.entry)));
+    out
+}
+
+/// What is wrong with an entry's `forms`: empty, the target itself, or a
+/// repeat of an earlier form (case ignored).
+fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
+    let target = e.target.trim().to_lowercase();
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for form in &e.forms {
+        let folded = form.trim().to_lowercase();
+        if folded.is_empty() {
+            out.push((Severity::Warning, format!("form {form:?} is empty")));
+        } else if folded == target {
+            out.push((
+                Severity::Note,
+                format!("form `{form}` is the target `{}` itself", e.target),
+            ));
+        } else if seen.contains(&folded) {
+            out.push((Severity::Note, format!("form `{form}` is given twice")));
+        }
+        seen.push(folded);
+    }
     out
 }
 
@@ -698,4 +767,40 @@ pub fn suggest_aliases(
         }
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms_that_are_empty_the_target_or_repeated_are_found() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[
+              {"source":"experiment","target":"experiment","forms":["experimentu"," ","Experiment","experimentu","EXPERIMENTU"]},
+              {"source":"spinal canal","target":"Spinalkanal","forms":["Spinalkanals"]}]}"#,
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(String, Severity, String)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "form")
+            .map(|f| (f.entry, f.severity, f.message))
+            .collect();
+        let want = |sev, msg: &str| ("experiment".to_string(), sev, msg.to_string());
+        assert_eq!(
+            found,
+            [
+                want(Severity::Warning, "form \" \" is empty"),
+                want(
+                    Severity::Note,
+                    "form `Experiment` is the target `experiment` itself"
+                ),
+                want(Severity::Note, "form `experimentu` is given twice"),
+                want(Severity::Note, "form `EXPERIMENTU` is given twice"),
+            ]
+        );
+    }
 }

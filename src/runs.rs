@@ -1,6 +1,5 @@
 //! Where results are saved: `runs/<UTC timestamp>_<suite>_<kind>.json`.
 
-use anyhow::Context as _;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -76,17 +75,8 @@ pub fn save_json<T: Serialize>(
     Ok(path)
 }
 
-/// Write `text` to `path` (creating its folder) through a temporary file,
-/// so a crash never leaves half a file.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
+/// The one atomic write (creating the file's folder): see [`crate::fsutil`].
+pub use crate::fsutil::write_atomic;
 
 #[cfg(test)]
 mod tests {

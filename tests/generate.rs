@@ -207,6 +207,64 @@ fn run_offline_on_the_demo_writes_every_call_and_a_summary() {
     );
 }
 
+/// `glossa run` offline with the oracle on `labels` over the mini glossary
+/// and posts, plus `extra`: the calls written.
+fn run_mini_offline(dir: &Path, name: &str, labels: &str, extra: &[&str]) -> Vec<Value> {
+    let labels_file = dir.join(format!("{name}-labels.jsonl"));
+    std::fs::write(&labels_file, labels).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let run = dir.join(name);
+    let out = glossa()
+        .args(["run", "--retriever", "oracle", "--glossary"])
+        .arg(fixtures.join("mini.json"))
+        .arg("--posts")
+        .arg(fixtures.join("mini-posts.jsonl"))
+        .arg("--labels")
+        .arg(&labels_file)
+        .args(extra)
+        .arg("--out")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines(&run.join("calls.jsonl"))
+}
+
+#[test]
+fn a_nested_needed_target_counts_unless_the_check_is_strict() {
+    let dir = TempDir::new().unwrap();
+    // "cold coffee" becomes "frosk mavi", which carries both targets.
+    let labels = r#"{"post": "m1", "needed": ["cold-coffee", "coffee"]}"#;
+    let shared = run_mini_offline(dir.path(), "shared", labels, &[]);
+    assert_eq!(shared[0]["output"], "Try our frosk mavi today.");
+    assert_eq!(shared[0]["check"]["ok"], true, "{}", shared[0]);
+    let strict = run_mini_offline(dir.path(), "strict", labels, &["--check", "strict"]);
+    assert_eq!(strict[0]["check"]["missing"], serde_json::json!(["coffee"]));
+    // The mode is kept for --resume.
+    let config = std::fs::read_to_string(dir.path().join("strict/run.json")).unwrap();
+    assert!(config.contains("\"check\": \"strict\""), "{config}");
+    // `stem` needs a stemmer for the target language (x-cafe has none).
+    let stem = glossa()
+        .args(["run", "--check", "stem", "--retriever", "oracle", "--out"])
+        .arg(dir.path().join("stem"))
+        .output()
+        .unwrap();
+    assert!(!stem.status.success());
+    assert!(
+        String::from_utf8_lossy(&stem.stderr).contains("needs a Snowball stemmer"),
+        "{}",
+        String::from_utf8_lossy(&stem.stderr)
+    );
+    assert!(!dir.path().join("stem").exists());
+    let bad = glossa().args(["run", "--check", "loose"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("checks: shared, strict, stem"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
     let server = Server::start(vec![reply("Tan frosk mavi.")]).await;

@@ -74,7 +74,7 @@ async fn openai_request_shape() {
     };
     let provider = openai(&settings);
     let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text, "Bonjour");
+    assert_eq!(text.text, "Bonjour");
 
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
@@ -123,7 +123,7 @@ async fn gemini_request_shape() {
     assert_eq!(provider.name(), "gemini");
     assert_eq!(provider.model(), "gemini-test");
     let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text, "Bonjour");
+    assert_eq!(text.text, "Bonjour");
 
     let sent = &server.requests()[0];
     assert_eq!(sent.method, "POST");
@@ -204,7 +204,7 @@ async fn local_servers_need_no_key() {
         ..Settings::default()
     };
     let provider = openai(&settings);
-    assert_eq!(provider.call(&request("hi")).await.unwrap(), "Bonjour");
+    assert_eq!(provider.call(&request("hi")).await.unwrap().text, "Bonjour");
 }
 
 #[test]
@@ -242,6 +242,7 @@ fn identity_has_what_decides_the_answer_but_not_the_key() {
         temperature: Some(0.7),
         seed: Some(42),
         max_tokens: Some(100),
+        max_tokens_field: None,
         timeout: Some(Duration::from_secs(5)),
     };
     let identity = openai(&settings).identity();
@@ -444,13 +445,17 @@ async fn non_json_body_is_a_clear_error() {
 async fn json_without_text_says_why() {
     let server = Server::start(vec![Response::json(
         200,
-        r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#,
+        r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#,
     )])
     .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_NO_TEXT"));
     let err = provider.call(&request("hi")).await.unwrap_err();
     assert!(matches!(err, ProviderError::NoText { .. }), "{err:?}");
-    assert!(err.to_string().contains("finish_reason length"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("content is null (finish_reason stop)"),
+        "{err}"
+    );
 }
 
 // --- errors that must not be retried -----------------------------------------
@@ -810,17 +815,24 @@ fn cache_keys_and_files() {
 }
 
 #[tokio::test]
-async fn unwritable_cache_stops_the_run() {
+async fn an_unwritable_cache_keeps_the_paid_reply() {
     let dir = tempfile::tempdir().unwrap();
     // A file where the cache directory should be.
     let blocked = dir.path().join("cache");
     std::fs::write(&blocked, "not a directory").unwrap();
-    let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+    let server = Server::start(vec![
+        Response::json(200, OPENAI_OK),
+        Response::json(200, OPENAI_OK),
+    ])
+    .await;
     let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_CACHE_BLOCKED"));
     let client = Client::new(vec![provider], quick(1), Some(Cache::new(&blocked)));
-    let err = client.generate(&request("hi")).await.unwrap_err();
-    assert!(matches!(err, ProviderError::Cache { .. }), "{err:?}");
-    assert!(err.stops_run());
+    let reply = client.generate(&request("hi")).await.unwrap();
+    assert!(!reply.cached);
+    assert_eq!(server.count(), 1);
+    // Nothing was cached: the same request is paid again, and answered.
+    client.generate(&request("hi")).await.unwrap();
+    assert_eq!(server.count(), 2);
 }
 
 #[test]
@@ -854,6 +866,7 @@ async fn offline(text: &str, substitutions: &[(&str, &str)]) -> String {
         .call(&offline_request(text, substitutions))
         .await
         .unwrap()
+        .text
 }
 
 #[tokio::test]
@@ -902,4 +915,35 @@ async fn offline_through_the_client() {
     assert_eq!(reply.text, "thé noir");
     assert_eq!(reply.provider, "offline");
     assert_eq!(reply.attempts, 1);
+}
+
+#[tokio::test]
+async fn a_reply_larger_than_the_cap_fails_the_call_without_being_read_or_retried() {
+    let huge = format!(
+        r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":"{}"}},"finish_reason":"stop"}}]}}"#,
+        "a".repeat(glossa::limits::MAX_REPLY_BYTES)
+    );
+    let server = Server::start(vec![Response::json(200, huge)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_HUGE"));
+    let err = client(provider, quick(3))
+        .generate(&request("hi"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ProviderError::TooLarge { .. }), "{err:?}");
+    assert!(err.to_string().contains("larger than 4 MiB"), "{err}");
+    assert!(!err.retryable());
+    assert_eq!(server.count(), 1);
+
+    // Just under the cap is read.
+    let fits = OPENAI_OK.replace(
+        "Bonjour",
+        &"b".repeat(glossa::limits::MAX_REPLY_BYTES - 200),
+    );
+    let server = Server::start(vec![Response::json(200, fits)]).await;
+    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_HUGE"));
+    let reply = client(provider, quick(1))
+        .generate(&request("hi"))
+        .await
+        .unwrap();
+    assert_eq!(reply.text.len(), glossa::limits::MAX_REPLY_BYTES - 200);
 }

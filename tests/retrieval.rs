@@ -24,7 +24,13 @@ fn fixture(name: &str) -> PathBuf {
 fn glossary(entries: &[&str]) -> Arc<Glossary> {
     let entries: Vec<String> = entries
         .iter()
-        .map(|body| format!(r#"{{"target": "t", {body}}}"#))
+        .map(|body| {
+            if body.contains(r#""target""#) {
+                format!("{{{body}}}")
+            } else {
+                format!(r#"{{"target": "t", {body}}}"#)
+            }
+        })
         .collect();
     let text = format!(r#"{{"entries": [{}]}}"#, entries.join(",\n"));
     Arc::new(Glossary::parse("test.json", "test", &text).unwrap())
@@ -253,8 +259,8 @@ fn aliases_match_through_exact_stem_fuzzy_edit_and_split() {
 #[test]
 fn longest_match_drops_the_inner_entry_unless_it_matched_elsewhere() {
     let g = glossary(&[
-        r#""id": "cold-coffee", "source": "cold coffee""#,
-        r#""id": "coffee", "source": "coffee""#,
+        r#""id": "cold-coffee", "source": "cold coffee", "target": "frosk mavi""#,
+        r#""id": "coffee", "source": "coffee", "target": "kafo""#,
     ]);
     assert_eq!(
         ids("normalised", &g, "Try our cold coffee"),
@@ -262,6 +268,19 @@ fn longest_match_drops_the_inner_entry_unless_it_matched_elsewhere() {
     );
     assert_eq!(
         ids("normalised|longest", &g, "Try our cold coffee"),
+        ["cold-coffee"]
+    );
+    // Written as in the glossary with a target inside the longer one's: kept.
+    let agreeing = glossary(&[
+        r#""id": "cold-coffee", "source": "cold coffee", "target": "frosk mavi""#,
+        r#""id": "coffee", "source": "coffee", "target": "mavi""#,
+    ]);
+    assert_eq!(
+        ids("normalised|longest", &agreeing, "Try our cold coffee"),
+        ["cold-coffee", "coffee"]
+    );
+    assert_eq!(
+        ids("normalised|longest", &agreeing, "Try our cold coffees"),
         ["cold-coffee"]
     );
     // "coffee" also stands alone elsewhere in the post: kept.
@@ -289,7 +308,7 @@ fn composition_parses_unions_filters_and_names() {
     assert_eq!((e.what, e.name.as_str()), ("filter", "sens"));
     assert!(
         e.to_string().starts_with(
-            "unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, longest"
+            "unknown filter `sens` in `normalised+fuzzy|sens`; known filters: sense, closest, longest"
         ),
         "{e}"
     );
@@ -338,6 +357,12 @@ fn glossa_is_the_recommended_composition_and_the_retrieve_default() {
             &g,
             "Rolling out home made cold cofee and home-baked rolls"
         ),
+        // "rolls" is not inside "rolling out": the sense filter drops only
+        // the match inside the `not` phrase.
+        ["cold-coffee", "homemade", "roll"]
+    );
+    assert_eq!(
+        ids("glossa", &g, "Rolling out home made cold cofee"),
         ["cold-coffee", "homemade"]
     );
     let out = glossa()

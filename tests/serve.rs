@@ -567,6 +567,51 @@ fn add_edit_delete_entries_with_the_cli_rules_and_a_backup_of_each_version() {
 }
 
 #[test]
+fn entries_carry_accepted_forms_of_the_target() {
+    let s = serve_in_process(cafe_folder());
+    let v1 = s.version();
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "iced latte", "target": "frosk lata", "forms": [" frosk latan ", "", "frosk latas"], "version": v1}),
+        &[],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    // Trimmed, empty forms dropped, and in the file for the CLI.
+    let saved = Glossary::load(&s.file("cafe.json")).unwrap();
+    let entry = &saved.entries[saved.index_of("iced latte").unwrap()];
+    assert_eq!(entry.forms, ["frosk latan", "frosk latas"]);
+    let listed = s.get("/api/glossaries/cafe").json();
+    let listed = listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "iced latte")
+        .unwrap()
+        .clone();
+    assert_eq!(listed["forms"], json!(["frosk latan", "frosk latas"]));
+    // A translation lists the used entry's forms for the page.
+    let t = s.send(
+        "POST",
+        "/api/translate",
+        &json!({"text": "An iced latte, please", "glossary": "cafe"}),
+        &[],
+    );
+    assert_eq!(t.status, 200, "{}", t.body);
+    let used = t.json()["entries"][0].clone();
+    assert_eq!(used["id"], "iced latte");
+    assert_eq!(used["forms"], json!(["frosk latan", "frosk latas"]));
+    // An unknown field next to it is still refused.
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "tea pot", "target": "x", "formz": ["y"]}),
+        &[],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+}
+
+#[test]
 fn put_whole_glossary_creates_then_needs_the_version_it_replaces() {
     let s = serve_in_process(cafe_folder());
     let doc = json!({"name": "shop", "target_lang": "x-shop", "entries": [{"source": "gift card", "target": "dona karta"}]});

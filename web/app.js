@@ -281,7 +281,8 @@ function showPopover(mark, pin) {
     el("div", { class: "pop-pair" }, el("b", {}, entry.source), " → ", el("b", {}, entry.target)),
     entry.sense ? el("div", { class: "pop-sense" }, entry.sense) : null,
     el("div", { class: "pop-how" }, "Your post says ", el("q", {}, entry.phrase), ` — matched by ${howText(entry)}`),
-    entry.aliases && entry.aliases.length ? el("div", { class: "pop-aliases" }, `Other forms: ${entry.aliases.join(", ")}`) : null,
+    entry.aliases && entry.aliases.length ? el("div", { class: "pop-aliases" }, `Other source forms: ${entry.aliases.join(", ")}`) : null,
+    entry.forms && entry.forms.length ? el("div", { class: "pop-aliases" }, `Accepted target forms: ${entry.forms.join(", ")}`) : null,
     el("button", { type: "button", class: "link", onclick: () => { hidePopover(true); openEntry(entry.id); } }, "Edit this entry"),
   ];
   pop.replaceChildren(...parts.filter(Boolean));
@@ -366,7 +367,7 @@ function renderEntries() {
   const list = $("entries");
   list.replaceChildren();
   for (const e of g.entries) {
-    const hay = [e.id, e.source, e.target, e.sense || "", ...(e.aliases || [])].join(" ").toLowerCase();
+    const hay = [e.id, e.source, e.target, e.sense || "", ...(e.aliases || []), ...(e.forms || [])].join(" ").toLowerCase();
     if (needle && !hay.includes(needle)) continue;
     list.append(
       el(
@@ -376,6 +377,7 @@ function renderEntries() {
           "div",
           { class: "entry-main" },
           el("span", { class: "pair" }, el("b", {}, e.source), " → ", el("b", {}, e.target)),
+          e.forms && e.forms.length ? el("span", { class: "aliases" }, `or: ${e.forms.join(", ")}`) : null,
           e.sense ? el("span", { class: "sense" }, e.sense) : null,
           e.aliases && e.aliases.length ? el("span", { class: "aliases" }, `also: ${e.aliases.join(", ")}`) : null,
         ),
@@ -406,6 +408,7 @@ function openEntry(id, prefill) {
   $("entry-title").textContent = entry ? `Edit '${entry.source}'` : "Add an entry";
   $("f-source").value = e.source || "";
   $("f-target").value = e.target || "";
+  $("f-forms").value = (e.forms || []).join(", ");
   $("f-sense").value = e.sense || "";
   $("f-aliases").value = (e.aliases || []).join(", ");
   $("f-any").value = ((e.context && e.context.any) || []).join(", ");
@@ -433,6 +436,8 @@ function formEntry() {
   if (id) entry.id = id;
   const sense = $("f-sense").value.trim();
   if (sense) entry.sense = sense;
+  const forms = splitList($("f-forms").value);
+  if (forms.length) entry.forms = forms;
   const aliases = splitList($("f-aliases").value);
   if (aliases.length) entry.aliases = aliases;
   const any = splitList($("f-any").value);

@@ -4,6 +4,7 @@ use crate::cli::EvalArgs;
 use crate::dataset::LabelledStream;
 use crate::diff;
 use crate::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
+use crate::fsutil::AtomicFile;
 use crate::gate;
 use crate::report::{self, Format};
 use crate::retrieve::{expand_list, Params};
@@ -11,7 +12,6 @@ use crate::runs;
 use crate::stats::TestSettings;
 use anyhow::Context as _;
 use std::io::IsTerminal;
-use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -60,12 +60,8 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         labels_file: &labels_file,
         split: split_name,
     };
-    let per_post_out: Option<Box<dyn Write + Send>> = match &args.per_post_jsonl {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            Some(Box::new(std::io::BufWriter::new(file)))
-        }
+    let per_post_out = match &args.per_post_jsonl {
+        Some(path) => Some(AtomicFile::create(path)?),
         None => None,
     };
     let options = EvalOptions {

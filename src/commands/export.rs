@@ -2,7 +2,6 @@
 
 use crate::cli::ExportArgs;
 use crate::interchange;
-use anyhow::Context as _;
 use std::process::ExitCode;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
@@ -10,8 +9,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let text = interchange::export_sheet(&glossary, args.format, args.header)?;
     match &args.out {
         Some(out) => {
-            std::fs::write(out, &text)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            crate::fsutil::write_atomic(out, &text)?;
             eprintln!("exported {} entries to {}", glossary.len(), out.display());
         }
         None => super::emit(&text)?,

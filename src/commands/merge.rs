@@ -3,10 +3,12 @@
 
 use super::run::{incompatibility, load_config, load_posts, report, splits, write_config};
 use crate::cli::MergeArgs;
+use crate::fsutil::AtomicFile;
 use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
+use crate::generate::prices::Prices;
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,6 +22,7 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let dirs = &args.dirs;
     let out = &args.out;
+    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
     let configs = dirs
         .iter()
         .map(|d| load_config(d))
@@ -65,13 +68,9 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    // Pass 2: write those records, through a temporary file.
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    // Pass 2: write those records, atomically.
     let path = out.join(CALLS_FILE);
-    let part = out.join(format!("{CALLS_FILE}.part"));
-    let file =
-        std::fs::File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
-    let mut writer = BufWriter::new(file);
+    let mut writer = AtomicFile::create(&path)?;
     let mut at = 0usize;
     let mut written = 0usize;
     let mut failure: Option<std::io::Error> = None;
@@ -88,15 +87,9 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         })?;
     }
     if let Some(e) = failure {
-        return Err(e).with_context(|| format!("cannot write {}", part.display()));
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
-    writer
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(|f| f.sync_all())
-        .with_context(|| format!("cannot write {}", part.display()))?;
-    std::fs::rename(&part, &path)
-        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
+    writer.commit()?;
 
     let mut merged = configs[0].clone();
     merged.shard = None;
@@ -157,7 +150,13 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     };
     drop(latest);
 
-    let summary = report(out, &merged.retrievers, &split_of, args.format)?;
+    let summary = report(
+        out,
+        &merged.retrievers,
+        &split_of,
+        args.format,
+        prices.as_ref(),
+    )?;
     let mut code = ExitCode::SUCCESS;
     if summary.failed > 0 {
         eprintln!(

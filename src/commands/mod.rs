@@ -60,6 +60,7 @@ pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
         temperature: args.temperature,
         seed: args.seed,
         max_tokens: args.max_tokens,
+        max_tokens_field: args.max_tokens_field,
         timeout: Some(
             Duration::try_from_secs_f64(args.timeout)
                 .context("--timeout must be a positive number of seconds")?,
@@ -117,16 +118,33 @@ pub fn emit(text: &str) -> anyhow::Result<()> {
 
 /// The text argument, or standard input when it is absent or `-`.
 pub fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
-    match text {
-        Some(t) if t != "-" => Ok(t),
+    let text = match text {
+        Some(t) if t != "-" => t,
         _ => {
+            // One byte past the cap is enough to refuse.
             let mut bytes = Vec::new();
             std::io::stdin()
+                .take(crate::limits::MAX_POST_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
                 .context("cannot read standard input")?;
-            Ok(decode_text("<stdin>", bytes)?)
+            check_text_size(bytes.len())?;
+            decode_text("<stdin>", bytes)?
         }
+    };
+    check_text_size(text.len())?;
+    Ok(text)
+}
+
+/// A single text given on the command line, on standard input or in a
+/// file is a post too: the same cap.
+pub fn check_text_size(bytes: usize) -> anyhow::Result<()> {
+    if bytes > crate::limits::MAX_POST_BYTES {
+        anyhow::bail!(
+            "the text is longer than {}, the most glossa reads as one post; split it",
+            crate::limits::show_bytes(crate::limits::MAX_POST_BYTES)
+        );
     }
+    Ok(())
 }
 
 /// Read an input file; a missing demo file falls back to the built-in copy.

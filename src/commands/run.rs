@@ -5,15 +5,20 @@
 
 use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
 use crate::dataset::{LabelledPost, Split};
+use crate::fsutil::write_atomic;
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
+use crate::generate::check::{CheckMode, Checker};
 use crate::generate::pipeline::Pipeline;
+use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::generate::simplify::Simplify;
 use crate::glossary::Glossary;
+use crate::limits;
 use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
+use crate::run_dir::calls;
 use crate::runs;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -50,6 +55,9 @@ pub(crate) struct RunConfig {
     /// The run folders `glossa merge` made this one from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<PathBuf>,
+    /// How the output check counts nested and shared targets (`--check`).
+    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
+    pub check: CheckMode,
 }
 
 /// Content fingerprints (SHA-256, hex) of a run's inputs.
@@ -140,11 +148,8 @@ pub(crate) fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
 }
 
 pub(crate) fn write_config(dir: &Path, config: &RunConfig) -> anyhow::Result<()> {
-    std::fs::write(
-        dir.join(CONFIG_FILE),
-        serde_json::to_string_pretty(config)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", dir.join(CONFIG_FILE).display()))
+    let json = serde_json::to_string_pretty(config)? + "\n";
+    Ok(write_atomic(&dir.join(CONFIG_FILE), json)?)
 }
 
 /// Why two run folders cannot be merged: the settings that decide the
@@ -198,6 +203,12 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
         b.split.name().to_string(),
     );
     differ(
+        "check",
+        a.check == b.check,
+        a.check.name().to_string(),
+        b.check.name().to_string(),
+    );
+    differ(
         "repeat",
         a.repeat == b.repeat,
         a.repeat.to_string(),
@@ -224,6 +235,11 @@ pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
             "max tokens",
             format!("{:?}", p.max_tokens),
             format!("{:?}", q.max_tokens),
+        ),
+        (
+            "max tokens field",
+            format!("{:?}", p.max_tokens_field),
+            format!("{:?}", q.max_tokens_field),
         ),
         (
             "simplify",
@@ -261,15 +277,21 @@ pub(crate) fn report(
     retrievers: &[String],
     split_of: &HashMap<String, Split>,
     format: Format,
+    prices: Option<&Prices>,
 ) -> anyhow::Result<Summary> {
-    let summary = batch::summarise_file(dir, retrievers)?;
-    std::fs::write(
-        dir.join(SUMMARY_FILE),
+    let mut summary = batch::summarise_file(dir, retrievers)?;
+    if let Some(prices) = prices {
+        summary.price(prices);
+    }
+    write_atomic(
+        &dir.join(SUMMARY_FILE),
         serde_json::to_string_pretty(&summary)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", dir.join(SUMMARY_FILE).display()))?;
+    )?;
     // Dev and test side by side when the posts carry both.
-    let by_split = report::run_split::summarise(dir, retrievers, split_of)?;
+    let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
+    if let Some(prices) = prices {
+        by_split.values_mut().for_each(|s| s.price(prices));
+    }
     let rendered = report::run_split::render(&summary, &by_split, format);
     super::emit(&rendered)?;
     eprintln!(
@@ -316,6 +338,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 shard: args.shard.filter(|s| s.count > 1),
                 inputs: None,
                 merged_from: Vec::new(),
+                check: args.check,
             };
             let dir = args.out.clone().unwrap_or_else(|| {
                 let suite = runs::suite_name(&config.posts.display().to_string());
@@ -332,11 +355,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if config.retrievers.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
+    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
+    if let (Some(seed), true) = (config.provider.seed, config.repeat > 1) {
+        eprintln!(
+            "warning: --seed {seed} with --repeat {}: every repeat sends the same seed, so where the \
+             provider honours it the repeats are the same sample, not independent ones (leave out \
+             --seed to measure variation)",
+            config.repeat
+        );
+    }
     if batch {
         check_batch_config(&config, &mode, fresh, &dir)?;
     }
 
     let (glossary, posts) = load_posts(&config)?;
+    // Before anything is planned: a typo'd --repeat (or a run.json edited
+    // by hand) must not plan billions of calls.
+    if let Err(e) = limits::check_calls(
+        config.retrievers.len(),
+        config.repeat,
+        posts.len(),
+        args.max_calls,
+    ) {
+        if fresh {
+            anyhow::bail!("{e}");
+        }
+        anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display());
+    }
     let params = Params::from(&config.params);
     let template = super::translate_template(&config.provider)?;
     let inputs = Inputs::of(&config, &template)?;
@@ -380,6 +425,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
+                check: Checker::new(config.check, &glossary.target_lang)?,
             }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -395,7 +441,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         write_config(&dir, &config)?;
     }
+    if !config.check.is_default() {
+        eprintln!(
+            "output check: {} (not the default; see docs/formats.md, \"Generation check\")",
+            config.check.name()
+        );
+    }
     let shard = config.shard.unwrap_or(Shard::WHOLE);
+    if !matches!(mode, Mode::BatchOut(_)) {
+        // This run appends: a torn last line is cut away now, so its call
+        // counts as not made.
+        calls::repair_tail(&dir.join(CALLS_FILE))?;
+    }
     let status = batch::call_status(&dir.join(CALLS_FILE))?;
     let (calls, total) = batch::plan(&pipelines, &posts, config.repeat, shard, &status, todo);
     drop(status);
@@ -456,7 +513,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     String::new()
                 }
             );
-            let summary = report(&dir, &config.retrievers, &split_of, args.format)?;
+            let summary = report(
+                &dir,
+                &config.retrievers,
+                &split_of,
+                args.format,
+                prices.as_ref(),
+            )?;
             let status = batch::call_status(&dir.join(CALLS_FILE))?;
             let (missing, _) = batch::plan(
                 &pipelines,
@@ -491,7 +554,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
         Mode::Live => live(
-            &args, &dir, pipelines, posts, calls, &shape, &config, &split_of,
+            &args,
+            &dir,
+            pipelines,
+            posts,
+            calls,
+            &shape,
+            &config,
+            &split_of,
+            prices.as_ref(),
         ),
     }
 }
@@ -557,20 +628,22 @@ fn batch_out(
         temperature: p.temperature,
         seed: p.seed,
         max_tokens: p.max_tokens,
+        max_tokens_field: p.max_tokens_field,
     };
-    let written = batch_api::write_requests(file, pipelines, posts, calls, &sampling)?;
+    let written = batch_api::write_requests(
+        file,
+        pipelines,
+        posts,
+        calls,
+        &sampling,
+        batch_api::Limits::OPENAI,
+    )
+    .with_context(|| format!("{}: cannot write the batch file", file.display()))?;
     eprintln!(
         "{}: wrote {written} requests ({shape}) to {}",
         dir.display(),
         file.display()
     );
-    if written > batch_api::MAX_REQUESTS_PER_BATCH {
-        eprintln!(
-            "warning: one OpenAI batch takes at most {} requests; split the run with --shard I/N (N >= {})",
-            batch_api::MAX_REQUESTS_PER_BATCH,
-            written.div_ceil(batch_api::MAX_REQUESTS_PER_BATCH)
-        );
-    }
     let again = match todo {
         Todo::Missing => "--resume",
         Todo::Failed => "--retry-errors",
@@ -596,6 +669,7 @@ fn live(
     shape: &str,
     config: &RunConfig,
     split_of: &HashMap<String, Split>,
+    prices: Option<&Prices>,
 ) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{}: {} calls to make ({shape}), {} at a time",
@@ -618,11 +692,12 @@ fn live(
         Arc::new(posts),
         calls,
         args.concurrency,
+        args.stop_after_errors,
         &progress,
     ))?;
     progress.finish_and_clear();
 
-    let summary = report(dir, &config.retrievers, split_of, args.format)?;
+    let summary = report(dir, &config.retrievers, split_of, args.format, prices)?;
 
     if outcome.interrupted {
         eprintln!(

@@ -90,24 +90,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             "note: no figure changed over the range; does `{}` read `{}`? (see glossa sweep --help)",
             result.retriever, result.param
         );
-    } else if let Some(best) = result
-        .rows
-        .iter()
-        .filter(|r| r.complete_rate.is_some())
-        .max_by(|a, b| {
-            a.counts
-                .complete
-                .cmp(&b.counts.complete)
-                .then(b.counts.wrong_sense.cmp(&a.counts.wrong_sense))
-        })
-    {
+    } else if let Some(best) = result.suggested() {
         eprintln!(
-            "most posts complete on {}: {} = {} ({} of {}); report it once on test with `glossa eval --split test`",
+            "suggested on {}: {} = {} ({} of {} posts complete, {} extra, {} wrong sense: \
+             the fewest extras within one point of the most complete posts); \
+             report it once on test with `glossa eval --split test`",
             result.split,
             result.param,
             format_value(best.value),
             best.counts.complete,
-            best.counts.posts
+            best.counts.posts,
+            best.counts.extra,
+            best.counts.wrong_sense,
         );
     }
     Ok(ExitCode::SUCCESS)

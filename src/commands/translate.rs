@@ -14,7 +14,12 @@ use std::sync::Arc;
 
 pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let text = match &args.file {
-        Some(path) => read_text(path)?,
+        Some(path) => {
+            let text = read_text(path)?;
+            super::check_text_size(text.len())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            text
+        }
         None => super::text_or_stdin(args.text.clone())?,
     };
     if text.trim().is_empty() {
@@ -39,6 +44,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         simplify: args.provider.simplify,
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&args.provider)?),
+        check: Default::default(),
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 
@@ -125,12 +131,30 @@ fn render(trace: &Trace, format: Format) -> String {
     };
     let _ = writeln!(
         out,
-        "({provider}, prompt {}.{}, {} attempt{}{})",
+        "({provider}{}, prompt {}.{}, {} attempt{}{}{}{})",
+        served(g),
         trace.prompt.output.template.name,
         trace.prompt.output.template.version,
         g.attempts,
         if g.attempts == 1 { "" } else { "s" },
-        if g.cached { ", cached" } else { "" }
+        if g.cached { ", cached" } else { "" },
+        g.usage
+            .map(|u| format!(", {} + {} tokens", u.input_tokens, u.output_tokens))
+            .unwrap_or_default(),
+        if g.think {
+            ", <think> block stripped"
+        } else {
+            ""
+        }
     );
     out
+}
+
+/// ", served by SNAPSHOT" when the API named another model than the one
+/// asked.
+fn served(g: &crate::generate::pipeline::Generation) -> String {
+    match &g.served_model {
+        Some(served) if *served != g.model => format!(", served by {served}"),
+        _ => String::new(),
+    }
 }

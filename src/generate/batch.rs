@@ -5,18 +5,19 @@
 
 use super::check::Verdict;
 use super::pipeline::{Group, Pipeline, Trace};
+use super::prices::Prices;
 use super::prompt::PromptId;
+use super::reply::Usage;
 use crate::dataset::LabelledPost;
+use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-pub const CALLS_FILE: &str = "calls.jsonl";
+pub use crate::run_dir::calls::{for_each_call, CALLS_FILE};
 pub const SUMMARY_FILE: &str = "summary.json";
 
 /// One line of `calls.jsonl`.
@@ -41,6 +42,20 @@ pub struct CallRecord {
     /// `null` on success.
     pub error: Option<String>,
     pub ms: f64,
+    // Fields added after the first release: absent in older files.
+    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
+    /// API said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The model snapshot that answered, when the API named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+    /// Tokens the call used; absent for cached replies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A `<think>` block was stripped from the reply before the check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub think: bool,
 }
 
 impl CallRecord {
@@ -64,6 +79,10 @@ impl CallRecord {
             attempts: g.attempts,
             cached: g.cached,
             error: g.error,
+            finish_reason: g.finish_reason,
+            served_model: g.served_model,
+            usage: g.usage,
+            think: g.think,
             ms: trace.simplify.ms
                 + trace.phrases.ms
                 + trace.retrieve.ms
@@ -75,37 +94,6 @@ impl CallRecord {
     pub fn key(&self) -> CallKey {
         (self.retriever.clone(), self.repeat, self.post.clone())
     }
-}
-
-/// Call every record of `calls.jsonl` in file order (records are not kept,
-/// so memory does not grow with the run). A torn last line (a run killed
-/// mid-write) is skipped with a warning; a bad line elsewhere is an error
-/// naming the line. A missing file has no records.
-pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> anyhow::Result<()> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut lines = BufReader::new(file).lines().enumerate().peekable();
-    while let Some((i, line)) = lines.next() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<CallRecord>(&line) {
-            Ok(record) => f(record),
-            Err(_) if lines.peek().is_none() => {
-                eprintln!(
-                    "warning: {}:{}: ignoring a torn last line (the run was cut off)",
-                    path.display(),
-                    i + 1
-                )
-            }
-            Err(e) => anyhow::bail!("{}:{}: not a call record: {e}", path.display(), i + 1),
-        }
-    }
-    Ok(())
 }
 
 /// A call's identity: retriever, repeat, post.
@@ -231,27 +219,53 @@ pub fn plan(
     (out, total)
 }
 
+/// Calls in a row that must fail with one identical 400/404 error before a
+/// run stops, unless told otherwise.
+pub const DEFAULT_STOP_AFTER: u32 = 3;
+
+/// Counts consecutive finished calls that failed with the same error that
+/// every call would get (a bad parameter, an unknown model).
+#[derive(Debug, Default)]
+struct SameErrors {
+    last: Option<String>,
+    count: u32,
+}
+
+impl SameErrors {
+    /// Note one finished call; how many in a row failed with its error.
+    fn note(&mut self, error: Option<&str>, same_for_every_call: bool) -> u32 {
+        match error.filter(|_| same_for_every_call) {
+            Some(e) if self.last.as_deref() == Some(e) => self.count += 1,
+            Some(e) => {
+                self.last = Some(e.to_string());
+                self.count = 1;
+            }
+            None => *self = SameErrors::default(),
+        }
+        self.count
+    }
+}
+
 /// Run `calls` with at most `concurrency` in flight, appending each record
 /// to `dir/calls.jsonl` as it finishes. Ctrl-C stops starting new calls and
-/// waits for those in flight (a second Ctrl-C abandons them).
+/// waits for those in flight (a second Ctrl-C abandons them). After
+/// `stop_after` calls in a row fail with one identical 400/404 error
+/// (0: never), no new call starts.
 pub async fn execute(
     dir: &Path,
     pipelines: Vec<Arc<Pipeline>>,
     posts: Arc<Vec<LabelledPost>>,
     calls: Vec<(usize, u32, usize)>,
     concurrency: usize,
+    stop_after: u32,
     progress: &indicatif::ProgressBar,
 ) -> anyhow::Result<Outcome> {
-    let path = dir.join(CALLS_FILE);
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut out = CallsAppender::open(&dir.join(CALLS_FILE))?;
     let mut outcome = Outcome::default();
     let mut queue = calls.into_iter();
     let mut running: JoinSet<(usize, Trace)> = JoinSet::new();
     let mut stopping = false;
+    let mut same = SameErrors::default();
     let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
     loop {
         while !stopping && running.len() < concurrency.max(1) {
@@ -276,10 +290,18 @@ pub async fn execute(
                 let Some(joined) = joined else { break };
                 let (pi, trace) = joined.context("a call panicked")?;
                 let stops = trace.generate.output.stops_run;
+                let everywhere = trace.generate.output.same_for_every_call;
                 let record = CallRecord::from_trace(&posts[pi].post.id, trace);
-                let line = serde_json::to_string(&record)? + "\n";
-                out.write_all(line.as_bytes()).and_then(|_| out.flush()).with_context(|| format!("cannot write {}", path.display()))?;
+                out.append(&record)?;
                 outcome.done += 1;
+                let in_a_row = same.note(record.error.as_deref(), everywhere);
+                if stop_after > 0 && in_a_row == stop_after && outcome.stopped.is_none() {
+                    outcome.stopped = Some(format!(
+                        "{in_a_row} calls in a row failed with the same error, which every call would get: {}",
+                        record.error.as_deref().unwrap_or_default()
+                    ));
+                    stopping = true;
+                }
                 if let Some(err) = &record.error {
                     outcome.failed += 1;
                     progress.println(format!("call failed: {} repeat {} post {}: {err}", record.retriever, record.repeat, record.post));
@@ -334,6 +356,36 @@ pub struct RetrieverSummary {
     pub wrong_sense_used: usize,
 }
 
+/// The tokens one model used in a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelTokens {
+    /// The served model (the one asked when the API named none).
+    pub model: String,
+    /// Calls that reported usage.
+    pub calls: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// From the price table, when one was given and prices this model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+/// Tokens over every call recorded in a run (failed calls whose reply was
+/// paid for, and calls later redone, included; cached replies cost none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// The sum over the models that have a price; absent without a price
+    /// table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Models the price table does not price.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpriced: Vec<String>,
+    pub by_model: Vec<ModelTokens>,
+}
+
 /// The summary of a batch run (`summary.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
@@ -341,6 +393,27 @@ pub struct Summary {
     pub calls: usize,
     pub failed: usize,
     pub retrievers: Vec<RetrieverSummary>,
+    /// Absent when no call reported usage (offline runs, cached replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+impl Summary {
+    /// Fill in costs from a price table.
+    pub fn price(&mut self, prices: &Prices) {
+        let Some(tokens) = &mut self.tokens else {
+            return;
+        };
+        let mut total = 0.0;
+        for m in &mut tokens.by_model {
+            m.cost = prices.cost(&m.model, m.input_tokens, m.output_tokens);
+            match m.cost {
+                Some(cost) => total += cost,
+                None => tokens.unpriced.push(m.model.clone()),
+            }
+        }
+        tokens.cost = Some(total);
+    }
 }
 
 /// What one call adds to the summary.
@@ -372,10 +445,18 @@ pub struct Summariser {
     latest: HashMap<CallKey, Contribution>,
     runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
     wrong: HashMap<String, (usize, usize)>,
+    tokens: BTreeMap<String, ModelTokens>,
 }
 
 impl Summariser {
     pub fn add(&mut self, r: &CallRecord) {
+        if let Some(usage) = r.usage {
+            let model = r.served_model.as_deref().unwrap_or(&r.model);
+            let t = self.tokens.entry(model.to_string()).or_default();
+            t.calls += 1;
+            t.input_tokens += usage.input_tokens;
+            t.output_tokens += usage.output_tokens;
+        }
         let c = Contribution::of(r);
         if let Some(old) = self.latest.insert(r.key(), c) {
             self.apply(&r.retriever, r.repeat, old, false);
@@ -431,11 +512,26 @@ impl Summariser {
                 })
             })
             .collect();
+        let tokens = (!self.tokens.is_empty()).then(|| {
+            let by_model: Vec<ModelTokens> = self
+                .tokens
+                .into_iter()
+                .map(|(model, t)| ModelTokens { model, ..t })
+                .collect();
+            Tokens {
+                input_tokens: by_model.iter().map(|m| m.input_tokens).sum(),
+                output_tokens: by_model.iter().map(|m| m.output_tokens).sum(),
+                cost: None,
+                unpriced: Vec::new(),
+                by_model,
+            }
+        });
         Summary {
             run_dir: run_dir.to_path_buf(),
             calls: self.latest.len(),
             failed: self.latest.values().filter(|c| c.failed).count(),
             retrievers,
+            tokens,
         }
     }
 }
@@ -490,6 +586,10 @@ mod tests {
             cached: false,
             error: error.then(|| "boom".into()),
             ms: 1.0,
+            finish_reason: None,
+            served_model: None,
+            usage: None,
+            think: false,
         }
     }
 
@@ -562,6 +662,56 @@ mod tests {
         assert_eq!(Shard::of("exact|sense", 3, "a|b", 7), 0);
         assert!(Shard::WHOLE.contains("exact", 1, "p01"));
         assert!(Shard { index: 2, count: 4 }.contains("normalised+fuzzy", 2, "p07"));
+    }
+
+    #[test]
+    fn records_written_before_replies_carried_usage_still_load() {
+        let old = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"ok":true,"missing":[],"leaked":[]},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.0}"#;
+        let record: CallRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(record.finish_reason, None);
+        assert_eq!(record.usage, None);
+        assert!(!record.think);
+        // And a record without them is written as before.
+        assert!(!serde_json::to_string(&record).unwrap().contains("usage"));
+    }
+
+    #[test]
+    fn tokens_are_totalled_per_served_model_over_every_record_and_priced() {
+        let mut paid = record("exact", 1, "a", Group::Complete, false, true);
+        paid.usage = Some(Usage {
+            input_tokens: 1000,
+            output_tokens: 100,
+        });
+        paid.served_model = Some("gpt-x-2025".into());
+        let mut redone = record("exact", 1, "a", Group::Complete, true, false);
+        redone.usage = paid.usage;
+        redone.model = "gpt-x".into();
+        let mut s = Summariser::default();
+        s.add(&paid);
+        s.add(&redone);
+        let mut summary = s.finish(Path::new("d"), &["exact".into()]);
+        let tokens = summary.tokens.clone().unwrap();
+        assert_eq!((tokens.input_tokens, tokens.output_tokens), (2000, 200));
+        let models: Vec<&str> = tokens.by_model.iter().map(|m| m.model.as_str()).collect();
+        assert_eq!(models, ["gpt-x", "gpt-x-2025"]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(&path, r#"{"gpt-x-2025": {"input": 1, "output": 10}}"#).unwrap();
+        summary.price(&Prices::load(&path).unwrap());
+        let tokens = summary.tokens.unwrap();
+        assert_eq!(tokens.unpriced, ["gpt-x"]);
+        assert!((tokens.cost.unwrap() - 0.002).abs() < 1e-12);
+    }
+
+    #[test]
+    fn only_identical_errors_every_call_would_get_count_in_a_row() {
+        let mut same = SameErrors::default();
+        assert_eq!(same.note(Some("400 x"), true), 1);
+        assert_eq!(same.note(Some("400 x"), true), 2);
+        assert_eq!(same.note(Some("500 y"), false), 0);
+        assert_eq!(same.note(Some("400 x"), true), 1);
+        assert_eq!(same.note(Some("404 z"), true), 1);
+        assert_eq!(same.note(None, false), 0);
     }
 
     #[test]

@@ -19,30 +19,48 @@
 //! A line of the output (or error) file is
 //! `{"id": ..., "custom_id": ..., "response": {"status_code": 200, "request_id": ..., "body": {<chat completion>}}, "error": null}`.
 //! A call whose line carries an `error` object, no `response`, a status
-//! other than 2xx, or a completion without text is recorded as failed (its
-//! `error` says why, `attempts` is 1), like a live call that failed. A line
+//! other than 2xx, a completion without text, or one that did not end
+//! normally (`finish_reason` `length` or `content_filter`) is recorded as
+//! failed (its `error` says why, `attempts` is 1), like a live call that
+//! failed; `<think>` blocks are stripped as from a live reply. A line
 //! that is not JSON, has no usable `custom_id`, names a call that is not in
 //! the run (or not in its shard), or repeats a `custom_id`, is an error
 //! naming `FILE:LINE`, and nothing is recorded.
 
 use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use super::pipeline::{Generation, Pipeline, Prepared, Stage};
-use super::provider::{chat_body, chat_text};
+use super::provider::{chat_body, chat_reply, MaxTokensField};
+use super::reply::{accept, Completion};
 use crate::dataset::LabelledPost;
+use crate::fsutil::AtomicFile;
+use crate::run_dir::calls::CallsAppender;
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The endpoint every request line names.
 pub const ENDPOINT: &str = "/v1/chat/completions";
 
-/// The most requests one OpenAI batch accepts.
-pub const MAX_REQUESTS_PER_BATCH: usize = 50_000;
+/// What one OpenAI batch input file may hold (the Batch API's documented
+/// limits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub requests: usize,
+    pub bytes: u64,
+}
+
+impl Limits {
+    /// 50,000 requests and 200 MB per file.
+    pub const OPENAI: Limits = Limits {
+        requests: 50_000,
+        bytes: 200_000_000,
+    };
+}
 
 /// The provider name recorded for calls answered through a batch file.
 pub const PROVIDER: &str = "openai";
@@ -120,6 +138,8 @@ pub struct Sampling {
     pub temperature: Option<f32>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// The field that carries `max_tokens`; by default from the model name.
+    pub max_tokens_field: Option<MaxTokensField>,
 }
 
 #[derive(Serialize)]
@@ -141,58 +161,84 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
             &prepared.prompt.output.text,
             sampling.temperature,
             sampling.seed,
-            sampling.max_tokens,
+            sampling.max_tokens.map(|m| {
+                let field = sampling
+                    .max_tokens_field
+                    .unwrap_or_else(|| MaxTokensField::for_model(&sampling.model));
+                (m, field)
+            }),
         ),
     };
     serde_json::to_string(&line).expect("a request line always serialises") + "\n"
 }
 
-/// Write the request lines of `calls` to `path` (through a temporary file
-/// renamed at the end, so a half-written file never has the final name).
-/// Returns how many lines were written.
+/// Write the request lines of `calls` to `path` (atomically: a failure
+/// leaves any old file as it was). Returns how many lines were written. A
+/// file that would break `limits` is refused, and nothing is left behind.
 pub fn write_requests(
     path: &Path,
     pipelines: &[Arc<Pipeline>],
     posts: &[LabelledPost],
     calls: &[(usize, u32, usize)],
     sampling: &Sampling,
+    limits: Limits,
 ) -> anyhow::Result<usize> {
-    let mut part = path.as_os_str().to_owned();
-    part.push(".part");
-    let part = PathBuf::from(part);
-    let file = File::create(&part).with_context(|| format!("cannot write {}", part.display()))?;
-    let mut out = BufWriter::new(file);
-    for &(ri, repeat, pi) in calls {
+    if calls.len() > limits.requests {
+        anyhow::bail!(
+            "{} requests are more than one OpenAI batch file may hold ({}); split the run with \
+             --shard I/N for N >= {} (one run folder and one batch file per shard; `glossa merge` \
+             joins the folders); no batch file was written",
+            calls.len(),
+            limits.requests,
+            shards_needed(calls.len() as u64, limits.requests as u64)
+        );
+    }
+    // Dropped unfinished (a refusal, an error), the temporary goes with it.
+    let mut out = AtomicFile::create(path)?;
+    let mut bytes: u64 = 0;
+    for (n, &(ri, repeat, pi)) in calls.iter().enumerate() {
         let pipeline = &pipelines[ri];
         let post = &posts[pi];
         let prepared = pipeline
             .prepare_local(&post.post.text, Some(&post.label), repeat)
             .context("a batch file cannot hold a --simplify llm run")?;
         let id = custom_id(&pipeline.retriever_name, repeat, &post.post.id);
-        out.write_all(request_line(&id, &prepared, sampling).as_bytes())
-            .with_context(|| format!("cannot write {}", part.display()))?;
+        let line = request_line(&id, &prepared, sampling);
+        bytes += line.len() as u64;
+        if bytes > limits.bytes {
+            // Estimate the shards needed from the lines written so far.
+            let per_line = bytes / (n as u64 + 1);
+            let total = per_line * calls.len() as u64;
+            anyhow::bail!(
+                "the requests come to more than the {} MB one OpenAI batch file may hold (after {} of {} \
+                 requests); split the run with --shard I/N for N >= {} (one batch file per shard); \
+                 no batch file was written",
+                limits.bytes / 1_000_000,
+                n + 1,
+                calls.len(),
+                shards_needed(total, limits.bytes).max(2)
+            );
+        }
+        out.write_all(line.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    out.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(|f| f.sync_all())
-        .with_context(|| format!("cannot write {}", part.display()))?;
-    std::fs::rename(&part, path)
-        .with_context(|| format!("cannot rename {} to {}", part.display(), path.display()))?;
+    out.commit()?;
     Ok(calls.len())
+}
+
+/// Shards for `total` when one file holds `per_file`: shards by hash are
+/// only about even, so with a tenth to spare.
+fn shards_needed(total: u64, per_file: u64) -> u64 {
+    (total + total / 10).div_ceil(per_file.max(1))
 }
 
 /// What the API answered for one call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchResult {
     pub key: CallKey,
-    /// The output text and the model the API names, or why the call failed.
-    pub answer: Result<Answer, String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub text: String,
-    pub model: Option<String>,
+    /// The reply as the API sent it (not yet judged by
+    /// [`crate::generate::reply::accept`]), or why the call failed.
+    pub answer: Result<Completion, String>,
 }
 
 /// Read one line of a Batch API output or error file. `Err` means the line
@@ -213,7 +259,7 @@ pub fn parse_result(line: &str) -> Result<BatchResult, String> {
     Ok(BatchResult { key, answer })
 }
 
-fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Answer, String>, String> {
+fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Completion, String>, String> {
     if let Some(error) = obj.get("error").filter(|e| !e.is_null()) {
         let text = |name: &str| {
             error
@@ -274,19 +320,8 @@ fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Answer, String>
             format!("{status} from the OpenAI Batch API{request}: {detail}")
         }));
     }
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    Ok(match chat_text(body) {
-        Ok(text) => Ok(Answer {
-            text: text.to_string(),
-            model,
-        }),
-        Err(why) => Err(format!(
-            "reply from the OpenAI Batch API{request} has no text: {why}"
-        )),
-    })
+    Ok(chat_reply(body)
+        .map_err(|why| format!("reply from the OpenAI Batch API{request} has no text: {why}")))
 }
 
 fn one_line(text: &str, max: usize) -> String {
@@ -416,13 +451,7 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
 
     // Pass 2: check each wanted call's output and record it.
     let wanted: HashSet<(usize, u32, usize)> = run.wanted.iter().copied().collect();
-    let path = run.dir.join(CALLS_FILE);
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = CallsAppender::open(&run.dir.join(CALLS_FILE))?;
     let mut ingested = Ingested {
         lines,
         ..Ingested::default()
@@ -448,18 +477,14 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
             if record.error.is_some() {
                 ingested.failed += 1;
             }
-            let line = serde_json::to_string(&record).expect("a record serialises") + "\n";
-            if let Err(e) = out.write_all(line.as_bytes()) {
-                write_error =
-                    Some(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+            if let Err(e) = out.append(&record) {
+                write_error = Some(e.into());
             }
         })?;
     }
     if let Some(e) = write_error {
         return Err(e);
     }
-    out.flush()
-        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(ingested)
 }
 
@@ -467,29 +492,42 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
 fn check_result(
     run: &IngestRun,
     (ri, repeat, pi): (usize, u32, usize),
-    answer: Result<Answer, String>,
+    answer: Result<Completion, String>,
 ) -> CallRecord {
     let pipeline = &run.pipelines[ri];
     let post = &run.posts[pi];
     let prepared = pipeline
         .prepare_local(&post.post.text, Some(&post.label), repeat)
         .expect("batch runs simplify without a model");
-    let (text, error, api_model) = match answer {
-        Ok(a) => (Some(a.text), None, a.model),
-        Err(e) => (None, Some(e), None),
+    let (reply, error) = match answer {
+        Ok(raw) => match accept(raw.clone()) {
+            Ok(accepted) => (accepted, None),
+            Err(refusal) => (
+                raw,
+                Some(format!(
+                    "reply from the OpenAI Batch API is not a translation: {refusal}"
+                )),
+            ),
+        },
+        Err(e) => (Completion::default(), Some(e)),
     };
     let generation = Generation {
         provider: PROVIDER.to_string(),
         model: run
             .model
             .map(str::to_string)
-            .or(api_model)
+            .or_else(|| reply.served_model.clone())
             .unwrap_or_default(),
-        text,
+        text: error.is_none().then_some(reply.text),
         attempts: 1,
         cached: false,
         error,
+        finish_reason: reply.finish_reason,
+        served_model: reply.served_model,
+        usage: reply.usage,
+        think: reply.think,
         stops_run: false,
+        same_for_every_call: false,
     };
     let trace = pipeline.finish(
         prepared,
@@ -506,13 +544,46 @@ fn show_id(key: &CallKey) -> String {
     format!("custom_id {:?}", custom_id(&key.0, key.1, &key.2))
 }
 
-/// Call `f(line number, line)` for each non-blank line of `path`.
+/// Longest result line read: a reply at glossa's reply cap, plus room for
+/// the line's envelope.
+const MAX_RESULT_LINE_BYTES: usize = crate::limits::MAX_REPLY_BYTES + (64 << 10);
+
+/// Call `f(line number, line)` for each non-blank line of `path` (a
+/// byte-order mark at its start is dropped, as everywhere). A line longer
+/// than [`MAX_RESULT_LINE_BYTES`] is an error naming it, found without
+/// reading it whole.
 fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
+    let mut reader = BufReader::new(file);
+    let mut bytes = Vec::new();
+    for number in 1.. {
+        bytes.clear();
+        let cap = MAX_RESULT_LINE_BYTES as u64 + 1;
+        let n = (&mut reader)
+            .take(cap)
+            .read_until(b'\n', &mut bytes)
+            .with_context(|| format!("{}:{number}: cannot read", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() > MAX_RESULT_LINE_BYTES {
+            anyhow::bail!(
+                "{}:{number}: line longer than {}; a result line holds one reply, and glossa \
+                 reads replies up to {}",
+                path.display(),
+                crate::limits::show_bytes(MAX_RESULT_LINE_BYTES),
+                crate::limits::show_bytes(crate::limits::MAX_REPLY_BYTES)
+            );
+        }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|_| anyhow::anyhow!("{}:{number}: not UTF-8 text", path.display()))?;
+        let line = if number == 1 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            line
+        };
         if !line.trim().is_empty() {
-            f(i + 1, &line);
+            f(number, line.trim_end_matches(['\n', '\r']));
         }
     }
     Ok(())
@@ -521,6 +592,96 @@ fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::{Label, Post, Split};
+    use crate::generate::prompt::Template;
+    use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+    use crate::generate::simplify::Simplify;
+    use crate::glossary::Glossary;
+    use crate::retrieve::Params;
+
+    /// One exact-retriever pipeline over a one-entry glossary, and `n`
+    /// posts.
+    fn ten_calls(n: usize) -> (Arc<Pipeline>, Vec<LabelledPost>) {
+        let glossary = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"name":"g","source_lang":"en","target_lang":"x","entries":[{"source":"coffee","target":"mavi"}]}"#,
+            )
+            .unwrap(),
+        );
+        let offline = provider::build("offline", &Settings::default()).unwrap();
+        let pipeline = Arc::new(Pipeline {
+            retriever_name: "exact".into(),
+            retriever: Arc::from(
+                crate::retrieve::build("exact", &glossary, &Params::default()).unwrap(),
+            ),
+            glossary,
+            template: Template::builtin("translate.v1"),
+            simplify: Simplify::Rules,
+            simplify_template: Template::builtin("simplify.v1"),
+            client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+            check: Default::default(),
+        });
+        let posts = (0..n)
+            .map(|i| LabelledPost {
+                post: Post {
+                    id: format!("p{i}"),
+                    text: "Cold coffee, please.".into(),
+                },
+                label: Label {
+                    needed: vec![0],
+                    wrong_sense: vec![],
+                    tags: vec![],
+                    split: Split::Dev,
+                },
+            })
+            .collect();
+        (pipeline, posts)
+    }
+
+    #[test]
+    fn batch_files_over_the_limits_are_refused_and_nothing_is_left() {
+        let (pipeline, posts) = ten_calls(10);
+        let pipelines = [pipeline];
+        let calls: Vec<(usize, u32, usize)> = (0..10).map(|i| (0, 1, i)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requests.jsonl");
+        let sampling = Sampling {
+            model: "m".into(),
+            ..Sampling::default()
+        };
+        let write = |limits| write_requests(&path, &pipelines, &posts, &calls, &sampling, limits);
+        let roomy = Limits {
+            requests: 10,
+            bytes: u64::MAX,
+        };
+        assert_eq!(write(roomy).unwrap(), 10);
+        let size = std::fs::metadata(&path).unwrap().len();
+        std::fs::remove_file(&path).unwrap();
+
+        let err = write(Limits {
+            bytes: size / 3,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("--shard I/N for N >= "), "{err}");
+        assert!(err.contains("no batch file was written"), "{err}");
+        let err = write(Limits {
+            requests: 4,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("10 requests are more than one OpenAI batch file may hold (4)"),
+            "{err}"
+        );
+        assert!(err.contains("N >= 3"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 
     #[test]
     fn custom_ids_round_trip_whatever_the_ids_hold() {
@@ -568,9 +729,11 @@ mod tests {
         assert_eq!(r.key, ("exact".to_string(), 1, "p1".to_string()));
         assert_eq!(
             r.answer,
-            Ok(Answer {
+            Ok(Completion {
                 text: "hei".into(),
-                model: Some("gpt-x".into())
+                finish_reason: Some("stop".into()),
+                served_model: Some("gpt-x".into()),
+                ..Completion::default()
             })
         );
         let status = r#"{"id":"b","custom_id":"exact|1|p1","response":{"status_code":500,"request_id":"r2","body":{"error":{"message":"The server had an error","type":"server_error"}}},"error":null}"#;
@@ -582,9 +745,9 @@ mod tests {
         let error = r#"{"id":"b","custom_id":"exact|1|p1","response":null,"error":{"code":"batch_expired","message":"This request could not be executed before the completion window expired."}}"#;
         let e = parse_result(error).unwrap().answer.unwrap_err();
         assert!(e.contains("batch_expired: This request could not"), "{e}");
-        let empty = r#"{"custom_id":"exact|1|p1","response":{"status_code":200,"body":{"choices":[{"message":{"content":null},"finish_reason":"length"}]}}}"#;
+        let empty = r#"{"custom_id":"exact|1|p1","response":{"status_code":200,"body":{"choices":[{"message":{"content":null},"finish_reason":"stop"}]}}}"#;
         let e = parse_result(empty).unwrap().answer.unwrap_err();
-        assert!(e.contains("finish_reason length"), "{e}");
+        assert!(e.contains("content is null (finish_reason stop)"), "{e}");
         assert!(parse_result("not json").is_err());
         assert!(parse_result(r#"{"response":null}"#).is_err());
         assert!(parse_result(r#"{"custom_id":"exact|1|p1","response":{"body":{}}}"#).is_err());

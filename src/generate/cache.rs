@@ -3,11 +3,11 @@
 //! loses no paid-for reply.
 
 use crate::generate::provider::Request;
+use crate::generate::reply::Completion;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where replies are cached unless told otherwise.
 pub const DEFAULT_DIR: &str = "runs/cache";
@@ -15,8 +15,11 @@ pub const DEFAULT_DIR: &str = "runs/cache";
 /// Bumped whenever the key recipe changes, so old entries stop matching.
 const KEY_VERSION: &str = "glossa-cache-v1";
 
-/// Cached replies under `dir`, as `dir/ab/abcd….txt`: the first two hex
-/// digits shard the directory, the file holds the reply text.
+/// Cached replies under `dir`, as `dir/ab/abcd….json`: the first two hex
+/// digits shard the directory, the file holds the reply (text, finish
+/// reason, served model, whether a `<think>` block was stripped; never the
+/// usage: a cached reply costs nothing). Entries written before replies
+/// carried more than text are `abcd….txt`, the text alone, and still read.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
@@ -57,40 +60,57 @@ impl Cache {
     }
 
     /// The cached reply for `key`, if any. An unreadable entry is a miss.
-    pub fn get(&self, key: &str) -> Option<String> {
-        fs::read_to_string(self.path(key)?).ok()
+    pub fn get_reply(&self, key: &str) -> Option<Completion> {
+        let json = self.path(key, "json")?;
+        match fs::read(&json) {
+            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Err(_) => self.get(key).map(|text| Completion {
+                text,
+                ..Completion::default()
+            }),
+        }
     }
 
-    /// Store `text` under `key`: written to a temporary file and renamed, so
-    /// a reader (or a crash) never sees half a reply.
+    /// Store a reply under `key`, without its usage.
+    pub fn put_reply(&self, key: &str, reply: &Completion) -> io::Result<()> {
+        let stored = Completion {
+            usage: None,
+            ..reply.clone()
+        };
+        let bytes = serde_json::to_vec(&stored).expect("a reply always serialises");
+        self.write(self.checked(key, "json")?, &bytes)
+    }
+
+    /// The cached text for `key` in the text-only layout, if any.
+    pub fn get(&self, key: &str) -> Option<String> {
+        fs::read_to_string(self.path(key, "txt")?).ok()
+    }
+
+    /// Store `text` under `key` in the text-only layout.
     pub fn put(&self, key: &str, text: &str) -> io::Result<()> {
-        let path = self.path(key).ok_or_else(|| {
+        self.write(self.checked(key, "txt")?, text.as_bytes())
+    }
+
+    fn checked(&self, key: &str, ext: &str) -> io::Result<PathBuf> {
+        self.path(key, ext).ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("not a cache key: {key:?}"),
             )
-        })?;
-        let shard = path.parent().expect("a cache path has a shard directory");
-        fs::create_dir_all(shard)?;
-        // Unique per process and call: concurrent writers of the same key
-        // each rename a complete file, and the last one wins.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let temp = shard.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = fs::write(&temp, text).and_then(|()| fs::rename(&temp, &path));
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        })
+    }
+
+    /// Written atomically (see [`crate::fsutil`]), so a reader (or a
+    /// crash) never sees half a reply; concurrent writers of the same key
+    /// each rename a complete file, and the last one wins.
+    fn write(&self, path: PathBuf, bytes: &[u8]) -> io::Result<()> {
+        crate::fsutil::write_atomic(&path, bytes).map_err(|e| io::Error::new(e.cause.kind(), e))
     }
 
     /// Keys are hex digests; anything else could escape the directory.
-    fn path(&self, key: &str) -> Option<PathBuf> {
+    fn path(&self, key: &str, ext: &str) -> Option<PathBuf> {
         let valid = key.len() >= 3 && key.bytes().all(|b| b.is_ascii_hexdigit());
-        valid.then(|| self.dir.join(&key[..2]).join(format!("{key}.txt")))
+        valid.then(|| self.dir.join(&key[..2]).join(format!("{key}.{ext}")))
     }
 }
 
@@ -119,7 +139,8 @@ mod tests {
     #[test]
     fn keys_that_are_not_hex_are_refused() {
         let cache = Cache::new("unused");
-        assert!(cache.path("../../etc/passwd").is_none());
+        assert!(cache.path("../../etc/passwd", "txt").is_none());
+        assert!(cache.get_reply("../x").is_none());
         assert!(cache.get("../x").is_none());
         assert!(cache.put("ab/cd", "x").is_err());
     }

@@ -1,12 +1,26 @@
 //! The generation check (SPEC.md, "Generation check"): every needed
-//! entry's target must appear in the output, case-insensitive and on word
-//! boundaries, and no wrong-sense entry's target may appear.
+//! entry's target (or one of its forms) must stand in the output, and no
+//! wrong-sense entry's target or form may. Where a target "stands" is
+//! [`target_match`]'s rule (case-insensitive; word boundaries only for ends
+//! in scripts written with spaces).
 //!
-//! A target inside another ("mavi" inside "frosk mavi") is only counted
-//! where it stands on its own: each needed occurrence must be found in its
-//! own place, so one "frosk mavi" does not also satisfy "mavi".
+//! By default ([`CheckMode::Shared`]) a needed target counts wherever it
+//! stands, also inside another needed target's place, and one place serves
+//! every needed entry with that target: "länger erkrankte" inside "zwei
+//! bereits länger erkrankte erwachsene Patienten" counts for both entries.
+//! [`CheckMode::Strict`] asks each needed entry for a place of its own.
+//! [`CheckMode::Stem`] counts like `Shared` and also accepts a run of words
+//! that stem like a spelling's words ([`target_stem`]); entries found only
+//! that way are listed in the verdict's `by_stem`.
+//!
+//! In both modes a wrong-sense target standing only inside a needed
+//! target's place does not leak: "mavi" inside a needed "frosk mavi" is
+//! part of that term, not a wrong-sense "mavi".
 
+use super::target_match::{overlaps, within, Haystack};
+use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Which targets were missing and which leaked, by entry id.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,87 +29,218 @@ pub struct Verdict {
     pub leaked: Vec<String>,
     /// Every needed target was there and nothing leaked.
     pub ok: bool,
+    /// Needed entries found only through stems (`--check stem`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_stem: Vec<String>,
 }
 
-/// One glossary target to look for.
+/// How needed targets that share or nest places are counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckMode {
+    /// A target counts wherever it stands; one place serves every entry.
+    #[default]
+    Shared,
+    /// Each needed entry needs a place no other needed entry took (longest
+    /// targets choose first).
+    Strict,
+    /// As `Shared`, and a run of words stemming like the target's counts.
+    Stem,
+}
+
+impl CheckMode {
+    const ALL: [CheckMode; 3] = [CheckMode::Shared, CheckMode::Strict, CheckMode::Stem];
+
+    /// The name `--check` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckMode::Shared => "shared",
+            CheckMode::Strict => "strict",
+            CheckMode::Stem => "stem",
+        }
+    }
+
+    pub fn is_default(&self) -> bool {
+        *self == CheckMode::default()
+    }
+}
+
+impl std::str::FromStr for CheckMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let names = || CheckMode::ALL.map(CheckMode::name).join(", ");
+        CheckMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown check `{s}`; checks: {}", names()))
+    }
+}
+
+/// One glossary entry's accepted spellings.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {
     pub id: &'a str,
     pub text: &'a str,
+    /// Other accepted spellings and inflections (the entry's `forms`).
+    pub forms: &'a [String],
 }
 
-/// Byte ranges in `haystack` (already lower-cased) where `needle` stands
-/// on word boundaries.
-fn occurrences(haystack: &str, needle: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    if needle.is_empty() {
-        return out;
+impl Target<'_> {
+    fn spellings(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.text).chain(self.forms.iter().map(String::as_str))
     }
-    let mut from = 0;
-    while let Some(i) = haystack[from..].find(needle) {
-        let start = from + i;
-        let end = start + needle.len();
-        let before_ok = haystack[..start]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric());
-        let after_ok = haystack[end..]
-            .chars()
-            .next()
-            .is_none_or(|c| !c.is_alphanumeric());
-        if before_ok && after_ok {
-            out.push((start, end));
-        }
-        // Step one character, so overlapping occurrences are seen too.
-        from = start + haystack[start..].chars().next().map_or(1, char::len_utf8);
+
+    /// Every place any spelling stands, in text order.
+    fn places(&self, text: &Haystack) -> Vec<Range<usize>> {
+        let mut out: Vec<Range<usize>> = self.spellings().flat_map(|s| text.find(s)).collect();
+        out.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+        out
     }
-    out
+
+    /// Places where a spelling's words stand stemmed.
+    fn stemmed_places(&self, stemmer: &TargetStemmer, words: &StemmedWords) -> Vec<Range<usize>> {
+        self.spellings()
+            .flat_map(|s| stemmer.places(words, s))
+            .collect()
+    }
+
+    /// Length of the longest spelling, in characters.
+    fn longest(&self) -> usize {
+        self.spellings()
+            .map(|s| s.trim().chars().count())
+            .max()
+            .unwrap_or(0)
+    }
 }
 
-fn overlaps(a: (usize, usize), b: (usize, usize)) -> bool {
-    a.0 < b.1 && b.0 < a.1
+/// The output check with its settings.
+#[derive(Default)]
+pub struct Checker {
+    mode: CheckMode,
+    /// For [`CheckMode::Stem`]: the target language's stemmer.
+    stemmer: Option<TargetStemmer>,
 }
 
-/// Check `output` against the needed and wrong-sense targets.
-pub fn check(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
-    let text = output.to_lowercase();
-    // Longest targets claim their places first, so a shorter target nested
-    // in a longer one needs an occurrence of its own.
-    let mut order: Vec<&Target> = needed.iter().collect();
-    order.sort_by_key(|t| std::cmp::Reverse(t.text.chars().count()));
-    let mut claimed: Vec<(usize, usize)> = Vec::new();
-    let mut missing = Vec::new();
-    for t in order {
-        let free = occurrences(&text, &t.text.to_lowercase())
-            .into_iter()
-            .find(|o| !claimed.iter().any(|c| overlaps(*c, *o)));
-        match free {
-            Some(o) => claimed.push(o),
-            None => missing.push(t.id.to_string()),
-        }
+impl Checker {
+    /// A checker for outputs in `target_lang` (only `stem` needs it).
+    pub fn new(mode: CheckMode, target_lang: &str) -> Result<Checker, NoStemmer> {
+        let stemmer = match mode {
+            CheckMode::Stem => Some(TargetStemmer::for_language(target_lang)?),
+            _ => None,
+        };
+        Ok(Checker { mode, stemmer })
     }
-    // Keep the caller's order for stable output.
-    missing.sort_by_key(|id| needed.iter().position(|t| t.id == id));
-    let leaked: Vec<String> = wrong_sense
-        .iter()
-        .filter(|t| {
-            occurrences(&text, &t.text.to_lowercase())
+
+    /// Check `output` against the needed and wrong-sense targets.
+    pub fn check(&self, output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+        let text = Haystack::new(output);
+        let words = self.stemmer.as_ref().map(|s| s.words(output));
+        let places = |t: &Target| self.places(t, &text, words.as_ref());
+        let (found, stemmed): (Vec<Vec<Range<usize>>>, Vec<bool>) =
+            needed.iter().map(places).unzip();
+        let missing: Vec<String> = match self.mode {
+            CheckMode::Shared | CheckMode::Stem => needed
                 .iter()
-                .any(|o| !claimed.iter().any(|c| overlaps(*c, *o)))
-        })
-        .map(|t| t.id.to_string())
-        .collect();
-    let ok = missing.is_empty() && leaked.is_empty();
-    Verdict {
-        missing,
-        leaked,
-        ok,
+                .zip(&found)
+                .filter(|(_, places)| places.is_empty())
+                .map(|(t, _)| t.id.to_string())
+                .collect(),
+            CheckMode::Strict => missing_strictly(needed, &found),
+        };
+        let needed_places: Vec<&Range<usize>> = found.iter().flatten().collect();
+        let leaked: Vec<String> = wrong_sense
+            .iter()
+            .filter(|t| {
+                places(t)
+                    .0
+                    .iter()
+                    .any(|p| !needed_places.iter().any(|n| within(p, n)))
+            })
+            .map(|t| t.id.to_string())
+            .collect();
+        let by_stem = needed
+            .iter()
+            .zip(stemmed)
+            .filter(|(_, stemmed)| *stemmed)
+            .map(|(t, _)| t.id.to_string())
+            .collect();
+        let ok = missing.is_empty() && leaked.is_empty();
+        Verdict {
+            missing,
+            leaked,
+            ok,
+            by_stem,
+        }
+    }
+
+    /// Whether `t` stands anywhere in `output` (stems included in `stem`
+    /// mode).
+    pub fn stands(&self, output: &str, t: &Target) -> bool {
+        let words = self.stemmer.as_ref().map(|s| s.words(output));
+        !self
+            .places(t, &Haystack::new(output), words.as_ref())
+            .0
+            .is_empty()
+    }
+
+    /// Where `t` stands in the output, and whether only through stems
+    /// (tried only when no spelling stands as written).
+    fn places(
+        &self,
+        t: &Target,
+        text: &Haystack,
+        words: Option<&StemmedWords>,
+    ) -> (Vec<Range<usize>>, bool) {
+        let written = t.places(text);
+        match (&self.stemmer, words) {
+            (Some(stemmer), Some(words)) if written.is_empty() => {
+                let stemmed = t.stemmed_places(stemmer, words);
+                let by_stem = !stemmed.is_empty();
+                (stemmed, by_stem)
+            }
+            _ => (written, false),
+        }
     }
 }
 
-/// Whether `target` appears in `output` on word boundaries, ignoring case.
-pub fn contains_target(output: &str, target: &str) -> bool {
-    !occurrences(&output.to_lowercase(), &target.to_lowercase()).is_empty()
+/// Check `output` against the needed and wrong-sense targets (the default
+/// [`CheckMode::Shared`]).
+pub fn check(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+    Checker::default().check(output, needed, wrong_sense)
+}
+
+/// Ids of needed entries left without a place of their own: the longest
+/// targets choose first, each the first place no chosen one overlaps.
+fn missing_strictly(needed: &[Target], found: &[Vec<Range<usize>>]) -> Vec<String> {
+    let mut order: Vec<usize> = (0..needed.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(needed[i].longest()));
+    let mut claimed: Vec<&Range<usize>> = Vec::new();
+    let mut missing = vec![false; needed.len()];
+    for i in order {
+        match found[i]
+            .iter()
+            .find(|p| !claimed.iter().any(|c| overlaps(c, p)))
+        {
+            Some(p) => claimed.push(p),
+            None => missing[i] = true,
+        }
+    }
+    // The caller's order, for stable output.
+    needed
+        .iter()
+        .zip(missing)
+        .filter(|(_, m)| *m)
+        .map(|(t, _)| t.id.to_string())
+        .collect()
+}
+
+/// Whether `target` or one of its `forms` stands in `output`.
+pub fn contains_target(output: &str, target: &str, forms: &[String]) -> bool {
+    let text = Haystack::new(output);
+    std::iter::once(target)
+        .chain(forms.iter().map(String::as_str))
+        .any(|s| text.contains(s))
 }
 
 #[cfg(test)]
@@ -103,7 +248,24 @@ mod tests {
     use super::*;
 
     fn t<'a>(id: &'a str, text: &'a str) -> Target<'a> {
-        Target { id, text }
+        Target {
+            id,
+            text,
+            forms: &[],
+        }
+    }
+
+    fn with_forms<'a>(id: &'a str, text: &'a str, forms: &'a [String]) -> Target<'a> {
+        Target { id, text, forms }
+    }
+
+    fn strict(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+        let checker = Checker::new(CheckMode::Strict, "x").unwrap();
+        checker.check(output, needed, wrong_sense)
+    }
+
+    fn strings(forms: &[&str]) -> Vec<String> {
+        forms.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
@@ -125,11 +287,70 @@ mod tests {
     }
 
     #[test]
-    fn nested_targets_each_need_their_own_place() {
+    fn chinese_japanese_and_thai_targets_count_inside_running_text() {
+        let zh = [t("model", "模型"), t("output", "输出")];
+        assert!(check("郝仁低头看向模型的输出。", &zh, &[]).ok);
+        assert_eq!(
+            check("郝仁低头看向模的输。", &zh, &[]).missing,
+            ["model", "output"]
+        );
+        let ja = [t("server", "サーバー"), t("data", "データ")];
+        assert!(check("新しいサーバーでデータを処理する。", &ja, &[]).ok);
+        let th = [t("iced-coffee", "กาแฟเย็น")];
+        assert!(check("ฉันชอบกาแฟเย็นมาก", &th, &[]).ok);
+        // A leak is found inside running text too.
+        let v = check("ฉันชอบกาแฟเย็นมาก", &[], &[t("tea", "ชอบ")]);
+        assert_eq!(v.leaked, ["tea"]);
+    }
+
+    #[test]
+    fn mixed_script_targets_follow_the_script_at_each_end() {
+        let needed = [t("xlmr", "模型 XLM-R")];
+        assert!(check("我们用模型 XLM-R。", &needed, &[]).ok);
+        assert!(!check("我们用模型 XLM-Rx。", &needed, &[]).ok);
+    }
+
+    #[test]
+    fn german_compounds_and_inflections_count_through_forms() {
+        let forms = strings(&["Spinalkanals", "Spinalkanälen"]);
+        let needed = [with_forms("canal", "Spinalkanal", &forms)];
+        assert!(check("Die Enge des Spinalkanals nimmt zu.", &needed, &[]).ok);
+        assert!(check("in den SPINALKANÄLEN", &needed, &[]).ok);
+        // Inside a compound it is not the term.
+        assert!(!check("Die Spinalkanalstenose", &needed, &[]).ok);
+        // Forms leak like targets.
+        let v = check("des Spinalkanals", &[], &needed);
+        assert_eq!(v.leaked, ["canal"]);
+    }
+
+    #[test]
+    fn nested_targets_count_inside_other_needed_targets() {
+        let needed = [
+            t(
+                "adult-patients",
+                "zwei bereits länger erkrankte erwachsene Patienten",
+            ),
+            t("longstanding", "länger erkrankte"),
+        ];
+        let out = "Wir untersuchten zwei bereits länger erkrankte erwachsene Patienten.";
+        assert!(check(out, &needed, &[]).ok);
+        let v = strict(out, &needed, &[]);
+        assert_eq!(v.missing, ["longstanding"]);
         let needed = [t("coffee", "mavi"), t("cold-coffee", "frosk mavi")];
-        assert_eq!(check("frosk mavi", &needed, &[]).missing, ["coffee"]);
-        assert!(check("frosk mavi, mavi", &needed, &[]).ok);
-        assert!(check("mavi; frosk mavi", &needed, &[]).ok);
+        assert!(check("frosk mavi", &needed, &[]).ok);
+        assert_eq!(strict("frosk mavi", &needed, &[]).missing, ["coffee"]);
+        assert!(strict("mavi; frosk mavi", &needed, &[]).ok);
+    }
+
+    #[test]
+    fn one_place_serves_every_entry_with_that_target() {
+        let needed = [
+            t("spinal-canal", "Spinalkanals"),
+            t("canal", "Spinalkanals"),
+        ];
+        assert!(check("Enge des Spinalkanals", &needed, &[]).ok);
+        let v = strict("Enge des Spinalkanals", &needed, &[]);
+        assert_eq!(v.missing, ["canal"]);
     }
 
     #[test]
@@ -142,19 +363,54 @@ mod tests {
         assert_eq!(v.leaked, ["date"]);
         assert!(v.missing.is_empty());
         assert!(!v.ok);
-        // A wrong-sense target that only occurs inside a needed one does not leak.
+        // A wrong-sense target that only stands inside a needed one does not leak.
         let v = check(
             "frosk mavi",
             &[t("cold-coffee", "frosk mavi")],
             &[t("coffee", "mavi")],
         );
         assert!(v.ok, "{v:?}");
+        // ... but one standing apart does.
+        let v = check(
+            "frosk mavi, mavi",
+            &[t("cold-coffee", "frosk mavi")],
+            &[t("coffee", "mavi")],
+        );
+        assert_eq!(v.leaked, ["coffee"]);
     }
 
     #[test]
-    fn punctuation_and_unicode_are_boundaries() {
-        assert!(contains_target("«Zimbo»!", "zimbo"));
-        assert!(!contains_target("zimboé", "zimbo"));
-        assert!(contains_target("café-zimbo", "zimbo"));
+    fn stem_mode_accepts_inflections_and_says_so() {
+        let checker = Checker::new(CheckMode::Stem, "de").unwrap();
+        let needed = [t("canal", "Spinalkanal"), t("patients", "Patienten")];
+        let v = checker.check("Die Enge des Spinalkanals bei Patienten", &needed, &[]);
+        assert!(v.ok, "{v:?}");
+        assert_eq!(v.by_stem, ["canal"]);
+        // Without stems the inflection is missing; the default mode never stems.
+        assert_eq!(
+            check("des Spinalkanals", &needed[..1], &[]).missing,
+            ["canal"]
+        );
+        // Stemmed wrong-sense targets leak too.
+        let v = checker.check("des Spinalkanals", &[], &needed[..1]);
+        assert_eq!(
+            (v.leaked.as_slice(), v.by_stem.len()),
+            (["canal".to_string()].as_slice(), 0)
+        );
+        assert!(checker.stands("des Spinalkanals", &needed[0]));
+        assert!(!Checker::default().stands("des Spinalkanals", &needed[0]));
+        assert!(Checker::new(CheckMode::Stem, "x-cafe").is_err());
+        assert!(Checker::new(CheckMode::Strict, "x-cafe").is_ok());
+    }
+
+    #[test]
+    fn contains_target_accepts_forms() {
+        assert!(contains_target("«Zimbo»!", "zimbo", &[]));
+        assert!(!contains_target("zimboé", "zimbo", &[]));
+        assert!(contains_target(
+            "experimentu",
+            "experiment",
+            &strings(&["experimentu"])
+        ));
     }
 }

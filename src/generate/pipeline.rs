@@ -3,9 +3,9 @@
 //! [`Trace`], which is what `glossa translate --format json` prints and
 //! what a batch call line is made from.
 
-use super::check::{check, contains_target, Target, Verdict};
+use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{Client, ProviderError, Request, Substitution};
+use super::provider::{Client, ProviderError, Request, Substitution, Usage};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
@@ -24,6 +24,8 @@ pub struct Pipeline {
     pub simplify: Simplify,
     pub simplify_template: Template,
     pub client: Arc<Client>,
+    /// The output check (how nested and shared targets count).
+    pub check: Checker,
 }
 
 /// A stage's output and how long it took.
@@ -52,6 +54,9 @@ pub struct UsedEntry {
     pub score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// The entry's other accepted spellings of `target`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<String>,
 }
 
 /// The prompt stage's output.
@@ -70,9 +75,26 @@ pub struct Generation {
     pub attempts: u32,
     pub cached: bool,
     pub error: Option<String>,
+    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
+    /// API said; also for a reply refused for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The model snapshot that answered, when the API named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+    /// Tokens this call used (none for a cached reply).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A `<think>` block was stripped from the reply before the check.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub think: bool,
     /// The error should stop a batch (quota spent for the day, key refused).
     #[serde(skip)]
     pub stops_run: bool,
+    /// The error is one every call will get (400, 404): a batch stops after
+    /// a few of them in a row.
+    #[serde(skip)]
+    pub same_for_every_call: bool,
 }
 
 /// Whether a retrieved target made it into the output.
@@ -236,6 +258,7 @@ impl Pipeline {
                     phrase,
                     score: m.score,
                     sense: e.sense.clone(),
+                    forms: e.forms.clone(),
                 }
             })
             .collect();
@@ -311,7 +334,12 @@ impl Pipeline {
                     attempts: reply.attempts,
                     cached: reply.cached,
                     error: None,
+                    finish_reason: reply.finish_reason,
+                    served_model: reply.served_model,
+                    usage: reply.usage,
+                    think: reply.think,
                     stops_run: false,
+                    same_for_every_call: false,
                 },
                 (Err(err), attempts) => self.failed(&err, attempts),
             },
@@ -343,16 +371,18 @@ impl Pipeline {
             let target = |&e: &usize| Target {
                 id: &g.entries[e].id,
                 text: &g.entries[e].target,
+                forms: &g.entries[e].forms,
             };
             let needed: Vec<Target> = label.needed.iter().map(target).collect();
             let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
             let verdict = match output {
-                Some(out) => check(out, &needed, &wrong),
+                Some(out) => self.check.check(out, &needed, &wrong),
                 // No output: everything needed is missing.
                 None => Verdict {
                     missing: needed.iter().map(|t| t.id.to_string()).collect(),
                     leaked: Vec::new(),
                     ok: false,
+                    by_stem: Vec::new(),
                 },
             };
             let wrong_sense_retrieved: Vec<String> = score
@@ -363,7 +393,7 @@ impl Pipeline {
             let wrong_sense_used = score
                 .wrong_sense
                 .iter()
-                .filter(|&&e| output.is_some_and(|o| contains_target(o, &g.entries[e].target)))
+                .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
                 .map(|&e| g.entries[e].id.clone())
                 .collect();
             Labelled {
@@ -416,6 +446,7 @@ impl Pipeline {
 
     fn failed(&self, err: &ProviderError, attempts: u32) -> Generation {
         let first = self.client.providers().first();
+        let reply = err.reply();
         Generation {
             provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
             model: first.map(|p| p.model().to_string()).unwrap_or_default(),
@@ -423,7 +454,12 @@ impl Pipeline {
             attempts,
             cached: false,
             stops_run: err.stops_run(),
+            same_for_every_call: err.same_for_every_call(),
             error: Some(err.to_string()),
+            finish_reason: reply.and_then(|r| r.finish_reason.clone()),
+            served_model: reply.and_then(|r| r.served_model.clone()),
+            usage: reply.and_then(|r| r.usage),
+            think: false,
         }
     }
 }
@@ -460,7 +496,7 @@ fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> R
             .map(|u| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
-                in_output: output.is_some_and(|o| contains_target(o, &u.target)),
+                in_output: output.is_some_and(|o| contains_target(o, &u.target, &u.forms)),
             })
             .collect(),
     }

@@ -3,7 +3,8 @@
 //! reply cache in front of it all.
 
 use crate::generate::cache::Cache;
-use crate::generate::provider::{Provider, ProviderError, Reply, Request};
+use crate::generate::provider::{Completion, Provider, ProviderError, Reply, Request};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -51,6 +52,8 @@ pub struct Client {
     providers: Vec<Box<dyn Provider>>,
     retry: RetryPolicy,
     cache: Option<Cache>,
+    /// Whether a failed cache write was reported (once is enough).
+    cache_warned: AtomicBool,
     rng: Mutex<u64>,
 }
 
@@ -67,6 +70,7 @@ impl Client {
             providers,
             retry,
             cache,
+            cache_warned: AtomicBool::new(false),
             // xorshift must not start at 0.
             rng: Mutex::new((nanos ^ 0x9e37_79b9_7f4a_7c15) | 1),
         }
@@ -110,18 +114,13 @@ impl Client {
         let mut failures = Vec::new();
         for provider in &self.providers {
             let key = Cache::key(&provider.identity(), req);
-            if let Some(text) = self.cache.as_ref().and_then(|c| c.get(&key)) {
-                return Ok(self.reply(provider.as_ref(), text, *attempts, true));
+            if let Some(cached) = self.cache.as_ref().and_then(|c| c.get_reply(&key)) {
+                return Ok(self.reply(provider.as_ref(), cached, *attempts, true));
             }
             match self.attempt(provider.as_ref(), req, attempts).await {
-                Ok(text) => {
-                    if let Some(cache) = &self.cache {
-                        cache.put(&key, &text).map_err(|e| ProviderError::Cache {
-                            dir: cache.dir().display().to_string(),
-                            detail: e.to_string(),
-                        })?;
-                    }
-                    return Ok(self.reply(provider.as_ref(), text, *attempts, false));
+                Ok(completion) => {
+                    self.store(&key, &completion);
+                    return Ok(self.reply(provider.as_ref(), completion, *attempts, false));
                 }
                 Err(err) if err.stops_run() => return Err(err),
                 Err(err) => failures.push(err),
@@ -134,19 +133,37 @@ impl Client {
         }
     }
 
+    /// Cache a paid reply. A failure (full disk, unwritable folder) is
+    /// warned about once and otherwise ignored: the reply is still
+    /// returned, and recorded by the caller, rather than thrown away.
+    fn store(&self, key: &str, completion: &Completion) {
+        let Some(cache) = &self.cache else { return };
+        if let Err(e) = cache.put_reply(key, completion) {
+            if !self.cache_warned.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "warning: {}; replies are kept (in calls.jsonl for a run) but not cached",
+                    ProviderError::Cache {
+                        dir: cache.dir().display().to_string(),
+                        detail: e.to_string(),
+                    }
+                );
+            }
+        }
+    }
+
     /// One provider, with retries; `attempts` counts every call made.
     async fn attempt(
         &self,
         provider: &dyn Provider,
         req: &Request,
         attempts: &mut u32,
-    ) -> Result<String, ProviderError> {
+    ) -> Result<Completion, ProviderError> {
         let max = self.retry.max_attempts.max(1);
         let mut failed = 0;
         loop {
             *attempts += 1;
             let err = match provider.call(req).await {
-                Ok(text) => return Ok(text),
+                Ok(completion) => return Ok(completion),
                 Err(err) => err,
             };
             failed += 1;
@@ -158,13 +175,23 @@ impl Client {
         }
     }
 
-    fn reply(&self, provider: &dyn Provider, text: String, attempts: u32, cached: bool) -> Reply {
+    fn reply(
+        &self,
+        provider: &dyn Provider,
+        completion: Completion,
+        attempts: u32,
+        cached: bool,
+    ) -> Reply {
         Reply {
-            text,
+            text: completion.text,
             provider: provider.name().to_string(),
             model: provider.model().to_string(),
             attempts,
             cached,
+            finish_reason: completion.finish_reason,
+            served_model: completion.served_model,
+            usage: if cached { None } else { completion.usage },
+            think: completion.think,
         }
     }
 

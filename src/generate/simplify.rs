@@ -16,8 +16,35 @@ pub enum Simplify {
     None,
 }
 
+/// Words that end with a full stop inside a sentence ("Mt. Yellow", "Dr.
+/// Smith", "approx. 5"), lower-cased, without their stop.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "mt", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "cf", "al",
+    "approx", "no", "nos", "fig", "figs", "vol", "pp", "ca", "inc", "ltd", "co",
+];
+
+/// Whether the full stop that ends `sentence` ends the sentence: not after
+/// an abbreviation, a single letter or an initialism ("J. Smith", "U.S.",
+/// "a.m."), nor before a
+/// lower-case word or a digit ("9 a.m. to 5", "e.g. bread").
+fn ends_sentence(sentence: &str, next: Option<char>) -> bool {
+    if next.is_some_and(|n| n.is_lowercase() || n.is_numeric()) {
+        return false;
+    }
+    let body = sentence.trim_end_matches('.');
+    let word = body
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    let initialism = word.contains('.') && word.split('.').all(|part| part.chars().count() <= 2);
+    word.chars().count() != 1 && !initialism && !ABBREVIATIONS.contains(&word.as_str())
+}
+
 /// Split `text` into trimmed sentences: after `.`, `!`, `?` or `…` followed
-/// by white space or the end (so "£4.50" stays whole), and at line breaks.
+/// by white space or the end (so "£4.50" stays whole), and at line breaks;
+/// a full stop after an abbreviation or an initial, or before a lower-case
+/// word, does not end a sentence.
 pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -39,7 +66,10 @@ pub fn sentences(text: &str) -> Vec<String> {
                 }
             }
             if chars.peek().is_none_or(|n| n.is_whitespace()) {
-                push_trimmed(&mut out, &mut current);
+                let next = chars.clone().find(|n| !n.is_whitespace());
+                if c != '.' || ends_sentence(&current, next) {
+                    push_trimmed(&mut out, &mut current);
+                }
             }
         }
     }
@@ -81,6 +111,23 @@ mod tests {
                 "Yes…"
             ]
         );
+    }
+
+    #[test]
+    fn abbreviations_initials_and_times_do_not_end_a_sentence() {
+        assert_eq!(
+            sentences("Open 9 a.m. to 5 p.m. daily. Visit Mt. Yellow, e.g. by bus. J. Smith came."),
+            [
+                "Open 9 a.m. to 5 p.m. daily.",
+                "Visit Mt. Yellow, e.g. by bus.",
+                "J. Smith came."
+            ]
+        );
+        assert_eq!(
+            sentences("Made in the U.S. Fresh daily."),
+            ["Made in the U.S. Fresh daily."]
+        );
+        assert_eq!(sentences("We bake. You eat."), ["We bake.", "You eat."]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Tables of a batch run's [`Summary`].
 
 use super::{Align, Format, Table};
-use crate::generate::batch::{RunFigures, Summary};
+use crate::generate::batch::{RunFigures, Summary, Tokens};
 use crate::generate::pipeline::Group;
 
 /// "10 of 10, every run"; "19, 19, 16 of 18"; "–" for no posts.
@@ -77,9 +77,60 @@ pub fn table(summary: &Summary) -> Table {
     t
 }
 
+/// Tokens (and cost, with a price table) per served model, when any call
+/// reported usage.
+pub fn tokens_table(tokens: &Tokens) -> Table {
+    let priced = tokens.cost.is_some();
+    let mut columns = vec![
+        ("Model", Align::Left),
+        ("Calls with usage", Align::Right),
+        ("Input tokens", Align::Right),
+        ("Output tokens", Align::Right),
+    ];
+    if priced {
+        columns.push(("Cost", Align::Right));
+    }
+    let mut t = Table::new(Some("Tokens"), &columns);
+    let cost = |c: Option<f64>| c.map_or("no price".to_string(), |c| format!("{c:.4}"));
+    for m in &tokens.by_model {
+        let mut row = vec![
+            m.model.clone(),
+            m.calls.to_string(),
+            m.input_tokens.to_string(),
+            m.output_tokens.to_string(),
+        ];
+        if priced {
+            row.push(cost(m.cost));
+        }
+        t.push(row);
+    }
+    if tokens.by_model.len() > 1 {
+        let mut row = vec![
+            "all".to_string(),
+            tokens
+                .by_model
+                .iter()
+                .map(|m| m.calls)
+                .sum::<usize>()
+                .to_string(),
+            tokens.input_tokens.to_string(),
+            tokens.output_tokens.to_string(),
+        ];
+        if priced {
+            row.push(cost(tokens.cost));
+        }
+        t.push(row);
+    }
+    t
+}
+
 pub fn render(summary: &Summary, format: Format) -> String {
     match super::exporter(format) {
-        Some(e) => e.render(&[table(summary)]),
+        Some(e) => {
+            let mut tables = vec![table(summary)];
+            tables.extend(summary.tokens.as_ref().map(tokens_table));
+            e.render(&tables)
+        }
         None => serde_json::to_string_pretty(summary).expect("summary serialises") + "\n",
     }
 }

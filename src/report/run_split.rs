@@ -35,6 +35,7 @@ pub fn tables(summary: &Summary, by_split: &BTreeMap<Split, Summary>) -> Vec<Tab
             out.push(t);
         }
     }
+    out.extend(summary.tokens.as_ref().map(super::run::tokens_table));
     out
 }
 

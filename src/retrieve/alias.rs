@@ -1,16 +1,19 @@
 //! `alias`: an entry's `aliases` retrieve it as its `source` would, through
 //! every spelling matcher — exact, stemmed, trigram fuzzy (`--threshold`),
-//! edit distance and split/joined words — with the match kind `alias`.
+//! edit distance and split/joined words — with the match kind `alias`. As
+//! in `edit`, only words not spelled correctly are read as typos.
 //! This is how a glossary owner declares synonyms ("biscuits" for cookie,
 //! "food to go" for takeaway).
 
 use super::edit::Edit;
 use super::fuzzy::Fuzzy;
 use super::keys;
+use super::known::KnownWords;
 use super::normalised::Normalised;
 use super::split::Split;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
+use std::sync::Arc;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "alias",
@@ -20,30 +23,41 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 
 pub struct Alias {
     parts: Vec<Box<dyn Retriever>>,
+    /// Trigram matches, kept only on phrases with a word not in `known`.
+    fuzzy: Option<Fuzzy>,
+    known: Arc<KnownWords>,
 }
 
 impl Alias {
     pub fn new(glossary: &Glossary, params: &Params) -> Alias {
         let keys = keys::aliases(glossary);
         if keys.is_empty() {
-            return Alias { parts: Vec::new() };
+            return Alias {
+                parts: Vec::new(),
+                fuzzy: None,
+                known: Arc::default(),
+            };
         }
+        let known = Arc::new(KnownWords::new(glossary));
         Alias {
             parts: vec![
                 Box::new(Normalised::over(keys.clone())),
-                Box::new(Edit::over(&keys, params.edit_bounds())),
+                Box::new(Edit::over(&keys, params.edit_bounds(), Some(known.clone()))),
                 Box::new(Split::over(&keys)),
-                Box::new(Fuzzy::over(&keys, params.threshold)),
             ],
+            fuzzy: Some(Fuzzy::over(&keys, params.threshold)),
+            known,
         }
     }
 }
 
 impl Retriever for Alias {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        let fuzzy = self.fuzzy.iter().flat_map(|f| f.retrieve(post));
         self.parts
             .iter()
             .flat_map(|p| p.retrieve(post))
+            .chain(fuzzy.filter(|m| !self.known.all_known(&m.phrase)))
             .map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m

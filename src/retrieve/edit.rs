@@ -8,8 +8,9 @@
 //! words as written and between their stems (so `cofees` is one edit from
 //! `coffee`), and the smaller is kept.
 //!
-//! Never read as a misspelling: a post word that is a stop word, all digits
-//! or shorter than `edit_one_from`, nor a key word that is a stop word or
+//! Never read as a misspelling: a post word that is spelled correctly (an
+//! English word or a word of the glossary, see [`super::known`]), a stop
+//! word, all digits or shorter than `edit_one_from`, nor a key word that is a stop word or
 //! all digits (those must be written as is or inflected).
 //!
 //! Candidates come from a deletion-neighbourhood index (the SymSpell idea):
@@ -21,11 +22,13 @@
 //! Nothing compares the post with every entry.
 
 use super::keys::{self, Keyed};
+use super::known::KnownWords;
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "edit",
@@ -221,6 +224,8 @@ pub struct Edit {
     keys: Vec<EditKey>,
     /// (first word, number of words) → indexes into `keys`.
     by_first: HashMap<(u32, usize), Vec<u32>>,
+    /// Words never read as misspellings (`None`: every word may be).
+    known: Option<Arc<KnownWords>>,
 }
 
 /// Add `hit`, or keep the better of it and an earlier hit on the same word.
@@ -240,11 +245,12 @@ fn editable(word: &str) -> bool {
 impl Edit {
     /// Over the glossary's source keys.
     pub fn new(glossary: &Glossary, bounds: EditBounds) -> Edit {
-        Edit::over(&keys::sources(glossary), bounds)
+        let known = Arc::new(KnownWords::new(glossary));
+        Edit::over(&keys::sources(glossary), bounds, Some(known))
     }
 
-    /// Over any list of keys.
-    pub fn over(keys: &[Keyed], bounds: EditBounds) -> Edit {
+    /// Over any list of keys; words in `known` are taken as spelled right.
+    pub fn over(keys: &[Keyed], bounds: EditBounds, known: Option<Arc<KnownWords>>) -> Edit {
         let mut edit = Edit {
             bounds,
             vocab: Vec::new(),
@@ -254,6 +260,7 @@ impl Edit {
             stems: DeletionIndex::default(),
             keys: Vec::new(),
             by_first: HashMap::new(),
+            known,
         };
         for k in keys {
             let words: Vec<u32> = k.key.split(' ').map(|w| edit.word_id(w)).collect();
@@ -334,6 +341,7 @@ impl Edit {
             || chars.len() < self.bounds.one_from
             || chars.len() > MAX_EDIT_CHARS + ceiling
             || !editable(word)
+            || self.known.as_ref().is_some_and(|k| k.contains(word))
         {
             return hits;
         }

@@ -1,18 +1,25 @@
-//! `exact`: an entry is retrieved when its key equals a phrase's key.
+//! `exact`: an entry is retrieved when its key equals a phrase's key, at
+//! any length, and whenever its source is written in the post as in the
+//! glossary (SPEC.md v2): punctuation, digits and short words included; a
+//! key in capitals only where the post writes capitals; a key that is one
+//! lower-case stop word never. See [`super::terms`].
 
 use super::keys::{self, Keyed};
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::terms::{self, KeyForm, Literal, WordTrie};
+use super::{Match, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
-use std::collections::HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "exact",
-    summary: "the entry's source key equals a phrase key (after lower-casing)",
+    summary: "the entry's source as written in the post: any length, punctuation and digits; a key in capitals only in capitals",
     build: |g, _: &Params| Box::new(Exact::new(g)),
 };
 
 pub struct Exact {
-    by_key: HashMap<String, Vec<usize>>,
+    forms: Vec<KeyForm>,
+    /// Whole-word keys, numbered as `forms`.
+    trie: WordTrie,
+    literal: Literal,
 }
 
 impl Exact {
@@ -23,30 +30,26 @@ impl Exact {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed]) -> Exact {
-        let mut by_key: HashMap<String, Vec<usize>> = HashMap::with_capacity(keys.len());
-        for k in keys {
-            let entries = by_key.entry(k.key.clone()).or_default();
-            if !entries.contains(&k.entry) {
-                entries.push(k.entry);
-            }
+        let forms: Vec<KeyForm> = keys.iter().map(KeyForm::of).collect();
+        let trie = WordTrie::new(
+            forms
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.literal.is_none())
+                .map(|(i, f)| (i as u32, f.key.split([' ', '\'']).collect())),
+        );
+        let literal = Literal::new(&forms);
+        Exact {
+            forms,
+            trie,
+            literal,
         }
-        Exact { by_key }
     }
 }
 
 impl Retriever for Exact {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let mut out = Vec::new();
-        for phrase in post.lookup_phrases() {
-            if let Some(entries) = self.by_key.get(&phrase.key) {
-                out.extend(
-                    entries
-                        .iter()
-                        .map(|&e| Match::of_phrase(e, MatchKind::Exact, phrase, 1.0)),
-                );
-            }
-        }
-        out
+        terms::exact_matches(&self.forms, &self.trie, &self.literal, post)
     }
 }
 
@@ -76,5 +79,144 @@ mod tests {
     fn does_not_cross_boundaries_and_skips_stop_words() {
         let g = glossary(&[("cold-coffee", "cold coffee"), ("the", "the"), ("up", "up")]);
         assert!(run("exact", &g, "It's cold. Coffee? The end, up").is_empty());
+    }
+
+    use super::super::keys::Keyed;
+    use super::super::{PostView, Retriever};
+    use crate::phrase;
+
+    /// The entries (numbered as `sources`) that `exact` retrieves in `text`.
+    fn found(sources: &[&str], text: &str) -> Vec<usize> {
+        let keys: Vec<Keyed> = sources
+            .iter()
+            .enumerate()
+            .map(|(entry, s)| Keyed {
+                entry,
+                key: phrase::key(s),
+                written: s.to_string(),
+            })
+            .collect();
+        let mut got: Vec<usize> = super::Exact::over(&keys)
+            .retrieve(&PostView::new(text, None))
+            .into_iter()
+            .map(|m| m.entry)
+            .collect();
+        got.sort_unstable();
+        got.dedup();
+        got
+    }
+
+    #[test]
+    fn real_terms_written_as_in_the_glossary_are_found() {
+        // Terms from published term lists that the study's 1–4-word rules miss.
+        let terms = [
+            "static and contextual multilingual embeddings",
+            "rigid internal fixation of the spine",
+            "version 0.2",
+            "CorefUD 1.0",
+            "0,055 J/cm2",
+            "systemic sclerosis (SSc)",
+            "pre-, intra-, and postoperative",
+            "July 29, 2021",
+            "Still's disease",
+            "Mt. Yellow's True Monarch",
+            "LINDAT/CLARIAH-CZ",
+            "UD",
+            "e.g.",
+            "U.S.",
+        ];
+        for (i, term) in terms.iter().enumerate() {
+            let text = format!("As reported, {term} was used; see below.");
+            assert_eq!(found(&terms, &text), [i], "{term}");
+        }
+        // Curly apostrophes, other case and whitespace runs are the same.
+        assert_eq!(found(&terms, "STILL’S  DISEASE\twas ruled out"), [8]);
+        assert_eq!(found(&terms, "Systemic   sclerosis (SSC)"), [5]);
+    }
+
+    #[test]
+    fn punctuated_terms_are_not_found_inside_words_or_spelled_otherwise() {
+        let terms = [
+            "systemic sclerosis (SSc)",
+            "pre-, intra-, and postoperative",
+        ];
+        assert!(found(&terms, "systemic sclerosis(SSc)").is_empty());
+        assert!(found(&terms, "systemic sclerosis (SSc)x").is_empty());
+        assert!(found(&terms, "pre-, intra-, and postoperatively").is_empty());
+    }
+
+    #[test]
+    fn capitals_only_match_capitals_and_stop_words_never() {
+        let terms = ["IT", "MRI", "it", "ct"];
+        assert_eq!(found(&terms, "Ask IT about it."), [0]);
+        assert!(found(&terms, "It is it.").is_empty());
+        assert_eq!(found(&terms, "an MRI scan"), [1]);
+        assert!(found(&terms, "an mri scan").is_empty());
+        // A short lower-case key is looked up whatever its length, in any case.
+        assert_eq!(found(&terms, "a CT scan"), [3]);
+    }
+
+    #[test]
+    fn an_apostrophe_is_not_a_letter() {
+        let terms = [
+            "year",
+            "whole year",
+            "clock",
+            "Still's disease",
+            "Mr. Smith",
+            "don't",
+        ];
+        assert_eq!(found(&terms, "a whole year’s work"), [0, 1]);
+        assert_eq!(found(&terms, "at five o'clock"), [2]);
+        assert_eq!(found(&terms, "Still's disease"), [3]);
+        assert_eq!(found(&terms, "Mr. Smith's shop"), [4]);
+        // A stop word is no key even inside a longer word.
+        assert!(found(&terms, "don't").is_empty());
+        assert!(found(&terms, "yearly clockwork").is_empty());
+    }
+
+    #[test]
+    fn digits_and_decimals_stay_in_one_phrase() {
+        let terms = ["2021", "4.50 price", "version 0.2"];
+        assert_eq!(found(&terms, "In 2021, the 4.50 price."), [0, 1]);
+        assert_eq!(found(&terms, "version 0,2 is out"), [2]);
+        assert!(found(&terms, "version 0. 2").is_empty());
+    }
+
+    proptest::proptest! {
+        /// SPEC.md v2: a source written in a post as in the glossary (case,
+        /// whitespace runs and curly apostrophes aside), not inside a longer
+        /// word, is retrieved by `exact`.
+        #[test]
+        fn written_as_in_the_glossary_means_found(
+            parts in proptest::collection::vec(
+                ("[a-zA-Z0-9]{1,5}", proptest::sample::select(vec![
+                    " ", "  ", "-", "/", ".", ",", ". ", ", ", " (", ") ", "'", "’", ": ", " & ",
+                ])),
+                1..9,
+            ),
+            last in "[a-zA-Z0-9]{1,5}",
+            upper in proptest::bool::ANY,
+            before in "[a-z]{1,6}",
+            after in "[a-z]{1,6}",
+        ) {
+            let written: String = parts.iter().map(|(w, sep)| format!("{w}{sep}")).collect::<String>() + &last;
+            let key = phrase::key(&written);
+            let lone_stop_word = !phrase::is_capitals(&written)
+                && !key.contains(' ')
+                && phrase::is_stopword(&key);
+            proptest::prop_assume!(!lone_stop_word);
+            // Case may change unless the key is written in capitals.
+            let in_post = if phrase::is_capitals(&written) {
+                written.clone()
+            } else if upper {
+                written.to_uppercase()
+            } else {
+                written.to_lowercase()
+            };
+            let in_post = in_post.replace(' ', " \t ").replace('’', "'");
+            let text = format!("{before} {in_post} {after}");
+            proptest::prop_assert!(found(&[&written], &text) == [0], "{written:?} in {text:?}");
+        }
     }
 }

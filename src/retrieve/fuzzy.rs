@@ -609,7 +609,7 @@ mod tests {
                 .map(|k| crate::phrase::key(k))
                 .filter(|k| !k.is_empty())
                 .enumerate()
-                .map(|(entry, key)| Keyed { entry, key })
+                .map(|(entry, key)| Keyed { entry, written: key.clone(), key })
                 .collect();
             let post = PostView::new(&text, None);
             let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
@@ -631,7 +631,7 @@ mod tests {
             let keyed: Vec<Keyed> = keys
                 .iter()
                 .enumerate()
-                .map(|(entry, k)| Keyed { entry, key: crate::phrase::key(k) })
+                .map(|(entry, k)| Keyed { entry, key: crate::phrase::key(k), written: k.to_string() })
                 .collect();
             let post = PostView::new(&text, None);
             let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);

@@ -11,6 +11,9 @@ pub struct Keyed {
     pub entry: usize,
     /// Phrase key (SPEC.md phrase rule 6).
     pub key: String,
+    /// The key as the glossary writes it (capitals and punctuation matter
+    /// to `exact`).
+    pub written: String,
 }
 
 /// Every entry's source key, in glossary order.
@@ -22,6 +25,7 @@ pub fn sources(glossary: &Glossary) -> Vec<Keyed> {
         .map(|(entry, e)| Keyed {
             entry,
             key: e.key.clone(),
+            written: e.source.clone(),
         })
         .collect()
 }
@@ -36,6 +40,7 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed> {
                 out.push(Keyed {
                     entry,
                     key: key.clone(),
+                    written: e.aliases[i].clone(),
                 });
             }
         }

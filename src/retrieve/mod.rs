@@ -15,21 +15,24 @@
 //! or a filter is one file plus one line in its registry.
 
 mod alias;
+mod closest;
 mod edit;
 mod exact;
 mod fuzzy;
 mod keys;
+mod known;
 mod longest;
 mod normalised;
 mod oracle;
 mod sense;
 mod split;
+mod terms;
 mod union;
 
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
-pub use sense::{Sense, Verdict};
+pub use sense::{stems_to_own_key, Sense, Verdict};
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};
@@ -103,30 +106,44 @@ impl Match {
     }
 }
 
-/// A post as retrievers see it: its words and phrases computed once, and
-/// the label's needed entries when the post is labelled.
+/// A post as retrievers see it: its words computed once, its phrases,
+/// stems and tokens on first use, and the label's needed entries when the
+/// post is labelled.
 #[derive(Debug, Clone)]
 pub struct PostView<'a> {
     pub text: &'a str,
     pub words: Vec<Word>,
-    pub phrases: Vec<Phrase>,
     pub needed: Option<&'a [usize]>,
-    /// The words' stems, made on first use and shared by every retriever
-    /// and filter that compares stems.
+    /// Each word's segment (phrases never span two).
+    segments: Vec<usize>,
+    phrases: OnceLock<Vec<Phrase>>,
+    /// The words' stems, shared by every retriever and filter that
+    /// compares stems.
     stems: OnceLock<Vec<String>>,
+    tokens: OnceLock<Vec<phrase::Token>>,
+    parts: OnceLock<Vec<phrase::Part>>,
 }
 
 impl<'a> PostView<'a> {
     pub fn new(text: &'a str, needed: Option<&'a [usize]>) -> PostView<'a> {
         let words = phrase::words(text);
-        let phrases = phrase::phrases_of(&words);
+        let segments = words.iter().map(|w| w.segment).collect();
         PostView {
             text,
             words,
-            phrases,
             needed,
+            segments,
+            phrases: OnceLock::new(),
             stems: OnceLock::new(),
+            tokens: OnceLock::new(),
+            parts: OnceLock::new(),
         }
+    }
+
+    /// Every phrase of 1–4 words (SPEC.md rules 1–5), as the approximate
+    /// tiers look them up.
+    pub fn phrases(&self) -> &[Phrase] {
+        self.phrases.get_or_init(|| phrase::phrases_of(&self.words))
     }
 
     /// The Snowball English stem of each word, in order.
@@ -139,9 +156,44 @@ impl<'a> PostView<'a> {
         })
     }
 
+    /// The words and the visible characters between them.
+    pub fn tokens(&self) -> &[phrase::Token] {
+        self.tokens
+            .get_or_init(|| phrase::tokens(self.text, &self.words))
+    }
+
+    /// The words split at their apostrophes ("year's": `year`, `s`).
+    pub fn parts(&self) -> &[phrase::Part] {
+        self.parts
+            .get_or_init(|| phrase::parts(self.text, &self.words))
+    }
+
+    /// Each word's segment.
+    pub fn segments(&self) -> &[usize] {
+        &self.segments
+    }
+
+    /// The original text of words `first..first + len`.
+    pub fn span(&self, first: usize, len: usize) -> &'a str {
+        &self.text[self.words[first].start..self.words[first + len - 1].end]
+    }
+
+    /// The phrase key of words `first..first + len`.
+    pub fn key_of(&self, first: usize, len: usize) -> String {
+        let words = &self.words[first..first + len];
+        let mut key = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                key.push(' ');
+            }
+            key.push_str(&w.text);
+        }
+        key
+    }
+
     /// The phrases that rule 5 allows to be looked up.
     pub fn lookup_phrases(&self) -> impl Iterator<Item = &Phrase> {
-        self.phrases.iter().filter(|p| p.lookup)
+        self.phrases().iter().filter(|p| p.lookup)
     }
 }
 
@@ -242,7 +294,7 @@ pub const REGISTRY: &[RetrieverInfo] = &[
 ];
 
 /// Every filter, by name.
-pub const FILTERS: &[FilterInfo] = &[sense::INFO, longest::INFO];
+pub const FILTERS: &[FilterInfo] = &[sense::INFO, closest::INFO, longest::INFO];
 
 /// The recommended composition: the default of `retrieve`, `translate` and `run`.
 pub const RECOMMENDED: &str = "glossa";
@@ -250,7 +302,7 @@ pub const RECOMMENDED: &str = "glossa";
 /// Short names for compositions.
 pub const COMPOSITIONS: &[Composition] = &[Composition {
     name: RECOMMENDED,
-    spec: "normalised+edit+split+alias|sense|longest",
+    spec: "normalised+edit+split+alias|closest|sense|longest",
     summary: "recommended: inflections, bounded typos, split/joined words, aliases; then senses, longest match",
 }];
 

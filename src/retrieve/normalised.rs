@@ -1,9 +1,12 @@
 //! `normalised`: both sides stemmed word by word with the Snowball English
 //! (Porter2) stemmer of rust-stemmers, then compared as `exact`.
 
+use super::exact::Exact;
 use super::keys::{self, Keyed};
+use super::terms::{self, KeyForm, WordTrie};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
+use crate::phrase;
 use rayon::prelude::*;
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
@@ -74,10 +77,12 @@ pub fn stem_word(word: &str) -> String {
 }
 
 pub struct Normalised {
-    /// Stemmed key → indexes into `keys`.
-    by_stem: FxHashMap<String, Vec<usize>>,
-    /// The keys, to report `exact` when no stemming was needed.
-    keys: Vec<Keyed>,
+    /// Every key as written (the v2 invariant holds here too: `exact` ⊆
+    /// `normalised`).
+    exact: Exact,
+    forms: Vec<KeyForm>,
+    /// Keys with every word stemmed, numbered as `forms`.
+    stemmed: WordTrie,
 }
 
 impl Normalised {
@@ -93,42 +98,51 @@ impl Normalised {
             .par_iter()
             .map_init(Stems::default, |stems, k| stems.key(&k.key))
             .collect();
-        let mut by_stem: FxHashMap<String, Vec<usize>> =
-            FxHashMap::with_capacity_and_hasher(keys.len(), Default::default());
-        for (i, stem) in stemmed.into_iter().enumerate() {
-            by_stem.entry(stem).or_default().push(i);
+        let forms: Vec<KeyForm> = keys.iter().map(KeyForm::of).collect();
+        let trie = WordTrie::new(
+            stemmed
+                .iter()
+                .enumerate()
+                .map(|(i, stem)| (i as u32, stem.split(' ').collect())),
+        );
+        Normalised {
+            exact: Exact::over(&keys),
+            forms,
+            stemmed: trie,
         }
-        Normalised { by_stem, keys }
     }
 }
 
 impl Retriever for Normalised {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let stems = post.stems();
-        let mut out = Vec::new();
-        let mut key = String::new();
-        for phrase in post.lookup_phrases() {
-            key.clear();
-            for (i, stem) in stems[phrase.first_word..phrase.first_word + phrase.len]
-                .iter()
-                .enumerate()
-            {
-                if i > 0 {
-                    key.push(' ');
-                }
-                key.push_str(stem);
+        let mut out = self.exact.retrieve(post);
+        let stems: Vec<&str> = post.stems().iter().map(String::as_str).collect();
+        self.stemmed.find(&stems, post.segments(), |found| {
+            // Single words keep SPEC.md rule 5 (stop words, short words and
+            // numbers are only found as written, by `exact`).
+            if found.len == 1 && !phrase::is_lookup_word(&post.words[found.first].text) {
+                return;
             }
-            if let Some(found) = self.by_stem.get(&key) {
-                for &k in found {
-                    let kind = if self.keys[k].key == phrase.key {
-                        MatchKind::Exact
-                    } else {
-                        MatchKind::Stem
-                    };
-                    out.push(Match::of_phrase(self.keys[k].entry, kind, phrase, 1.0));
+            let span = post.span(found.first, found.len);
+            for &k in found.keys {
+                let form = &self.forms[k as usize];
+                if !form.allows(span) {
+                    continue;
                 }
+                let key = post.key_of(found.first, found.len);
+                let kind = if form.key == key {
+                    MatchKind::Exact
+                } else {
+                    MatchKind::Stem
+                };
+                out.push(terms::word_match(post, form.entry, kind, &found));
             }
-        }
+        });
+        terms::in_phrase_order(&mut out);
+        // One match per entry and place: `exact` already gave the ones
+        // written as in the glossary.
+        let mut seen = rustc_hash::FxHashSet::default();
+        out.retain(|m| seen.insert((m.entry, m.words)));
         out
     }
 }

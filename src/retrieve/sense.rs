@@ -1,43 +1,78 @@
-//! `sense` (a filter): keeps an entry only in posts that fit its
-//! `context`. An entry with `context.not` is dropped for a post containing
-//! one of those phrases; an entry with `context.any` is kept only when one
-//! of those phrases occurs in the post. Entries without `context` pass.
+//! `sense` (a filter): keeps an entry's match only where the post fits the
+//! entry's `context`. A match inside an occurrence of a `context.not`
+//! phrase is dropped (only that one: "Save the date! Date & walnut loaf"
+//! keeps the second date); an entry with `context.any` is kept only when
+//! one of those phrases occurs somewhere in the post. Entries without
+//! `context` pass.
 //!
 //! Phrases are compared as stemmed phrase keys, word by word, inside one
 //! phrase segment (SPEC.md phrase rules), so case, punctuation and
-//! inflection do not matter: `rolling out` also blocks `rolled out`.
+//! inflection do not matter: `rolling out` also blocks `rolled out`. A
+//! phrase that stems to the entry's own key or alias (`dated` for `date`)
+//! is compared as written instead: by its stems it would match every
+//! occurrence of the entry itself (`glossa lint` flags such phrases).
 
 use super::normalised::Stems;
 use super::{Filter, FilterInfo, Match, Params, PostView};
-use crate::glossary::Glossary;
+use crate::glossary::{Entry, Glossary};
 use crate::phrase;
 use std::collections::HashMap;
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "sense",
-    summary: "drops an entry when a `context.not` phrase occurs in the post, or when it has `context.any` and none occurs (stemmed)",
+    summary: "drops a match inside a `context.not` phrase, and an entry with `context.any` when none occurs in the post (stemmed)",
     build: |g, _: &Params| Box::new(Sense::new(g)),
 };
 
-/// An entry's context phrases, each as its words' stems.
+/// One context phrase: its words, compared by stem or as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pattern {
+    words: Vec<String>,
+    by_stem: bool,
+}
+
+/// An entry's context phrases.
 struct Rule {
-    any: Vec<Vec<String>>,
-    not: Vec<Vec<String>>,
+    any: Vec<Pattern>,
+    not: Vec<Pattern>,
 }
 
 pub struct Sense {
     rules: Vec<Option<Rule>>,
 }
 
+/// Whether `phrase` (a context phrase of `entry`) stems to the entry's own
+/// key or one of its aliases, so that matching it by stems would match the
+/// entry wherever it occurs.
+pub fn stems_to_own_key(stems: &mut Stems, entry: &Entry, phrase: &str) -> bool {
+    let key = phrase::key(phrase);
+    let stemmed = stems.key(&key);
+    std::iter::once(&entry.key)
+        .chain(&entry.alias_keys)
+        .any(|own| stems.key(own) == stemmed)
+}
+
 impl Sense {
     pub fn new(glossary: &Glossary) -> Sense {
         let mut stems = Stems::default();
-        let mut stemmed = |phrases: &[String]| -> Vec<Vec<String>> {
+        let mut patterns = |entry: &Entry, phrases: &[String]| -> Vec<Pattern> {
             phrases
                 .iter()
-                .map(|p| phrase::key(p))
-                .filter(|k| !k.is_empty())
-                .map(|k| k.split(' ').map(|w| stems.word(w).to_string()).collect())
+                .map(|p| (p, phrase::key(p)))
+                .filter(|(_, k)| !k.is_empty())
+                .map(|(p, k)| {
+                    if stems_to_own_key(&mut stems, entry, p) {
+                        Pattern {
+                            words: k.split(' ').map(str::to_string).collect(),
+                            by_stem: false,
+                        }
+                    } else {
+                        Pattern {
+                            words: k.split(' ').map(|w| stems.word(w).to_string()).collect(),
+                            by_stem: true,
+                        }
+                    }
+                })
                 .collect()
         };
         let rules = glossary
@@ -46,8 +81,8 @@ impl Sense {
             .map(|e| {
                 e.context.as_ref().and_then(|c| {
                     let rule = Rule {
-                        any: stemmed(&c.any),
-                        not: stemmed(&c.not),
+                        any: patterns(e, &c.any),
+                        not: patterns(e, &c.not),
                     };
                     (!rule.any.is_empty() || !rule.not.is_empty()).then_some(rule)
                 })
@@ -57,58 +92,82 @@ impl Sense {
     }
 }
 
-/// What the sense rule makes of one entry in one post.
+/// What the sense rule makes of one match of an entry in one post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// No rule, or the post fits it.
+    /// No rule, or the post fits it here.
     Kept,
-    /// A `context.not` phrase occurs, at words `first..first + len`.
+    /// The match lies in an occurrence of a `context.not` phrase, at words
+    /// `first..first + len`.
     Contradicted { first: usize, len: usize },
     /// The entry has `context.any` phrases and none occurs.
     Unsupported,
 }
 
 impl Sense {
-    /// The verdict on `entry` for `post` (what [`Filter::filter`] applies,
-    /// and what `glossa serve` explains).
-    pub fn verdict(&self, post: &PostView, entry: usize) -> Verdict {
+    /// The verdict on the match of `entry` at `words` (a word range; `None`
+    /// for a match from no phrase, judged by the whole post): what
+    /// [`Filter::filter`] applies, and what `glossa serve` explains.
+    pub fn verdict(&self, post: &PostView, entry: usize, words: Option<(usize, usize)>) -> Verdict {
         match &self.rules[entry] {
             None => Verdict::Kept,
-            Some(rule) => StemmedPost::of(post).verdict(rule),
+            Some(rule) => StemmedPost::of(post).verdict(rule, words),
         }
     }
 }
 
-/// The post's words as stems, with their segments.
+/// The post's words and stems, with their segments.
 struct StemmedPost<'a> {
-    stems: &'a [String],
-    segments: Vec<usize>,
+    post: &'a PostView<'a>,
 }
 
 impl StemmedPost<'_> {
-    fn of<'a>(post: &'a PostView) -> StemmedPost<'a> {
-        StemmedPost {
-            stems: post.stems(),
-            segments: post.words.iter().map(|w| w.segment).collect(),
+    fn of<'a>(post: &'a PostView<'a>) -> StemmedPost<'a> {
+        StemmedPost { post }
+    }
+
+    fn matches_at(&self, pattern: &Pattern, i: usize) -> bool {
+        let n = pattern.words.len();
+        let segments = self.post.segments();
+        if segments[i + n - 1] != segments[i] {
+            return false;
+        }
+        if pattern.by_stem {
+            self.post.stems()[i..i + n] == pattern.words[..]
+        } else {
+            self.post.words[i..i + n]
+                .iter()
+                .zip(&pattern.words)
+                .all(|(w, p)| w.text == *p)
         }
     }
 
-    /// The first word where `phrase` occurs inside one segment.
-    fn find(&self, phrase: &[String]) -> Option<usize> {
-        let n = phrase.len();
-        if n == 0 || n > self.stems.len() {
-            return None;
-        }
-        (0..=self.stems.len() - n).find(|&i| {
-            self.segments[i + n - 1] == self.segments[i] && self.stems[i..i + n] == phrase[..]
-        })
+    /// Every first word where `pattern` occurs inside one segment.
+    fn find<'p>(&'p self, pattern: &'p Pattern) -> impl Iterator<Item = usize> + 'p {
+        let n = pattern.words.len();
+        let count = self.post.words.len();
+        let last = if n == 0 || n > count {
+            0
+        } else {
+            count - n + 1
+        };
+        (0..last).filter(move |&i| self.matches_at(pattern, i))
     }
 
-    fn verdict(&self, rule: &Rule) -> Verdict {
-        let contradicted = rule.not.iter().find_map(|p| Some((self.find(p)?, p.len())));
+    fn verdict(&self, rule: &Rule, words: Option<(usize, usize)>) -> Verdict {
+        let covers = |first: usize, len: usize| match words {
+            Some((f, l)) => first < f + l && f < first + len,
+            None => true,
+        };
+        let contradicted = rule.not.iter().find_map(|p| {
+            let len = p.words.len();
+            self.find(p)
+                .find(|&first| covers(first, len))
+                .map(|first| (first, len))
+        });
         if let Some((first, len)) = contradicted {
             Verdict::Contradicted { first, len }
-        } else if !rule.any.is_empty() && rule.any.iter().all(|p| self.find(p).is_none()) {
+        } else if !rule.any.is_empty() && rule.any.iter().all(|p| self.find(p).next().is_none()) {
             Verdict::Unsupported
         } else {
             Verdict::Kept
@@ -122,16 +181,76 @@ impl Filter for Sense {
             return matches;
         }
         let stemmed = StemmedPost::of(post);
-        let mut keep: HashMap<usize, bool> = HashMap::new();
+        let mut keep: HashMap<(usize, Option<(usize, usize)>), bool> = HashMap::new();
         matches
             .into_iter()
             .filter(|m| {
-                *keep.entry(m.entry).or_insert_with(|| {
+                *keep.entry((m.entry, m.words)).or_insert_with(|| {
                     self.rules[m.entry]
                         .as_ref()
-                        .is_none_or(|rule| stemmed.verdict(rule) == Verdict::Kept)
+                        .is_none_or(|rule| stemmed.verdict(rule, m.words) == Verdict::Kept)
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::run;
+    use super::super::MatchKind;
+    use crate::glossary::Glossary;
+    use std::sync::Arc;
+
+    fn date(not: &str) -> Arc<Glossary> {
+        Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                &format!(
+                    r#"{{"entries":[{{"id":"date","source":"date","target":"zimbo",
+                    "context":{{"any":["walnut","fruit","cake","loaf"],"not":[{not}]}}}}]}}"#
+                ),
+            )
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_not_phrase_drops_only_the_match_inside_it() {
+        let g = date(r#""save the date","up to date""#);
+        assert_eq!(
+            run(
+                "normalised|sense",
+                &g,
+                "Save the date! Date & walnut loaf too."
+            ),
+            [("date".into(), MatchKind::Exact, "date".into())]
+        );
+        let kept = crate::retrieve::build("normalised|sense", &g, &Default::default())
+            .unwrap()
+            .retrieve(&crate::retrieve::PostView::new(
+                "Save the date! Date & walnut loaf too.",
+                None,
+            ));
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].words, Some((3, 1)));
+        assert!(run(
+            "normalised|sense",
+            &g,
+            "Save the date for our walnut party."
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_not_phrase_that_stems_to_the_key_is_matched_as_written() {
+        let g = date(r#""dated""#);
+        assert_eq!(
+            run("normalised|sense", &g, "Date and walnut cake, fresh fruit.").len(),
+            1
+        );
+        // "dated" itself (a stem match of date) is still left out.
+        assert!(run("normalised|sense", &g, "A dated walnut cake menu.").is_empty());
     }
 }

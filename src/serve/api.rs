@@ -279,6 +279,12 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
         .map(|a| a.trim().to_string())
         .filter(|a| !a.is_empty())
         .collect();
+    entry.forms = entry
+        .forms
+        .into_iter()
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
     Ok(entry)
 }
 
@@ -393,6 +399,9 @@ pub struct UsedOut {
     pub sense: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// Accepted forms of the target.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<String>,
     /// How it matched: exact, stem, fuzzy, edit, split, alias.
     pub kind: MatchKind,
     /// The words of the post that matched, as written.
@@ -499,6 +508,7 @@ async fn analyse(
         simplify: Simplify::Rules,
         simplify_template: Template::builtin("simplify.v1"),
         client,
+        check: Default::default(),
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
@@ -525,6 +535,7 @@ async fn analyse(
                 .index_of(&u.entry)
                 .map(|i| glossary.entries[i].aliases.clone())
                 .unwrap_or_default(),
+            forms: u.forms.clone(),
             kind: u.kind,
             phrase: u.phrase.clone(),
             score: u.score,

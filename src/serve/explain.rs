@@ -3,6 +3,7 @@
 //! (its `context` says the post means something else).
 
 use crate::generate::pipeline::UsedEntry;
+use crate::generate::target_match::{self, Haystack};
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Verdict, COMPOSITIONS};
 use serde::Serialize;
@@ -17,82 +18,42 @@ pub struct Segment {
     pub entry: Option<usize>,
 }
 
-/// Cut `output` into segments so that every occurrence of a used entry's
-/// target (case-insensitive, on word boundaries, longest target first, no
-/// overlaps) is its own segment.
+/// Cut `output` into segments so that every place of a used entry's
+/// target or form (by [`target_match`]'s rule, longest first, no overlaps)
+/// is its own segment.
 pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
-    let chars: Vec<char> = output.chars().collect();
-    let lower: Vec<char> = chars.iter().map(|&c| fold(c)).collect();
-    let mut order: Vec<(usize, Vec<char>)> = used
+    let spellings: Vec<(usize, &str)> = used
         .iter()
         .enumerate()
-        .map(|(i, u)| (i, u.target.trim().chars().map(fold).collect::<Vec<_>>()))
-        .filter(|(_, t)| !t.is_empty())
+        .flat_map(|(i, u)| {
+            std::iter::once(u.target.as_str())
+                .chain(u.forms.iter().map(String::as_str))
+                .map(move |s| (i, s))
+        })
         .collect();
-    order.sort_by_key(|(_, t)| std::cmp::Reverse(t.len()));
-    let mut owner: Vec<Option<usize>> = vec![None; chars.len()];
-    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
-    for (entry, target) in &order {
-        let n = target.len();
-        let mut start = 0;
-        while start + n <= chars.len() {
-            let end = start + n;
-            if owner[start..end].iter().all(Option::is_none)
-                && lower[start..end] == target[..]
-                && (start == 0 || !word_char(&chars, start - 1) || !word_char(&chars, start))
-                && (end == chars.len() || !word_char(&chars, end) || !word_char(&chars, end - 1))
-            {
-                owner[start..end].iter_mut().for_each(|o| *o = Some(*entry));
-                spans.push((start, end, *entry));
-                start = end;
-            } else {
-                start += 1;
-            }
-        }
-    }
-    spans.sort_unstable();
+    let places = target_match::claim(&Haystack::new(output), &spellings);
     let mut out = Vec::new();
     let mut at = 0;
-    for (start, end, entry) in spans {
-        if start > at {
+    for (place, entry) in places {
+        if place.start > at {
             out.push(Segment {
-                text: chars[at..start].iter().collect(),
+                text: output[at..place.start].to_string(),
                 entry: None,
             });
         }
+        at = place.end;
         out.push(Segment {
-            text: chars[start..end].iter().collect(),
+            text: output[place].to_string(),
             entry: Some(entry),
         });
-        at = end;
     }
-    if at < chars.len() || out.is_empty() {
+    if at < output.len() || out.is_empty() {
         out.push(Segment {
-            text: chars[at..].iter().collect(),
+            text: output[at..].to_string(),
             entry: None,
         });
     }
     out
-}
-
-/// One-character case folding (enough to compare targets; characters whose
-/// lower case is longer keep their own form).
-fn fold(c: char) -> char {
-    let mut lower = c.to_lowercase();
-    match (lower.next(), lower.next()) {
-        (Some(l), None) => l,
-        _ => c,
-    }
-}
-
-fn word_char(chars: &[char], i: usize) -> bool {
-    let c = chars[i];
-    c.is_alphanumeric()
-        || ((c == '\'' || c == '’')
-            && i > 0
-            && i + 1 < chars.len()
-            && chars[i - 1].is_alphanumeric()
-            && chars[i + 1].is_alphanumeric())
 }
 
 /// An entry whose words are in the post but which the retriever's filters
@@ -171,7 +132,7 @@ pub fn left_out(
         };
         let phrase = quote(at, words);
         // The sense filter's own verdict, so the page explains what it did.
-        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry) {
+        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry, m.words) {
             Verdict::Contradicted { first, len } => {
                 let says = quote(first, len);
                 let message = format!(
@@ -229,6 +190,7 @@ mod tests {
             phrase: entry.into(),
             score: 1.0,
             sense: None,
+            forms: Vec::new(),
         }
     }
 
@@ -247,6 +209,28 @@ mod tests {
                 (" and ", None),
                 ("mavi", Some(0)),
                 (", not mavis.", None)
+            ]
+        );
+    }
+
+    #[test]
+    fn forms_and_scripts_without_spaces_are_highlighted() {
+        let mut canal = used("canal", "Spinalkanal");
+        canal.forms = vec!["Spinalkanals".into()];
+        let segs = highlight(
+            "Enge des Spinalkanals; 模型的输出",
+            &[canal, used("model", "模型")],
+        );
+        let marked: Vec<(&str, Option<usize>)> =
+            segs.iter().map(|s| (s.text.as_str(), s.entry)).collect();
+        assert_eq!(
+            marked,
+            [
+                ("Enge des ", None),
+                ("Spinalkanals", Some(0)),
+                ("; ", None),
+                ("模型", Some(1)),
+                ("的输出", None)
             ]
         );
     }

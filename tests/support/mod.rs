@@ -227,3 +227,24 @@ fn reason(status: u16) -> &'static str {
         _ => "Whatever",
     }
 }
+
+/// The glossa binary, run in `cwd`.
+pub fn glossa_in(cwd: &std::path::Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("glossa").unwrap();
+    c.current_dir(cwd).env("RUST_BACKTRACE", "0");
+    c
+}
+
+/// Run glossa in `cwd`, check its exit code, return stdout and stderr.
+pub fn run_in(cwd: &std::path::Path, args: &[&str], code: i32) -> (String, String) {
+    let out = glossa_in(cwd).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "glossa {}\nstdout: {stdout}\nstderr: {stderr}",
+        args.join(" ")
+    );
+    (stdout, stderr)
+}

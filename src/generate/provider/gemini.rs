@@ -1,9 +1,10 @@
 //! Google Gemini: `POST {base}/models/{model}:generateContent`.
 
 use super::{
-    base_url, display_url, env_key, Auth, CallFuture, Http, Provider, ProviderError, Request,
-    Settings, Verdict,
+    base_url, env_key, judged, Auth, CallFuture, Http, Provider, ProviderError, Request, Settings,
+    Verdict,
 };
+use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -55,7 +56,7 @@ impl Gemini {
         })
     }
 
-    async fn generate(&self, req: &Request) -> Result<String, ProviderError> {
+    async fn generate(&self, req: &Request) -> Result<Completion, ProviderError> {
         let body = Body {
             contents: [Content {
                 role: "user",
@@ -65,25 +66,55 @@ impl Gemini {
         };
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        let parts = reply
-            .pointer("/candidates/0/content/parts")
-            .and_then(Value::as_array);
-        // Thought summaries (thinking models) are not the answer.
-        let texts: Vec<&str> = parts
-            .into_iter()
-            .flatten()
-            .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect();
-        if texts.is_empty() {
-            return Err(ProviderError::NoText {
-                provider: NAME.to_string(),
-                url: display_url(&self.url),
-                detail: why_no_text(&reply),
-            });
-        }
-        Ok(texts.concat())
+        judged(NAME, &self.url, gemini_reply(&reply))
     }
+}
+
+/// The reply as parsed, or what came back instead of text.
+fn gemini_reply(reply: &Value) -> Result<Completion, String> {
+    let completion = candidate(reply);
+    if is_empty_answer(&completion) {
+        return Err(why_no_text(reply));
+    }
+    Ok(completion)
+}
+
+/// The first candidate as parsed: its text parts joined (thought summaries
+/// of thinking models are not the answer), finish reason, model version
+/// and usage.
+fn candidate(reply: &Value) -> Completion {
+    let parts = reply
+        .pointer("/candidates/0/content/parts")
+        .and_then(Value::as_array);
+    let text: String = parts
+        .into_iter()
+        .flatten()
+        .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect();
+    let string = |pointer: &str| {
+        reply
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    Completion {
+        text,
+        finish_reason: string("/candidates/0/finishReason"),
+        served_model: string("/modelVersion"),
+        usage: usage(reply),
+        think: false,
+    }
+}
+
+/// `usageMetadata`: thinking tokens are billed as output.
+fn usage(reply: &Value) -> Option<Usage> {
+    let meta = reply.get("usageMetadata")?;
+    let count = |name: &str| meta.get(name).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input_tokens: meta.get("promptTokenCount").and_then(Value::as_u64)?,
+        output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+    })
 }
 
 impl Provider for Gemini {
@@ -102,7 +133,7 @@ impl Provider for Gemini {
             &self.model,
             self.config.temperature,
             self.config.seed,
-            self.config.max_output_tokens,
+            self.config.max_output_tokens.map(|m| (m, "max_tokens")),
         )
     }
 

@@ -11,8 +11,9 @@ mod gemini;
 mod offline;
 mod openai;
 
+pub use crate::generate::reply::{Completion, Usage};
 pub use crate::generate::retry::{Client, RetryPolicy};
-pub use openai::{chat_body, chat_text};
+pub use openai::{chat_body, chat_reply, MaxTokensField};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -72,6 +73,9 @@ pub struct Settings {
     pub temperature: Option<f32>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// Which field carries `max_tokens` to an OpenAI-compatible API; by
+    /// default decided from the model name ([`MaxTokensField::for_model`]).
+    pub max_tokens_field: Option<MaxTokensField>,
     /// Per attempt; [`DEFAULT_TIMEOUT`] when unset.
     pub timeout: Option<Duration>,
 }
@@ -86,10 +90,19 @@ pub struct Reply {
     /// over from included; 0 when the first provider's answer was cached.
     pub attempts: u32,
     pub cached: bool,
+    pub finish_reason: Option<String>,
+    /// The model snapshot that answered, when the API names it.
+    pub served_model: Option<String>,
+    /// Tokens used; `None` for a cached reply (it cost nothing this time)
+    /// or when the API does not say.
+    pub usage: Option<Usage>,
+    /// A `<think>` block was stripped from the text.
+    pub think: bool,
 }
 
 /// The future returned by [`Provider::call`].
-pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ProviderError>> + Send + 'a>>;
+pub type CallFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Completion, ProviderError>> + Send + 'a>>;
 
 /// A way to turn a request into text.
 pub trait Provider: Send + Sync {
@@ -103,7 +116,9 @@ pub trait Provider: Send + Sync {
     /// base URL, model and sampling parameters (never the key). Part of the
     /// cache key.
     fn identity(&self) -> String;
-    /// One attempt, no retries.
+    /// One attempt, no retries. The reply has passed
+    /// [`crate::generate::reply::accept`]: it ended normally and any
+    /// `<think>` block is gone.
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a>;
 }
 
@@ -216,6 +231,15 @@ pub enum ProviderError {
         url: String,
         detail: String,
     },
+    #[error(
+        "reply from {provider} at {url} is larger than {}; refused (glossa reads replies up to that size)",
+        crate::limits::show_bytes(*.limit)
+    )]
+    TooLarge {
+        provider: String,
+        url: String,
+        limit: usize,
+    },
     #[error("reply from {provider} at {url} is not JSON: {detail}")]
     NotJson {
         provider: String,
@@ -227,6 +251,15 @@ pub enum ProviderError {
         provider: String,
         url: String,
         detail: String,
+    },
+    #[error("reply from {provider} at {url} is not a translation: {refusal}")]
+    Stopped {
+        provider: String,
+        url: String,
+        refusal: String,
+        /// What came back: finish reason, served model, usage (paid for
+        /// even though it is no translation).
+        reply: Box<Completion>,
     },
     #[error("cannot write the reply cache in {dir}: {detail}")]
     Cache { dir: String, detail: String },
@@ -259,6 +292,26 @@ impl ProviderError {
                 | ProviderError::KeyRefused { .. }
                 | ProviderError::Cache { .. }
         )
+    }
+
+    /// Every further call of a run will fail the same way (a bad
+    /// parameter, an unknown model): a run stops after a few in a row.
+    pub fn same_for_every_call(&self) -> bool {
+        match self {
+            ProviderError::Rejected { status: 400, .. } | ProviderError::ModelNotFound { .. } => {
+                true
+            }
+            ProviderError::AllFailed(errors) => errors.iter().all(Self::same_for_every_call),
+            _ => false,
+        }
+    }
+
+    /// The reply that came back, for a call that failed on its content.
+    pub fn reply(&self) -> Option<&Completion> {
+        match self {
+            ProviderError::Stopped { reply, .. } => Some(reply),
+            _ => None,
+        }
     }
 
     /// How long the server asked us to wait (Retry-After, or Gemini's
@@ -295,6 +348,26 @@ fn list(errors: &[ProviderError]) -> String {
 
 /// Longest server message quoted in an error.
 const DETAIL_CHARS: usize = 300;
+
+/// A provider's result for a parsed reply (`Err`: no text, and what came
+/// back instead): judged by [`crate::generate::reply::accept`].
+fn judged(
+    provider: &str,
+    url: &str,
+    parsed: Result<Completion, String>,
+) -> Result<Completion, ProviderError> {
+    let completion = parsed.map_err(|detail| ProviderError::NoText {
+        provider: provider.to_string(),
+        url: display_url(url),
+        detail,
+    })?;
+    crate::generate::reply::accept(completion.clone()).map_err(|refusal| ProviderError::Stopped {
+        provider: provider.to_string(),
+        url: display_url(url),
+        refusal: refusal.to_string(),
+        reply: Box::new(completion),
+    })
+}
 
 /// The base URL, validated, without trailing slashes.
 fn base_url(provider: &str, given: Option<&str>, default: &str) -> Result<String, ProviderError> {
@@ -344,7 +417,7 @@ fn identity(
     model: &str,
     temperature: Option<f32>,
     seed: Option<u64>,
-    max_tokens: Option<u32>,
+    max_tokens: Option<(u32, &str)>,
 ) -> String {
     let mut identity = format!("{name} {} model={model}", display_url(base));
     if let Some(t) = temperature {
@@ -353,8 +426,8 @@ fn identity(
     if let Some(s) = seed {
         identity.push_str(&format!(" seed={s}"));
     }
-    if let Some(m) = max_tokens {
-        identity.push_str(&format!(" max_tokens={m}"));
+    if let Some((m, field)) = max_tokens {
+        identity.push_str(&format!(" {field}={m}"));
     }
     identity
 }
@@ -464,14 +537,9 @@ impl Http {
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| ProviderError::Truncated {
-                    provider: self.provider.to_string(),
-                    url: shown.clone(),
-                    detail: self.scrub(&error_chain(&e.without_url())),
-                })?;
+            let bytes = self
+                .read_capped(response, &shown, crate::limits::MAX_REPLY_BYTES)
+                .await?;
             Ok((status, retry_after, bytes))
         };
         let (status, retry_after, bytes) = tokio::time::timeout(self.timeout, exchange)
@@ -498,6 +566,42 @@ impl Http {
                 }
             }
         })
+    }
+
+    /// The reply's body, refused once it passes `limit` bytes (announced
+    /// or read), so a runaway reply never sits whole in memory.
+    async fn read_capped(
+        &self,
+        mut response: reqwest::Response,
+        url: &str,
+        limit: usize,
+    ) -> Result<Vec<u8>, ProviderError> {
+        let too_large = || ProviderError::TooLarge {
+            provider: self.provider.to_string(),
+            url: url.to_string(),
+            limit,
+        };
+        if response.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        loop {
+            let chunk = response
+                .chunk()
+                .await
+                .map_err(|e| ProviderError::Truncated {
+                    provider: self.provider.to_string(),
+                    url: url.to_string(),
+                    detail: self.scrub(&error_chain(&e.without_url())),
+                })?;
+            let Some(chunk) = chunk else {
+                return Ok(body);
+            };
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
     }
 
     fn timed_out(&self, url: &str) -> ProviderError {

@@ -2,7 +2,8 @@
 //! phrase in the source text by its glossary target, which gives a
 //! deterministic baseline and lets the whole pipeline run without a key.
 
-use super::{CallFuture, Provider, ProviderError, Request, Substitution};
+use super::{CallFuture, Completion, Provider, ProviderError, Request, Substitution};
+use crate::generate::target_match::{self, Haystack};
 
 pub(super) struct Offline;
 
@@ -17,91 +18,33 @@ impl Provider for Offline {
 
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
         let text = substitute(&req.text, &req.substitutions);
-        Box::pin(async move { Ok::<_, ProviderError>(text) })
+        Box::pin(async move {
+            Ok::<_, ProviderError>(Completion {
+                text,
+                ..Completion::default()
+            })
+        })
     }
 }
 
-/// Replace every phrase by its target: case-insensitively, on word
-/// boundaries only, longest phrase first (so "cold coffee" wins over
-/// "coffee"). Matches are found in the original text, so a target is never
-/// itself substituted again.
+/// Replace every phrase by its target where it stands (by
+/// [`target_match`]'s rule), longest phrase first (so "cold coffee" wins
+/// over "coffee"). Places are found in the original text, so a target is
+/// never itself substituted again.
 pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut order: Vec<(Vec<char>, &str)> = substitutions
+    let phrases: Vec<(&str, &str)> = substitutions
         .iter()
-        .map(|s| {
-            (
-                s.phrase.trim().chars().collect::<Vec<char>>(),
-                s.target.as_str(),
-            )
-        })
-        .filter(|(phrase, _)| !phrase.is_empty())
+        .map(|s| (s.target.as_str(), s.phrase.as_str()))
         .collect();
-    // Stable: among equally long phrases the first given wins.
-    order.sort_by_key(|(phrase, _)| std::cmp::Reverse(phrase.len()));
-
-    let mut taken = vec![false; chars.len()];
-    // (start, length in chars, target)
-    let mut spans: Vec<(usize, usize, &str)> = Vec::new();
-    for (phrase, target) in &order {
-        let len = phrase.len();
-        let mut start = 0;
-        while start + len <= chars.len() {
-            let end = start + len;
-            if !taken[start..end].iter().any(|&t| t)
-                && same_ignoring_case(&chars[start..end], phrase)
-                && starts_word(&chars, start)
-                && ends_word(&chars, end)
-            {
-                taken[start..end].iter_mut().for_each(|t| *t = true);
-                spans.push((start, len, target));
-                start = end;
-            } else {
-                start += 1;
-            }
-        }
-    }
-    spans.sort_unstable_by_key(|&(start, _, _)| start);
-
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (start, len, target) in spans {
-        out.extend(&chars[at..start]);
+    for (place, target) in target_match::claim(&Haystack::new(text), &phrases) {
+        out.push_str(&text[at..place.start]);
         out.push_str(target);
-        at = start + len;
+        at = place.end;
     }
-    out.extend(&chars[at..]);
+    out.push_str(&text[at..]);
     out
-}
-
-fn same_ignoring_case(a: &[char], b: &[char]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| x == y || x.to_lowercase().eq(y.to_lowercase()))
-}
-
-/// Letters and digits make words; an apostrophe between two of them does
-/// too ("don't", "l'eau"), as in `phrase::words`.
-fn in_word(chars: &[char], i: usize) -> bool {
-    let c = chars[i];
-    if c.is_alphanumeric() {
-        return true;
-    }
-    (c == '\'' || c == '’')
-        && i > 0
-        && i + 1 < chars.len()
-        && chars[i - 1].is_alphanumeric()
-        && chars[i + 1].is_alphanumeric()
-}
-
-/// A match at `start` does not continue a word to its left.
-fn starts_word(chars: &[char], start: usize) -> bool {
-    start == 0 || !in_word(chars, start) || !in_word(chars, start - 1)
-}
-
-/// A match ending before `end` does not continue into a word to its right.
-fn ends_word(chars: &[char], end: usize) -> bool {
-    end == chars.len() || !in_word(chars, end - 1) || !in_word(chars, end)
 }
 
 #[cfg(test)]
@@ -116,9 +59,59 @@ mod tests {
     }
 
     #[test]
-    fn apostrophes_inside_words_are_not_boundaries() {
+    fn apostrophes_are_boundaries_as_in_the_check() {
+        // The same rule as the output check and the page: "eau" stands in
+        // "l'eau", "don" in "don't".
         let subs = [sub("don", "X"), sub("eau", "water")];
-        assert_eq!(substitute("don't, l'eau, Don", &subs), "don't, l'eau, X");
+        assert_eq!(substitute("don't, l'eau, Don", &subs), "X't, l'water, X");
+    }
+
+    #[test]
+    fn apostrophes_agree_with_the_check_and_the_highlighting() {
+        use crate::generate::check::contains_target;
+        use crate::generate::pipeline::UsedEntry;
+        use crate::retrieve::MatchKind;
+        let text = "l'eau, l’eau, don't, eaux";
+        let used = |target: &str| UsedEntry {
+            entry: target.into(),
+            source: target.into(),
+            target: target.into(),
+            kind: MatchKind::Exact,
+            phrase: target.into(),
+            score: 1.0,
+            sense: None,
+            forms: Vec::new(),
+        };
+        let expected = [
+            ("eau", true),
+            ("don", true),
+            ("t", true),
+            ("ea", false),
+            ("on", false),
+        ];
+        for (needle, stands) in expected {
+            let substituted = substitute(text, &[sub(needle, "#")]) != text;
+            let checked = contains_target(text, needle, &[]);
+            assert_eq!(checked, stands, "{needle}");
+            let marked = crate::serve::explain::highlight(text, &[used(needle)])
+                .iter()
+                .any(|s| s.entry.is_some());
+            assert_eq!((substituted, marked), (checked, checked), "{needle}");
+        }
+        // Where they agree: "eau" stands after an apostrophe, not in "eaux".
+        assert_eq!(
+            substitute(text, &[sub("eau", "#")]),
+            "l'#, l’#, don't, eaux"
+        );
+    }
+
+    #[test]
+    fn longest_phrase_first_and_inside_words_untouched() {
+        let subs = [sub("coffee", "mavi"), sub("cold coffee", "frosk mavi")];
+        assert_eq!(
+            substitute("Cold coffee, coffee, coffees", &subs),
+            "frosk mavi, mavi, coffees"
+        );
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! llama.cpp server, LM Studio — anything serving `POST /chat/completions`.
 
 use super::{
-    base_url, display_url, env_key, is_local, Auth, CallFuture, Http, Provider, ProviderError,
-    Request, Settings, Verdict,
+    base_url, env_key, is_local, judged, Auth, CallFuture, Http, Provider, ProviderError, Request,
+    Settings, Verdict,
 };
-use serde::Serialize;
+use crate::generate::reply::{is_empty_answer, Completion, Usage};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 const NAME: &str = "openai";
@@ -20,6 +21,7 @@ pub(super) struct OpenAi {
     temperature: Option<f32>,
     seed: Option<u64>,
     max_tokens: Option<u32>,
+    max_tokens_field: MaxTokensField,
 }
 
 impl OpenAi {
@@ -50,30 +52,27 @@ impl OpenAi {
             url: format!("{base}/chat/completions"),
             base,
             http,
-            model,
             temperature: settings.temperature,
             seed: settings.seed,
             max_tokens: settings.max_tokens,
+            max_tokens_field: settings
+                .max_tokens_field
+                .unwrap_or_else(|| MaxTokensField::for_model(&model)),
+            model,
         })
     }
 
-    async fn complete(&self, req: &Request) -> Result<String, ProviderError> {
+    async fn complete(&self, req: &Request) -> Result<Completion, ProviderError> {
         let body = chat_body(
             &self.model,
             &req.prompt,
             self.temperature,
             self.seed,
-            self.max_tokens,
+            self.max_tokens.map(|m| (m, self.max_tokens_field)),
         );
         let body = serde_json::to_vec(&body).expect("a request body always serialises");
         let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        chat_text(&reply)
-            .map(str::to_string)
-            .map_err(|detail| ProviderError::NoText {
-                provider: NAME.to_string(),
-                url: display_url(&self.url),
-                detail,
-            })
+        judged(NAME, &self.url, chat_reply(&reply))
     }
 }
 
@@ -93,7 +92,7 @@ impl Provider for OpenAi {
             &self.model,
             self.temperature,
             self.seed,
-            self.max_tokens,
+            self.max_tokens.map(|m| (m, self.max_tokens_field.name())),
         )
     }
 
@@ -110,8 +109,9 @@ pub fn chat_body<'a>(
     prompt: &'a str,
     temperature: Option<f32>,
     seed: Option<u64>,
-    max_tokens: Option<u32>,
+    max_tokens: Option<(u32, MaxTokensField)>,
 ) -> impl Serialize + 'a {
+    let limit = |field| max_tokens.filter(|(_, f)| *f == field).map(|(m, _)| m);
     Body {
         model,
         messages: [Message {
@@ -120,7 +120,62 @@ pub fn chat_body<'a>(
         }],
         temperature,
         seed,
-        max_tokens,
+        max_tokens: limit(MaxTokensField::MaxTokens),
+        max_completion_tokens: limit(MaxTokensField::MaxCompletionTokens),
+    }
+}
+
+/// The request field that carries `--max-tokens`. OpenAI's reasoning models
+/// refuse `max_tokens` with a 400 and take `max_completion_tokens`; most
+/// other OpenAI-compatible servers know only `max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// The documented rule: `max_completion_tokens` for OpenAI's reasoning
+    /// models, whose names start `o1`, `o3`, `o4` (any `o` and a digit) or
+    /// `gpt-5`, also behind a routing prefix (`openai/o3-mini`);
+    /// `max_tokens` for every other model.
+    pub fn for_model(model: &str) -> MaxTokensField {
+        let name = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
+        let mut chars = name.chars();
+        let o_series =
+            chars.next() == Some('o') && chars.next().is_some_and(|c| c.is_ascii_digit());
+        if o_series || name.starts_with("gpt-5") {
+            MaxTokensField::MaxCompletionTokens
+        } else {
+            MaxTokensField::MaxTokens
+        }
+    }
+
+    /// The field's name in the request body.
+    pub fn name(self) -> &'static str {
+        match self {
+            MaxTokensField::MaxTokens => "max_tokens",
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+}
+
+impl std::str::FromStr for MaxTokensField {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<MaxTokensField, String> {
+        match s.trim() {
+            "max_tokens" => Ok(MaxTokensField::MaxTokens),
+            "max_completion_tokens" => Ok(MaxTokensField::MaxCompletionTokens),
+            other => Err(format!(
+                "`{other}` is not a max-tokens field: expected max_tokens or max_completion_tokens"
+            )),
+        }
     }
 }
 
@@ -135,6 +190,8 @@ struct Body<'a> {
     seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -160,16 +217,67 @@ fn judge(status: u16, json: &Value, _text: &str) -> Verdict {
     }
 }
 
-/// The text of a chat-completions reply (a live call's, or a line of a
-/// Batch API results file), or why there is none.
-pub fn chat_text(reply: &Value) -> Result<&str, String> {
+/// A chat-completions reply (a live call's, or the body of a line of a
+/// Batch API results file) as parsed, not yet judged by
+/// [`crate::generate::reply::accept`]; or, when it holds no text, what came
+/// back instead. `content` may be a string or a list of parts
+/// (`[{"type": "text", "text": "..."}, ...]`), whose text parts are joined.
+pub fn chat_reply(reply: &Value) -> Result<Completion, String> {
     let choice = reply.pointer("/choices/0");
-    choice
-        .and_then(|c| c.pointer("/message/content"))
+    let finish_reason = choice
+        .and_then(|c| c.get("finish_reason"))
         .and_then(Value::as_str)
-        .ok_or_else(|| why_no_text(choice))
+        .map(str::to_string);
+    let text = choice
+        .and_then(|c| c.pointer("/message/content"))
+        .and_then(content_text);
+    let completion = Completion {
+        text: text.unwrap_or_default(),
+        finish_reason,
+        served_model: reply
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        usage: usage(reply),
+        think: false,
+    };
+    if is_empty_answer(&completion) {
+        return Err(why_no_text(choice));
+    }
+    Ok(completion)
 }
 
+/// The text of `content`: a string, or the joined text parts of a list.
+fn content_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter(|p| {
+                    matches!(
+                        p.get("type").and_then(Value::as_str),
+                        None | Some("text" | "output_text")
+                    )
+                })
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
+fn usage(reply: &Value) -> Option<Usage> {
+    let usage = reply.get("usage")?;
+    let count = |name: &str| usage.get(name).and_then(Value::as_u64);
+    Some(Usage {
+        input_tokens: count("prompt_tokens")?,
+        output_tokens: count("completion_tokens").unwrap_or(0),
+    })
+}
+
+/// What came back instead of text, in words.
 fn why_no_text(choice: Option<&Value>) -> String {
     let Some(choice) = choice else {
         return "no choices in the reply".to_string();
@@ -177,8 +285,36 @@ fn why_no_text(choice: Option<&Value>) -> String {
     if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
         return format!("the model refused: {refusal}");
     }
-    match choice.get("finish_reason").and_then(Value::as_str) {
-        Some(reason) => format!("choices[0].message.content is missing (finish_reason {reason})"),
+    let content = match choice.pointer("/message/content") {
         None => "choices[0].message.content is missing".to_string(),
+        Some(Value::Null) => "choices[0].message.content is null".to_string(),
+        Some(Value::String(_)) => "choices[0].message.content is empty".to_string(),
+        Some(Value::Array(parts)) => {
+            let kinds: Vec<&str> = parts
+                .iter()
+                .map(|p| p.get("type").and_then(Value::as_str).unwrap_or("untyped"))
+                .collect();
+            format!(
+                "choices[0].message.content is a list of {} parts with no text ({})",
+                parts.len(),
+                if kinds.is_empty() {
+                    "empty list".to_string()
+                } else {
+                    kinds.join(", ")
+                }
+            )
+        }
+        Some(other) => format!(
+            "choices[0].message.content is {}, not text",
+            match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                _ => "an object",
+            }
+        ),
+    };
+    match choice.get("finish_reason").and_then(Value::as_str) {
+        Some(reason) => format!("{content} (finish_reason {reason})"),
+        None => content,
     }
 }

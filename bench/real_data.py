@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Real-data benchmark helpers for bench/real.sh and tests/real_data.rs.
+
+Independent of glossa's code on purpose: the labels are the oracle the
+retrievers are measured against, so they are computed here from SPEC.md's
+wording ("v2: real glossaries") with Python regexes, not with glossa's
+phrase rules.
+
+  real_data.py glossary DICT_INDEX DICT_DZ OUT.json     FreeDict (dictd) -> glossary
+  real_data.py posts WORDNET_DIR OUT.jsonl [--limit N]  WordNet examples -> posts
+  real_data.py labels GLOSSARY POSTS STOPWORDS OUT.jsonl  verbatim terms -> labels
+  real_data.py report GLOSSARY POSTS LABELS PER_POST.jsonl  recall, unsupported entries
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import re
+import sys
+from collections import defaultdict
+
+ALNUM = r"[^\W_]"  # a letter or digit (Python's \w less the underscore)
+APOSTROPHES = "'\u2019"
+
+
+# ---------------------------------------------------------------- glossary
+
+DICTD_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def dictd_number(text):
+    """dictd's .index numbers are base 64 in their own alphabet."""
+    n = 0
+    for c in text:
+        n = n * 64 + DICTD_B64.index(c)
+    return n
+
+
+def dictd_articles(index_path, dict_path):
+    """(index headword, article text) in index order, metadata left out."""
+    data = gzip.open(dict_path).read()  # dictzip is gzip-compatible
+    with open(index_path, encoding="utf-8") as index:
+        for line in index:
+            head, offset, length = line.rstrip("\n").split("\t")
+            if head.startswith("00database"):
+                continue
+            start = dictd_number(offset)
+            yield head, data[start : start + dictd_number(length)].decode("utf-8")
+
+
+def headword_as_written(article):
+    """The article's first line without its /pronunciation/: the index
+    lower-cases and strips punctuation, the article keeps them."""
+    first = article.split("\n", 1)[0]
+    head = re.sub(r"\s+/[^/]*/\s*$", "", first).strip()
+    # FreeDict's build writes hyphens as U+2010; people (and the posts) write '-'.
+    return head.replace("\u2010", "-").replace("\u2011", "-")
+
+
+def first_translation(article):
+    for line in article.split("\n")[1:]:
+        line = re.sub(r"^\d+\.\s*", "", line.strip())
+        if line:
+            return line.split(",")[0].strip()
+    return ""
+
+
+def is_term(head):
+    """Templates ("... ago") and affixes ("-able", "co-") are not terms a
+    post can contain."""
+    has_alnum = re.search(ALNUM, head) is not None
+    return has_alnum and "..." not in head and not head.startswith("-") and not head.endswith("-")
+
+
+def build_glossary(index_path, dict_path, out_path):
+    entries, ids, skipped = [], set(), 0
+    for _, article in dictd_articles(index_path, dict_path):
+        source, target = headword_as_written(article), first_translation(article)
+        if not (source and target and is_term(source)):
+            skipped += 1
+            continue
+        entry_id, n = source, 1
+        while entry_id in ids:  # "Polish" and "polish" stay apart; true repeats get a number
+            n += 1
+            entry_id = f"{source} ({n})"
+        ids.add(entry_id)
+        entries.append({"id": entry_id, "source": source, "target": target})
+    glossary = {"name": "freedict-eng-fra", "source_lang": "en", "target_lang": "fr", "entries": entries}
+    with open(out_path, "w", encoding="utf-8") as out:
+        json.dump(glossary, out, ensure_ascii=False, indent=0)
+    print(f"glossary: {len(entries)} entries ({skipped} templates, affixes or empty articles left out)", file=sys.stderr)
+
+
+# ------------------------------------------------------------------- posts
+
+def wordnet_examples(wordnet_dir):
+    """(synset, text) of every quoted example sentence in WordNet's data files."""
+    for pos in ("noun", "verb", "adj", "adv"):
+        with open(f"{wordnet_dir}/data.{pos}", encoding="utf-8", errors="replace") as data:
+            for line in data:
+                if line.startswith("  ") or " | " not in line:
+                    continue  # licence header
+                gloss = line.split(" | ", 1)[1]
+                for k, text in enumerate(re.findall(r'"([^"]+)"', gloss)):
+                    yield f"wn-{pos}-{line[:8]}-{k}", text.strip()
+
+
+def build_posts(wordnet_dir, out_path, limit):
+    seen, posts = set(), []
+    for post_id, text in wordnet_examples(wordnet_dir):
+        if text and text not in seen:
+            seen.add(text)
+            posts.append({"id": post_id, "text": text})
+    if limit and limit < len(posts):
+        # A stable, spread-out sample: the posts whose text hashes lowest.
+        keep = set(sorted(range(len(posts)), key=lambda i: hashlib.sha1(posts[i]["text"].encode()).digest())[:limit])
+        posts = [p for i, p in enumerate(posts) if i in keep]
+    with open(out_path, "w", encoding="utf-8") as out:
+        for post in posts:
+            out.write(json.dumps(post, ensure_ascii=False) + "\n")
+    print(f"posts: {len(posts)} WordNet example sentences", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ labels
+
+def load_stopwords(path):
+    with open(path, encoding="utf-8") as f:
+        return {w.strip() for w in f if w.strip() and not w.startswith("#")}
+
+
+def in_capitals(key):
+    """SPEC v2: two or more letters, all upper case ("IT", "MRI")."""
+    letters = [c for c in key if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def is_lone_stopword(key, stopwords):
+    return key == key.lower() and key.replace("\u2019", "'") in stopwords
+
+
+def key_regex(key):
+    """The key as written: whitespace runs equal, either apostrophe, no letter
+    or digit right before or after; case-insensitive unless in capitals."""
+    body = "".join(
+        r"\s+" if part.isspace() else "['\u2019]" if part in APOSTROPHES else re.escape(part)
+        for part in re.findall(r"\s+|.", key.strip(), re.S)
+    )
+    flags = 0 if in_capitals(key) else re.IGNORECASE
+    return re.compile(f"(?<!{ALNUM}){body}(?!{ALNUM})", flags)
+
+
+def alnum_runs(text):
+    return re.findall(f"{ALNUM}+", text.casefold())
+
+
+class VerbatimOracle:
+    """Which entries occur in a text as written in the glossary (SPEC v2)."""
+
+    def __init__(self, entries, stopwords):
+        self.by_first_run = defaultdict(list)  # candidates: a post must contain the key's first run
+        for order, entry in enumerate(entries):
+            for key in [entry["source"]] + entry.get("aliases", []):
+                if is_lone_stopword(key.strip(), stopwords):
+                    continue
+                self.by_first_run[alnum_runs(key)[0]].append((order, entry["id"], key_regex(key)))
+
+    def needed(self, text):
+        found = {}
+        for run in set(alnum_runs(text)):
+            for order, entry_id, regex in self.by_first_run.get(run, ()):
+                if regex.search(text):
+                    found[order] = entry_id
+        return [found[k] for k in sorted(found)]
+
+
+def key_kinds(key):
+    """The phenomena a key shows, for tags and the report's breakdown."""
+    words = alnum_runs(key)
+    kinds = []
+    if in_capitals(key):
+        kinds.append("capitals")
+    if any(not c.isalnum() and not c.isspace() and c not in APOSTROPHES for c in key):
+        kinds.append("punctuation")
+    if any(c in APOSTROPHES for c in key):
+        kinds.append("apostrophe")
+    if any(c.isdigit() for c in key):
+        kinds.append("digits")
+    if len(words) >= 5:
+        kinds.append("5+ words")
+    elif len(words) >= 2:
+        kinds.append("2-4 words")
+    elif len(words[0]) < 3:
+        kinds.append("short word")
+    else:
+        kinds.append("one word")
+    return kinds
+
+
+def build_labels(glossary_path, posts_path, stopwords_path, out_path):
+    entries = load_glossary(glossary_path)
+    oracle = VerbatimOracle(entries, load_stopwords(stopwords_path))
+    source_of = {e["id"]: e["source"] for e in entries}
+    posts, needed_total, with_terms = 0, 0, 0
+    with open(out_path, "w", encoding="utf-8") as out:
+        for post in read_jsonl(posts_path):
+            needed = oracle.needed(post["text"])
+            tags = sorted({kind for entry_id in needed for kind in key_kinds(source_of[entry_id])})
+            out.write(json.dumps({"post": post["id"], "needed": needed, "tags": tags}, ensure_ascii=False) + "\n")
+            posts, needed_total, with_terms = posts + 1, needed_total + len(needed), with_terms + bool(needed)
+    print(f"labels: {needed_total} verbatim terms in {with_terms} of {posts} posts (posts with none are kept)", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ report
+
+def spec_words(text):
+    """SPEC phrase rules 1-2: lower case, alphanumeric runs, an apostrophe
+    between two letters kept inside the word as '."""
+    letter = r"[^\W\d_]"
+    pattern = f"{ALNUM}+(?:(?<={letter})['\u2019](?={letter}){ALNUM}+)*"
+    return [w.replace("\u2019", "'") for w in re.findall(pattern, text.lower())]
+
+
+def contains_run(seq, run):
+    n = len(run)
+    return n > 0 and any(seq[i : i + n] == run for i in range(len(seq) - n + 1))
+
+
+class StemSupport:
+    """Is a retrieved entry supported by a run of the post's stems?"""
+
+    def __init__(self, entries):
+        import snowballstemmer  # installed by bench/real.sh
+
+        self.stem = snowballstemmer.stemmer("english").stemWords
+        self.keys = {e["id"]: [self.stem(spec_words(k)) for k in [e["source"]] + e.get("aliases", [])] for e in entries}
+
+    def unsupported(self, text, retrieved):
+        stems = self.stem(spec_words(text))
+        return [e for e in retrieved if not any(contains_run(stems, key) for key in self.keys[e])]
+
+
+class Tally:
+    """One retriever's figures over the posts."""
+
+    def __init__(self):
+        self.posts = self.retrieved = self.unsupported = 0
+        self.needed = defaultdict(int)  # by kind of term, "all" included
+        self.found = defaultdict(int)
+        self.misses = []  # (entry, post)
+
+    def recall(self, kind):
+        needed, found = self.needed[kind], self.found[kind]
+        return f"{found} of {needed} ({100 * found / needed:.1f}%)" if needed else "-"
+
+
+def report(glossary_path, posts_path, labels_path, per_post_path):
+    entries = load_glossary(glossary_path)
+    kinds_of = {e["id"]: key_kinds(e["source"]) for e in entries}
+    text_of = {p["id"]: p["text"] for p in read_jsonl(posts_path)}
+    needed_of = {l["post"]: l["needed"] for l in read_jsonl(labels_path)}
+    support = StemSupport(entries)
+    tallies = defaultdict(Tally)
+    for line in read_jsonl(per_post_path):
+        tally, result = tallies[line["retriever"]], line["result"]
+        retrieved = set(result["retrieved"])
+        tally.posts += 1
+        tally.retrieved += len(retrieved)
+        tally.unsupported += len(support.unsupported(text_of[result["post"]], result["retrieved"]))
+        for entry_id in needed_of[result["post"]]:
+            hit = entry_id in retrieved
+            for kind in ["all"] + kinds_of[entry_id]:
+                tally.needed[kind] += 1
+                tally.found[kind] += hit
+            if not hit:
+                tally.misses.append((entry_id, result["post"]))
+    print_report(tallies, text_of, {e["id"]: e["source"] for e in entries})
+
+
+def print_report(tallies, text_of, source_of):
+    print(f"{'retriever':<12} {'recall on verbatim terms':>28} {'retrieved/post':>15} {'unsupported/post':>17}")
+    for name, t in tallies.items():
+        print(f"{name:<12} {t.recall('all'):>28} {t.retrieved / t.posts:>15.2f} {t.unsupported / t.posts:>17.2f}")
+    kinds = sorted({kind for t in tallies.values() for kind in t.needed if kind != "all"})
+    print("\nrecall by kind of term (a term may be of several kinds)")
+    print(f"{'kind':<12} " + " ".join(f"{name:>24}" for name in tallies))
+    for kind in kinds:
+        print(f"{kind:<12} " + " ".join(f"{t.recall(kind):>24}" for t in tallies.values()))
+    for name, t in tallies.items():
+        causes = defaultdict(list)
+        for entry_id, post in t.misses:
+            causes[miss_cause(source_of[entry_id], text_of[post])].append((entry_id, post))
+        print(f"\n{name}: {len(t.misses)} missed: " + ", ".join(f"{len(m)} {c}" for c, m in causes.items()))
+        for cause, missed in causes.items():
+            for entry_id, post in missed[:3]:
+                print(f"  {cause}: {entry_id} | {text_of[post]}")
+
+
+def miss_cause(source, text):
+    """Why a verbatim term may have been missed: next to an apostrophe
+    ("the year's work": SPEC v2 finds "year", v1's words do not), else the
+    rarest kind of its key."""
+    match = key_regex(source).search(text)
+    before, after = text[max(0, match.start() - 2) : match.start()], text[match.end() : match.end() + 2]
+    if re.fullmatch(f"{ALNUM}['\u2019]", before) or re.fullmatch(f"['\u2019]{ALNUM}", after):
+        return "next to an apostrophe"
+    kinds = key_kinds(source)
+    return next((k for k in ("5+ words", "capitals", "punctuation", "short word", "digits") if k in kinds), kinds[-1])
+
+
+# ----------------------------------------------------------------- helpers
+
+def load_glossary(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["entries"]
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, args in [
+        ("glossary", ["index", "dict", "out"]),
+        ("posts", ["wordnet_dir", "out"]),
+        ("labels", ["glossary", "posts", "stopwords", "out"]),
+        ("report", ["glossary", "posts", "labels", "per_post"]),
+    ]:
+        command = commands.add_parser(name)
+        for arg in args:
+            command.add_argument(arg)
+        if name == "posts":
+            command.add_argument("--limit", type=int, default=0, help="keep this many posts (a stable sample)")
+    a = parser.parse_args()
+    if a.command == "glossary":
+        build_glossary(a.index, a.dict, a.out)
+    elif a.command == "posts":
+        build_posts(a.wordnet_dir, a.out, a.limit)
+    elif a.command == "labels":
+        build_labels(a.glossary, a.posts, a.stopwords, a.out)
+    else:
+        report(a.glossary, a.posts, a.labels, a.per_post)
+
+
+if __name__ == "__main__":
+    main()

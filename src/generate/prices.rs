@@ -1,0 +1,102 @@
+//! A price table for showing what a run's tokens cost: a small JSON file
+//! given with `glossa run --prices FILE`,
+//!
+//! ```json
+//! { "gpt-4o-mini": { "input": 0.15, "output": 0.60 },
+//!   "gpt-5-mini":  { "input": 0.25, "output": 2.00 } }
+//! ```
+//!
+//! per model, the price of one million input (prompt) and output
+//! (completion, reasoning included) tokens, in whatever currency the user
+//! writes them. A model's price is the entry named exactly as the served
+//! model, else the longest entry name the served model starts with
+//! (`gpt-4o-mini` prices `gpt-4o-mini-2024-07-18`).
+
+use crate::error::{read_text, InputError};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The price of a million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// Prices by model name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prices(BTreeMap<String, Price>);
+
+impl Prices {
+    /// Read a price table; errors name the file, the line and the model.
+    pub fn load(path: &Path) -> Result<Prices, InputError> {
+        let shown = path.display().to_string();
+        let text = read_text(path)?;
+        let table: BTreeMap<String, Price> =
+            serde_json::from_str(&text).map_err(|e| InputError::json(&shown, 1, &e))?;
+        for (model, price) in &table {
+            let valid = |v: f64| v.is_finite() && v >= 0.0;
+            if !valid(price.input) || !valid(price.output) {
+                return Err(InputError::file(
+                    &shown,
+                    format!("model `{model}`: prices must be numbers >= 0 (per million tokens)"),
+                ));
+            }
+        }
+        Ok(Prices(table))
+    }
+
+    /// The price of `model`: exact, else the longest prefix.
+    pub fn of(&self, model: &str) -> Option<Price> {
+        self.0.get(model).copied().or_else(|| {
+            self.0
+                .iter()
+                .filter(|(name, _)| model.starts_with(name.as_str()))
+                .max_by_key(|(name, _)| name.len())
+                .map(|(_, price)| *price)
+        })
+    }
+
+    /// What `input` and `output` tokens of `model` cost, if it has a price.
+    pub fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
+        let price = self.of(model)?;
+        Some((input as f64 * price.input + output as f64 * price.output) / 1_000_000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_by_exact_name_or_longest_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(
+            &path,
+            r#"{"gpt-4o": {"input": 2.5, "output": 10}, "gpt-4o-mini": {"input": 0.15, "output": 0.6}}"#,
+        )
+        .unwrap();
+        let prices = Prices::load(&path).unwrap();
+        assert_eq!(prices.of("gpt-4o-mini-2024-07-18").unwrap().input, 0.15);
+        assert_eq!(prices.of("gpt-4o").unwrap().input, 2.5);
+        assert!(prices.of("o3").is_none());
+        let cost = prices.cost("gpt-4o-mini", 1_000_000, 500_000).unwrap();
+        assert!((cost - 0.45).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn a_bad_price_table_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(&path, "{\n \"m\": {\"input\": 1, \"ouput\": 2}\n}").unwrap();
+        let err = Prices::load(&path).unwrap_err().to_string();
+        assert!(err.contains("prices.json:2"), "{err}");
+        assert!(err.contains("ouput"), "{err}");
+        std::fs::write(&path, r#"{"m": {"input": -1, "output": 2}}"#).unwrap();
+        let err = Prices::load(&path).unwrap_err().to_string();
+        assert!(err.contains("model `m`"), "{err}");
+    }
+}

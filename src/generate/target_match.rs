@@ -1,0 +1,270 @@
+//! Where a glossary target (or any phrase) stands in a text: the one
+//! matcher behind the output check, the offline provider's substitution and
+//! the page's highlighting (SPEC.md, "Generation check").
+//!
+//! Case is ignored. At each end of the needle: if its end character is in a
+//! script written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer,
+//! Myanmar) nothing is asked of the neighbour; otherwise no letter or digit
+//! may stand right next to it. An apostrophe is not a letter, so "eau"
+//! stands on its own in "l'eau".
+
+use std::ops::Range;
+
+/// A text folded for case-insensitive search, remembering where each
+/// folded character came from so ranges are given in the original text
+/// (lower-casing can change byte lengths: "İ" becomes two characters).
+pub struct Haystack<'a> {
+    original: &'a str,
+    folded: String,
+    /// For each byte offset of `folded`: the original byte offset when an
+    /// original character starts there (or the text ends there).
+    origin: Vec<Option<usize>>,
+}
+
+impl<'a> Haystack<'a> {
+    pub fn new(original: &'a str) -> Haystack<'a> {
+        let mut folded = String::with_capacity(original.len());
+        let mut origin = Vec::with_capacity(original.len() + 1);
+        for (at, c) in original.char_indices() {
+            let from = folded.len();
+            fold_char(c, &mut folded);
+            origin.push(Some(at));
+            origin.resize(folded.len().max(from + 1), None);
+        }
+        origin.truncate(folded.len());
+        origin.push(Some(original.len()));
+        Haystack {
+            original,
+            folded,
+            origin,
+        }
+    }
+
+    pub fn original(&self) -> &'a str {
+        self.original
+    }
+
+    /// Every place `needle` stands (see the module doc), overlapping ones
+    /// included, as byte ranges of the original text in text order.
+    pub fn find(&self, needle: &str) -> Vec<Range<usize>> {
+        let needle = needle.trim();
+        let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else {
+            return Vec::new();
+        };
+        let folded_needle = fold(needle);
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(i) = self.folded[from..].find(&folded_needle) {
+            let start = from + i;
+            let end = start + folded_needle.len();
+            if let (Some(s), Some(e)) = (self.origin[start], self.origin[end]) {
+                let before = self.original[..s].chars().next_back();
+                let after = self.original[e..].chars().next();
+                if stands_apart(first, before) && stands_apart(last, after) {
+                    out.push(s..e);
+                }
+            }
+            // One character on, so overlapping places are seen too.
+            from = start
+                + self.folded[start..]
+                    .chars()
+                    .next()
+                    .map_or(1, char::len_utf8);
+        }
+        out
+    }
+
+    /// Whether `needle` stands anywhere in the text.
+    pub fn contains(&self, needle: &str) -> bool {
+        !self.find(needle).is_empty()
+    }
+}
+
+/// Whether `needle` stands in `text` (see the module doc).
+pub fn contains(text: &str, needle: &str) -> bool {
+    Haystack::new(text).contains(needle)
+}
+
+/// Non-overlapping places for several needles, longest needle first (so
+/// "cold coffee" wins over "coffee"; among equally long ones the first
+/// given), in text order. Each place carries its needle's key.
+pub fn claim<K: Copy>(text: &Haystack, needles: &[(K, &str)]) -> Vec<(Range<usize>, K)> {
+    let mut order: Vec<&(K, &str)> = needles.iter().collect();
+    order.sort_by_key(|(_, n)| std::cmp::Reverse(n.trim().chars().count()));
+    let mut taken: Vec<(Range<usize>, K)> = Vec::new();
+    for &(key, needle) in order {
+        for place in text.find(needle) {
+            if !taken.iter().any(|(t, _)| overlaps(t, &place)) {
+                taken.push((place, key));
+            }
+        }
+    }
+    taken.sort_by_key(|(r, _)| r.start);
+    taken
+}
+
+pub fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// `inner` lies within `outer`.
+pub fn within(inner: &Range<usize>, outer: &Range<usize>) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// A needle's end character `edge` may touch `neighbour`.
+fn stands_apart(edge: char, neighbour: Option<char>) -> bool {
+    written_without_spaces(edge) || neighbour.is_none_or(|c| !c.is_alphanumeric())
+}
+
+fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    text.chars().for_each(|c| fold_char(c, &mut out));
+    out
+}
+
+/// Lower case, one character at a time (so it never depends on the
+/// neighbours); final sigma folds with sigma.
+fn fold_char(c: char, out: &mut String) {
+    for l in c.to_lowercase() {
+        out.push(if l == 'ς' { 'σ' } else { l });
+    }
+}
+
+/// Blocks of the scripts written without spaces between words: Han,
+/// Hiragana, Katakana (the whole blocks, so the long-vowel mark "ー" counts
+/// as Katakana), Thai, Lao, Khmer, Myanmar.
+const WITHOUT_SPACES: &[(char, char)] = &[
+    ('\u{0E00}', '\u{0EFF}'),   // Thai, Lao
+    ('\u{1000}', '\u{109F}'),   // Myanmar
+    ('\u{1780}', '\u{17FF}'),   // Khmer
+    ('\u{19E0}', '\u{19FF}'),   // Khmer symbols
+    ('\u{2E80}', '\u{2FDF}'),   // CJK and Kangxi radicals
+    ('\u{3005}', '\u{3007}'),   // 々 〆 〇
+    ('\u{3021}', '\u{3029}'),   // Hangzhou numerals
+    ('\u{3031}', '\u{3035}'),   // kana repeat marks
+    ('\u{3038}', '\u{303C}'),   // Han repeat marks
+    ('\u{3040}', '\u{30FF}'),   // Hiragana, Katakana
+    ('\u{31F0}', '\u{31FF}'),   // Katakana phonetic extensions
+    ('\u{3400}', '\u{4DBF}'),   // CJK extension A
+    ('\u{4E00}', '\u{9FFF}'),   // CJK unified ideographs
+    ('\u{A9E0}', '\u{A9FF}'),   // Myanmar extended B
+    ('\u{AA60}', '\u{AA7F}'),   // Myanmar extended A
+    ('\u{F900}', '\u{FAFF}'),   // CJK compatibility ideographs
+    ('\u{FF66}', '\u{FF9F}'),   // halfwidth Katakana
+    ('\u{1AFF0}', '\u{1B16F}'), // Kana extensions
+    ('\u{20000}', '\u{323AF}'), // CJK extensions B–H, compatibility supplement
+];
+
+/// Whether `c` belongs to a script written without spaces.
+pub fn written_without_spaces(c: char) -> bool {
+    WITHOUT_SPACES
+        .iter()
+        .any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+        Haystack::new(text)
+            .find(needle)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
+    }
+
+    #[test]
+    fn case_is_ignored_and_ranges_are_in_the_original_text() {
+        assert_eq!(places("FROSK MAVI tan", "frosk mavi"), ["FROSK MAVI"]);
+        // "İ" lower-cases to two characters: the range still fits the original.
+        assert_eq!(
+            places("İstanbul İSTANBUL", "İstanbul"),
+            ["İstanbul", "İSTANBUL"]
+        );
+        // A place starting inside one original character is no place.
+        assert!(places("İstanbul", "\u{307}stanbul").is_empty());
+        assert_eq!(places("ΛΌΓΟΣ", "λόγος"), ["ΛΌΓΟΣ"]);
+        assert_eq!(places("un ÉTÉ chaud", "été"), ["ÉTÉ"]);
+    }
+
+    #[test]
+    fn letters_and_digits_next_to_a_spaced_script_target_hide_it() {
+        assert!(places("dorpas ütdorpa dorpa2", "dorpa").is_empty());
+        assert_eq!(places("«Zimbo»! café-zimbo", "zimbo"), ["Zimbo", "zimbo"]);
+        assert!(places("zimboé", "zimbo").is_empty());
+    }
+
+    #[test]
+    fn apostrophes_are_not_letters() {
+        assert_eq!(places("l'eau, l’eau", "eau"), ["eau", "eau"]);
+        assert_eq!(places("don't", "don"), ["don"]);
+    }
+
+    #[test]
+    fn scripts_without_spaces_need_no_boundary() {
+        assert_eq!(places("郝仁低头看向模型的输出", "模型"), ["模型"]);
+        assert_eq!(places("新しいサーバーを使う", "サーバー"), ["サーバー"]);
+        assert_eq!(places("ฉันชอบกาแฟเย็นมาก", "กาแฟเย็น"), ["กาแฟเย็น"]);
+        assert_eq!(places("ພາສາລາວ", "ລາວ"), ["ລາວ"]);
+    }
+
+    #[test]
+    fn mixed_targets_follow_the_script_at_each_end() {
+        // Han at the start: no boundary there; Latin at the end: one needed.
+        assert_eq!(places("用模型 XLM-R。", "模型 XLM-R"), ["模型 XLM-R"]);
+        assert!(places("用模型 XLM-Rx", "模型 XLM-R").is_empty());
+        assert_eq!(places("XLM-R模型很好", "XLM-R模型"), ["XLM-R模型"]);
+        assert!(places("aXLM-R模型很好", "XLM-R模型").is_empty());
+    }
+
+    #[test]
+    fn overlapping_places_are_all_found() {
+        assert_eq!(places("啊啊啊", "啊啊"), ["啊啊", "啊啊"]);
+        assert!(places("abc", "  ").is_empty());
+    }
+
+    proptest::proptest! {
+        /// Every place is a range of the original text whose folded text is
+        /// the folded needle, and a needle cut out of the text on word
+        /// boundaries is found there, whatever case changes do to lengths.
+        #[test]
+        fn places_are_the_needle_in_the_original_text(
+            text in "[aİıẞßΣσς模 '.-]{0,12}",
+            from in 0usize..12,
+            len in 1usize..6,
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            let from = from.min(chars.len());
+            let needle: String = chars[from..(from + len).min(chars.len())].iter().collect();
+            let hay = Haystack::new(&text);
+            let places = hay.find(&needle);
+            for r in &places {
+                proptest::prop_assert_eq!(fold(&text[r.clone()]), fold(needle.trim()));
+            }
+            let start: usize = chars[..from].iter().map(|c| c.len_utf8()).sum();
+            let end = start + needle.len();
+            let cut = needle.trim() == needle && !needle.is_empty();
+            let before = text[..start].chars().next_back();
+            let after = text[end..].chars().next();
+            let apart = |edge: char, n: Option<char>| stands_apart(edge, n);
+            if cut
+                && apart(needle.chars().next().unwrap(), before)
+                && apart(needle.chars().next_back().unwrap(), after)
+            {
+                proptest::prop_assert!(places.contains(&(start..end)), "{:?}", places);
+            }
+        }
+    }
+
+    #[test]
+    fn claim_gives_longest_needles_first_without_overlap() {
+        let text = Haystack::new("Frosk mavi and mavi");
+        let got: Vec<(&str, u8)> = claim(&text, &[(0, "mavi"), (1, "frosk mavi")])
+            .into_iter()
+            .map(|(r, k)| (&text.original()[r], k))
+            .collect();
+        assert_eq!(got, [("Frosk mavi", 1), ("mavi", 0)]);
+    }
+}

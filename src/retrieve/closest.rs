@@ -1,0 +1,161 @@
+//! `closest` (a filter): at each place of the post, only the matches
+//! nearest to what is written there.
+//!
+//! - A typo-tier match (fuzzy, edit, or an alias found that way) is dropped
+//!   where an entry matched as written or by stem over the same words or
+//!   more: "texts" is the entry `text`, not a misspelt `test`.
+//! - A stem match is dropped where another entry matched as written on the
+//!   same words ("annotation" is `annotation`, not `annotate`); where none
+//!   did, only the stem matches whose key is fewest edits from the words
+//!   stay ("annotations": `annotation`, not `annotate`, `annotators`).
+//!
+//! Matches from no phrase (the oracle) pass untouched.
+
+use super::{Filter, FilterInfo, Match, MatchKind, Params, PostView};
+use crate::glossary::Glossary;
+use std::sync::Arc;
+
+pub const INFO: FilterInfo = FilterInfo {
+    name: "closest",
+    summary: "keeps the nearest matches at each place: as written over stem over typo; among stems the fewest edits",
+    build: |g, _: &Params| Box::new(Closest { glossary: g.clone() }),
+};
+
+pub struct Closest {
+    glossary: Arc<Glossary>,
+}
+
+/// How near a match is to the words it matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Nearness {
+    /// The entry's source or an alias, as written.
+    Written,
+    /// Equal after stemming (or joined/split with the same letters).
+    Stem,
+    /// Within a typo tier's bound.
+    Typo,
+}
+
+impl Closest {
+    fn nearness(&self, m: &Match) -> Nearness {
+        let entry = &self.glossary.entries[m.entry];
+        let written = m.kind == MatchKind::Exact
+            || entry.key == m.phrase
+            || entry.alias_keys.contains(&m.phrase);
+        if written {
+            Nearness::Written
+        } else if m.score >= 1.0 && m.kind != MatchKind::Fuzzy {
+            Nearness::Stem
+        } else {
+            Nearness::Typo
+        }
+    }
+
+    /// Edits from the matched words to the entry's nearest key.
+    fn distance(&self, m: &Match) -> usize {
+        let entry = &self.glossary.entries[m.entry];
+        std::iter::once(&entry.key)
+            .chain(&entry.alias_keys)
+            .map(|k| strsim::levenshtein(k, &m.phrase))
+            .min()
+            .unwrap_or(usize::MAX)
+    }
+}
+
+fn inside(inner: (usize, usize), outer: (usize, usize)) -> bool {
+    outer.0 <= inner.0 && inner.0 + inner.1 <= outer.0 + outer.1
+}
+
+impl Filter for Closest {
+    fn filter(&self, _post: &PostView, matches: Vec<Match>) -> Vec<Match> {
+        let rated: Vec<(Nearness, usize)> = matches
+            .iter()
+            .map(|m| {
+                let near = self.nearness(m);
+                let distance = if near == Nearness::Stem {
+                    self.distance(m)
+                } else {
+                    0
+                };
+                (near, distance)
+            })
+            .collect();
+        let keep = |i: usize| {
+            let Some(span) = matches[i].words else {
+                return true;
+            };
+            let (near, distance) = rated[i];
+            let others = matches
+                .iter()
+                .zip(&rated)
+                .filter_map(|(o, r)| o.words.map(|w| (w, r)));
+            match near {
+                Nearness::Written => true,
+                Nearness::Typo => !others
+                    .into_iter()
+                    .any(|(w, &(n, _))| n < Nearness::Typo && inside(span, w)),
+                Nearness::Stem => {
+                    others
+                        .into_iter()
+                        .filter(|(w, _)| *w == span)
+                        .all(|(_, &(n, d))| match n {
+                            Nearness::Written => false,
+                            Nearness::Stem => d >= distance,
+                            Nearness::Typo => true,
+                        })
+                }
+            }
+        };
+        let kept: Vec<bool> = (0..matches.len()).map(keep).collect();
+        matches
+            .into_iter()
+            .zip(kept)
+            .filter_map(|(m, k)| k.then_some(m))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{glossary, run};
+    use super::super::MatchKind;
+
+    #[test]
+    fn an_exact_match_keeps_stems_of_other_entries_out() {
+        let g = glossary(&[
+            ("annotate", "annotate"),
+            ("annotation", "annotation"),
+            ("annotators", "annotators"),
+        ]);
+        let ids = |text: &str| -> Vec<String> {
+            run("normalised|closest", &g, text)
+                .into_iter()
+                .map(|(id, _, _)| id)
+                .collect()
+        };
+        assert_eq!(ids("one annotation"), ["annotation"]);
+        assert_eq!(ids("many annotations"), ["annotation"]);
+        assert_eq!(ids("we annotate"), ["annotate"]);
+    }
+
+    #[test]
+    fn typos_are_not_read_where_a_word_matched_by_stem() {
+        use super::super::{Filter, Match, PostView};
+        let g = glossary(&[("text", "text"), ("test", "test"), ("tent", "tent")]);
+        let at = |entry, kind, score, words| Match {
+            entry,
+            kind,
+            phrase: "texts".into(),
+            score,
+            words: Some(words),
+        };
+        let matches = vec![
+            at(0, MatchKind::Stem, 1.0, (0, 1)),
+            at(1, MatchKind::Edit, 0.8, (0, 1)),
+            at(2, MatchKind::Edit, 0.8, (1, 1)),
+        ];
+        let closest = super::Closest { glossary: g };
+        let kept = closest.filter(&PostView::new("texts texts", None), matches);
+        assert_eq!(kept.iter().map(|m| m.entry).collect::<Vec<_>>(), [0, 2]);
+    }
+}

@@ -1,0 +1,386 @@
+//! Glossary terms found in a post at any length: the matching behind
+//! `exact` and `normalised` (SPEC.md v2, "written as in the glossary ⇒
+//! found").
+//!
+//! Two matchers share one [`KeyForm`] per key:
+//!
+//! - [`WordTrie`]: keys as sequences of words (SPEC.md phrase rules), a
+//!   trie over word ids. For `exact` words are split at their apostrophes
+//!   (an apostrophe is not a letter: "year" is written in "year's"). A post is walked from each word while the trie has
+//!   a branch, so a key of 20 words costs nothing until a post holds its
+//!   first 19, and no phrase strings are made (typos' split between
+//!   tokenising and looking up).
+//! - [`Literal`]: keys with punctuation that ends a phrase inside them
+//!   ("systemic sclerosis (SSc)", "July 29, 2021", "Mt. Yellow's"), matched
+//!   token by token as written: the same words and characters, whitespace
+//!   runs equal, `’` equal to `'`.
+//!
+//! Either way a key written in capitals ("IT") matches only capitals, and a
+//! key that is one lower-case stop word is never looked up.
+
+use super::keys::Keyed;
+use super::{Match, MatchKind, PostView};
+use crate::phrase::{self, Gap, Token, MAX_KEY_WORDS};
+use rustc_hash::FxHashMap;
+
+/// What matching needs to know of one key besides its words.
+#[derive(Debug, Clone)]
+pub struct KeyForm {
+    pub entry: usize,
+    /// The phrase key (words joined by one space).
+    pub key: String,
+    /// Written in capitals: matches only capitals in the post.
+    pub capitals: bool,
+    /// One lower-case stop word: never looked up.
+    pub lone_stop_word: bool,
+    /// The key as tokens when punctuation inside it ends a phrase, so only
+    /// [`Literal`] can find it.
+    pub literal: Option<Vec<(String, Gap)>>,
+}
+
+impl KeyForm {
+    pub fn of(k: &Keyed) -> KeyForm {
+        let words = phrase::words(&k.written);
+        let capitals = phrase::is_capitals(&k.written);
+        let lone_stop_word = !capitals && words.len() == 1 && phrase::is_stopword(&k.key);
+        let crosses_a_boundary = words
+            .first()
+            .zip(words.last())
+            .is_some_and(|(a, b)| a.segment != b.segment);
+        let literal = crosses_a_boundary.then(|| {
+            phrase::tokens(&k.written, &words)
+                .into_iter()
+                .map(|t| (t.text, t.gap))
+                .collect()
+        });
+        KeyForm {
+            entry: k.entry,
+            key: k.key.clone(),
+            capitals,
+            lone_stop_word,
+            literal,
+        }
+    }
+
+    /// Whether the key may match the post's text `span`.
+    pub fn allows(&self, span: &str) -> bool {
+        !self.capitals || phrase::written_in_capitals(span)
+    }
+}
+
+/// Keys as word sequences, in a trie over word ids.
+#[derive(Debug, Default)]
+pub struct WordTrie {
+    /// Every word of every key.
+    vocab: FxHashMap<Box<str>, u32>,
+    /// (node, word) → child node; node 0 is the root.
+    edges: FxHashMap<(u32, u32), u32>,
+    /// Per node, the keys (caller's numbering) that end there.
+    ends: Vec<Vec<u32>>,
+}
+
+/// Keys found at one place: words `first..first + len`, keys `keys`.
+pub struct Found<'t> {
+    pub first: usize,
+    pub len: usize,
+    pub keys: &'t [u32],
+}
+
+impl WordTrie {
+    /// A trie of `keys`, each given as its words and the caller's number.
+    /// Keys longer than [`MAX_KEY_WORDS`] are left out.
+    pub fn new<'a>(keys: impl IntoIterator<Item = (u32, Vec<&'a str>)>) -> WordTrie {
+        let mut trie = WordTrie {
+            ends: vec![Vec::new()],
+            ..WordTrie::default()
+        };
+        for (id, words) in keys {
+            if words.is_empty() || words.len() > MAX_KEY_WORDS {
+                continue;
+            }
+            let mut node = 0;
+            for word in words {
+                let next_word = trie.vocab.len() as u32;
+                let word = *trie.vocab.entry(word.into()).or_insert(next_word);
+                let next_node = trie.ends.len() as u32;
+                node = *trie.edges.entry((node, word)).or_insert(next_node);
+                if node == next_node {
+                    trie.ends.push(Vec::new());
+                }
+            }
+            let ends = &mut trie.ends[node as usize];
+            if !ends.contains(&id) {
+                ends.push(id);
+            }
+        }
+        trie
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vocab.is_empty()
+    }
+
+    /// Every place where a key's words stand in `words` (one segment each,
+    /// see [`phrase::Word::segment`]), by first word, then length.
+    pub fn find<'s>(&'s self, words: &[&str], segments: &[usize], mut f: impl FnMut(Found<'s>)) {
+        let ids: Vec<Option<u32>> = words.iter().map(|w| self.vocab.get(*w).copied()).collect();
+        for first in 0..ids.len() {
+            let mut node = 0;
+            for at in first..ids.len() {
+                if segments[at] != segments[first] {
+                    break;
+                }
+                let Some(word) = ids[at] else { break };
+                let Some(&next) = self.edges.get(&(node, word)) else {
+                    break;
+                };
+                node = next;
+                let keys = &self.ends[node as usize];
+                if !keys.is_empty() {
+                    f(Found {
+                        first,
+                        len: at - first + 1,
+                        keys,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Keys with phrase-ending punctuation inside, matched token by token.
+#[derive(Debug, Default)]
+pub struct Literal {
+    /// Key numbers by their first token.
+    by_first: FxHashMap<String, Vec<u32>>,
+}
+
+impl Literal {
+    /// Over the keys of `forms` that need it.
+    pub fn new(forms: &[KeyForm]) -> Literal {
+        let mut by_first: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        for (i, form) in forms.iter().enumerate() {
+            let Some(tokens) = &form.literal else {
+                continue;
+            };
+            // A key spanning a line break can never be written "as in the
+            // glossary" inside one phrase; nothing to look up.
+            if tokens.iter().skip(1).any(|(_, gap)| *gap == Gap::Break) {
+                continue;
+            }
+            if let Some((first, _)) = tokens.first() {
+                by_first.entry(first.clone()).or_default().push(i as u32);
+            }
+        }
+        Literal { by_first }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_first.is_empty()
+    }
+
+    /// Every occurrence of a literal key in the post: (key number, first
+    /// token, token count).
+    pub fn find(&self, forms: &[KeyForm], tokens: &[Token]) -> Vec<(u32, usize, usize)> {
+        let mut out = Vec::new();
+        for (at, token) in tokens.iter().enumerate() {
+            let Some(keys) = self.by_first.get(&token.text) else {
+                continue;
+            };
+            for &k in keys {
+                let key = forms[k as usize].literal.as_deref().unwrap_or_default();
+                if literal_at(key, tokens, at) {
+                    out.push((k, at, key.len()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether `key` stands at token `at` of the post, not inside a longer
+/// word: a symbol at either end must not touch a word.
+fn literal_at(key: &[(String, Gap)], tokens: &[Token], at: usize) -> bool {
+    let Some(window) = tokens.get(at..at + key.len()) else {
+        return false;
+    };
+    let same = window
+        .iter()
+        .zip(key)
+        .enumerate()
+        .all(|(i, (t, (text, gap)))| t.text == *text && (i == 0 || t.gap == *gap));
+    if !same {
+        return false;
+    }
+    let touches_word = |t: Option<&Token>| t.is_some_and(|t| t.word.is_some());
+    let first = &window[0];
+    let last = &window[window.len() - 1];
+    let before_ok = first.word.is_some()
+        || first.gap != Gap::None
+        || !touches_word(at.checked_sub(1).and_then(|i| tokens.get(i)));
+    let after = tokens.get(at + key.len());
+    let after_ok =
+        last.word.is_some() || after.is_none_or(|t| t.gap != Gap::None || t.word.is_none());
+    before_ok && after_ok
+}
+
+/// `exact`'s matches of `forms` in `post`, by first word then length:
+/// whole-word keys through `trie` (numbered as `forms`), punctuated keys
+/// through `literal`.
+pub fn exact_matches(
+    forms: &[KeyForm],
+    trie: &WordTrie,
+    literal: &Literal,
+    post: &PostView,
+) -> Vec<Match> {
+    let mut out = Vec::new();
+    if !trie.is_empty() {
+        let parts = post.parts();
+        let texts: Vec<&str> = parts.iter().map(|p| p.text(&post.words)).collect();
+        let segments: Vec<usize> = parts.iter().map(|p| post.segments()[p.word]).collect();
+        trie.find(&texts, &segments, |found| {
+            let (first, last) = (&parts[found.first], &parts[found.first + found.len - 1]);
+            let span = &post.text[first.start..last.end];
+            for &k in found.keys {
+                let form = &forms[k as usize];
+                if form.lone_stop_word || !form.allows(span) {
+                    continue;
+                }
+                let mut phrase = String::new();
+                for (i, p) in parts[found.first..found.first + found.len]
+                    .iter()
+                    .enumerate()
+                {
+                    if i > 0 {
+                        phrase.push(if p.word == parts[found.first + i - 1].word {
+                            '\''
+                        } else {
+                            ' '
+                        });
+                    }
+                    phrase.push_str(p.text(&post.words));
+                }
+                out.push(Match {
+                    entry: form.entry,
+                    kind: MatchKind::Exact,
+                    phrase,
+                    score: 1.0,
+                    words: Some((first.word, last.word - first.word + 1)),
+                });
+            }
+        });
+    }
+    if !literal.is_empty() {
+        let tokens = post.tokens();
+        for (k, at, n) in literal.find(forms, tokens) {
+            let window = &tokens[at..at + n];
+            let form = &forms[k as usize];
+            if !form.allows(&post.text[window[0].start..window[n - 1].end]) {
+                continue;
+            }
+            let mut words = window.iter().filter_map(|t| t.word);
+            let first = words.next().expect("a key has words");
+            let len = words.next_back().map_or(1, |last| last - first + 1);
+            out.push(Match {
+                entry: form.entry,
+                kind: MatchKind::Exact,
+                phrase: window
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| match (i, t.gap) {
+                        (0, _) | (_, Gap::None) => t.text.clone(),
+                        _ => format!(" {}", t.text),
+                    })
+                    .collect(),
+                score: 1.0,
+                words: Some((first, len)),
+            });
+        }
+        in_phrase_order(&mut out);
+    }
+    out
+}
+
+/// A match of the words found by a trie.
+pub fn word_match(post: &PostView, entry: usize, kind: MatchKind, found: &Found) -> Match {
+    Match {
+        entry,
+        kind,
+        phrase: post.key_of(found.first, found.len),
+        score: 1.0,
+        words: Some((found.first, found.len)),
+    }
+}
+
+/// Sorts matches as phrases are ordered (first word, then length), keeping
+/// the order of matches at the same place.
+pub fn in_phrase_order(matches: &mut [Match]) {
+    matches.sort_by_key(|m| m.words.unwrap_or((usize::MAX, 0)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trie(keys: &[&str]) -> WordTrie {
+        WordTrie::new(
+            keys.iter()
+                .enumerate()
+                .map(|(i, k)| (i as u32, k.split(' ').collect())),
+        )
+    }
+
+    fn found(t: &WordTrie, text: &str) -> Vec<(usize, usize, Vec<u32>)> {
+        let words = phrase::words(text);
+        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        let segments: Vec<usize> = words.iter().map(|w| w.segment).collect();
+        let mut out = Vec::new();
+        t.find(&texts, &segments, |f| {
+            out.push((f.first, f.len, f.keys.to_vec()))
+        });
+        out
+    }
+
+    #[test]
+    fn trie_finds_nested_and_long_keys_in_phrase_order() {
+        let t = trie(&[
+            "language models",
+            "contextual language models",
+            "rigid internal fixation of the spine",
+        ]);
+        assert_eq!(
+            found(
+                &t,
+                "Contextual language models; rigid internal fixation of the spine."
+            ),
+            [(0, 3, vec![1]), (1, 2, vec![0]), (3, 6, vec![2]),]
+        );
+    }
+
+    #[test]
+    fn trie_does_not_cross_a_boundary() {
+        let t = trie(&["language models"]);
+        assert!(found(&t, "language. Models").is_empty());
+    }
+
+    #[test]
+    fn literal_keys_touching_words_are_not_found() {
+        let form = |written: &str| {
+            KeyForm::of(&Keyed {
+                entry: 0,
+                key: phrase::key(written),
+                written: written.to_string(),
+            })
+        };
+        let forms = vec![form("pre-, intra-"), form("(SSc)x, y")];
+        let literal = Literal::new(&forms);
+        let find = |text: &str| {
+            let words = phrase::words(text);
+            literal.find(&forms, &phrase::tokens(text, &words)).len()
+        };
+        assert_eq!(find("the pre-, intra- and"), 1);
+        assert_eq!(find("the pre-, intra-and"), 0);
+        assert_eq!(find("the xpre-, intra- and"), 0);
+        assert_eq!(find("the pre-,intra- and"), 0);
+    }
+}
