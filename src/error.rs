@@ -33,6 +33,18 @@ impl InputError {
     /// A serde_json error inside a document that starts at `first_line` of
     /// the file (1 for a whole file, the line of an object in JSONL).
     pub fn json(path: &str, first_line: usize, err: &serde_json::Error) -> Self {
+        InputError::json_at(path, first_line, 1, err)
+    }
+
+    /// A serde_json error inside a document that starts at `first_line`,
+    /// `first_column` of the file (an indented glossary entry): on the
+    /// document's first line, columns are shifted by where it starts.
+    pub fn json_at(
+        path: &str,
+        first_line: usize,
+        first_column: usize,
+        err: &serde_json::Error,
+    ) -> Self {
         // serde_json appends " at line L column C" to its message; we print
         // the position ourselves, relative to the file.
         let text = err.to_string();
@@ -48,7 +60,10 @@ impl InputError {
         InputError {
             path: path.to_string(),
             line: Some(first_line + err.line().max(1) - 1),
-            column: (err.line() > 0 && err.column() > 0).then_some(err.column()),
+            column: (err.line() > 0 && err.column() > 0).then(|| {
+                let shift = if err.line() == 1 { first_column - 1 } else { 0 };
+                err.column() + shift
+            }),
             message,
         }
     }
@@ -109,4 +124,74 @@ pub fn line_of(text: &str, offset: usize) -> usize {
         .iter()
         .filter(|&&b| b == b'\n')
         .count()
+}
+
+/// Lines (and columns) of increasing byte offsets in one text, counting
+/// each stretch once: finding the lines of every entry of a large file
+/// stays linear, where [`line_of`] per entry would be quadratic.
+pub struct LineCounter<'a> {
+    text: &'a str,
+    counted_to: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    pub fn new(text: &'a str) -> Self {
+        LineCounter {
+            text,
+            counted_to: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    /// 1-based line of byte `offset`; offsets asked for may only grow (an
+    /// earlier one is counted from the start, correct but slower).
+    pub fn line_at(&mut self, offset: usize) -> usize {
+        self.position_at(offset).0
+    }
+
+    /// 1-based line and byte column of byte `offset` (columns in bytes, as
+    /// serde_json counts them).
+    pub fn position_at(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let bytes = self.text.as_bytes();
+        if offset < self.counted_to {
+            let start = bytes[..offset]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            return (line_of(self.text, offset), offset - start + 1);
+        }
+        let stretch = &bytes[self.counted_to..offset];
+        self.line += stretch.iter().filter(|&&b| b == b'\n').count();
+        if let Some(i) = stretch.iter().rposition(|&b| b == b'\n') {
+            self.line_start = self.counted_to + i + 1;
+        }
+        self.counted_to = offset;
+        (self.line, offset - self.line_start + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_counter_agrees_with_line_of() {
+        let text = "a\nbb\n\nccc\nd";
+        let mut counter = LineCounter::new(text);
+        for offset in [0, 1, 2, 5, 6, 9, 11, 40] {
+            assert_eq!(counter.line_at(offset), line_of(text, offset), "{offset}");
+        }
+        assert_eq!(
+            counter.position_at(3),
+            (2, 2),
+            "an earlier offset is still right"
+        );
+        let mut counter = LineCounter::new(text);
+        assert_eq!(counter.position_at(4), (2, 3));
+        assert_eq!(counter.position_at(8), (4, 3));
+    }
 }

@@ -1,6 +1,6 @@
 //! Glossary entries, loading and validation (SPEC.md, "Glossary").
 
-use crate::error::{line_of, read_text, InputError};
+use crate::error::{read_text, InputError, LineCounter};
 use crate::phrase;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -115,15 +115,13 @@ impl Glossary {
         let file: GlossaryFile =
             serde_json::from_str(text).map_err(|e| InputError::json(path, 1, &e))?;
         // Entries come in file order, so lines are counted in one pass.
-        let mut lines = Vec::with_capacity(file.entries.len());
-        let (mut line, mut counted_to) = (1, 0);
-        for raw in &file.entries {
-            // The raw value borrows `text`, so its address gives its line.
-            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-            line += line_of(&text[counted_to..offset], offset - counted_to) - 1;
-            counted_to = offset;
-            lines.push(line);
-        }
+        let mut counter = LineCounter::new(text);
+        let positions: Vec<(usize, usize)> = file
+            .entries
+            .iter()
+            // The raw value borrows `text`, so its address gives its place.
+            .map(|raw| counter.position_at(raw.get().as_ptr() as usize - text.as_ptr() as usize))
+            .collect();
         // Each entry parses on its own, so side by side (on the current
         // rayon pool); the first bad one in file order is reported.
         let parsed: Vec<serde_json::Result<Entry>> = file
@@ -132,8 +130,8 @@ impl Glossary {
             .map(|raw| serde_json::from_str(raw.get()))
             .collect();
         let mut entries = Vec::with_capacity(parsed.len());
-        for (entry, line) in parsed.into_iter().zip(lines) {
-            let mut entry = entry.map_err(|e| InputError::json(path, line, &e))?;
+        for (entry, (line, column)) in parsed.into_iter().zip(positions) {
+            let mut entry = entry.map_err(|e| InputError::json_at(path, line, column, &e))?;
             entry.line = line;
             entries.push(entry);
         }
@@ -284,7 +282,12 @@ mod tests {
         let err =
             parse("{\"entries\": [\n  {\"source\": \"tea\" \"target\": \"x\"}\n]}").unwrap_err();
         assert_eq!(err.line, Some(2));
-        assert!(err.column.is_some());
+        // Column 20 of the file, not 18 of the entry: the indentation counts.
+        assert_eq!(err.column, Some(20), "{err}");
         assert!(err.message.starts_with("invalid JSON"), "{err}");
+        // Further lines of an entry have their own columns already.
+        let err =
+            parse("{\"entries\": [\n    {\"source\": \"tea\",\n  \"target\": 1}\n]}").unwrap_err();
+        assert_eq!((err.line, err.column), (Some(3), Some(13)), "{err}");
     }
 }

@@ -18,7 +18,7 @@
 //! its line, and the result is validated by the same rules as a glossary
 //! file ([`Glossary::new`]) before anything is written.
 
-use crate::error::{line_of, InputError};
+use crate::error::{InputError, LineCounter};
 use crate::glossary::{Context, Entry, Glossary};
 use crate::phrase;
 use serde::Serialize;
@@ -296,6 +296,20 @@ fn split_list(cell: &str) -> Vec<String> {
         .collect()
 }
 
+/// The line a record starts on. The csv crate counts lines as it reads
+/// (so this stays linear), but its position points at the blank lines
+/// before a record, if any: step over them to the record's own line.
+fn record_line(text: &str, position: Option<&csv::Position>) -> usize {
+    let Some(position) = position else { return 1 };
+    let start = (position.byte() as usize).min(text.len());
+    let blank = text.as_bytes()[start..]
+        .iter()
+        .take_while(|&&b| b == b'\r' || b == b'\n')
+        .filter(|&&b| b == b'\n')
+        .count();
+    position.line() as usize + blank
+}
+
 /// Read a TSV or CSV glossary.
 pub fn import_sheet(
     path: &str,
@@ -327,14 +341,7 @@ pub fn import_sheet(
                 break;
             }
         };
-        // The csv crate's position points at the blank lines before a
-        // record, if any: step over them to the record's own line.
-        let start = record.position().map_or(0, |p| p.byte() as usize);
-        let start = start + text[start.min(text.len())..].len()
-            - text[start.min(text.len())..]
-                .trim_start_matches(['\r', '\n'])
-                .len();
-        let line = line_of(text, start);
+        let line = record_line(text, record.position());
         let cells: Vec<&str> = record.iter().map(str::trim).collect();
         if cells.iter().all(|c| c.is_empty()) {
             continue;
@@ -512,6 +519,67 @@ fn lang_matches(lang: &str, wanted: &str) -> bool {
     l == w || l.starts_with(&format!("{w}-"))
 }
 
+/// Deepest element nesting read from a TBX file. Termbases nest about ten
+/// deep; the XML parser recurses per level, so thousands of levels would
+/// overflow the stack instead of being refused.
+pub const MAX_XML_DEPTH: usize = 256;
+
+/// Where elements first nest deeper than `limit` (a byte offset), found by
+/// a light scan for tags before the real parse. Comments, CDATA,
+/// processing instructions and declarations do not nest; malformed XML is
+/// left for the parser to report.
+fn too_deep(text: &str, limit: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let find = |from: usize, what: &[u8]| {
+        bytes[from..]
+            .windows(what.len())
+            .position(|w| w == what)
+            .map(|i| from + i + what.len())
+    };
+    let (mut depth, mut i) = (0usize, 0usize);
+    while let Some(lt) = bytes[i..].iter().position(|&b| b == b'<') {
+        let at = i + lt;
+        let rest = &bytes[at..];
+        i = if rest.starts_with(b"<!--") {
+            find(at, b"-->")?
+        } else if rest.starts_with(b"<![CDATA[") {
+            find(at, b"]]>")?
+        } else if rest.starts_with(b"<?") {
+            find(at, b"?>")?
+        } else if rest.starts_with(b"<!") {
+            find(at, b">")?
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            find(at, b">")?
+        } else {
+            let end = tag_end(bytes, at)?;
+            if bytes[end - 1] != b'/' {
+                depth += 1;
+                if depth > limit {
+                    return Some(at);
+                }
+            }
+            end + 1
+        };
+    }
+    None
+}
+
+/// The `>` closing the start tag at `at`, skipping quoted attribute values.
+fn tag_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut quote = None;
+    for (i, &b) in bytes.iter().enumerate().skip(at) {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'>' => return Some(i),
+            None => {}
+        }
+    }
+    None
+}
+
 /// Read a TBX file (TBX-Basic / TBX v2 `termEntry`/`langSet`/`tig`, or TBX
 /// v3 `conceptEntry`/`langSec`/`termSec`): the first term in the source
 /// language is the source, further ones are aliases; the first term in the
@@ -519,6 +587,17 @@ fn lang_matches(lang: &str, wanted: &str) -> bool {
 /// (deprecated or superseded terms are left out); a `definition` becomes the
 /// sense.
 pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
+    if let Some(offset) = too_deep(text, MAX_XML_DEPTH) {
+        return Err(InputError::at_line(
+            path,
+            crate::error::line_of(text, offset),
+            format!(
+                "elements nested more than {MAX_XML_DEPTH} deep; a termbase nests about ten deep, \
+                 so this is not one glossa can read"
+            ),
+        )
+        .into());
+    }
     let doc = roxmltree::Document::parse(text).map_err(|e| {
         let pos = e.pos();
         InputError {
@@ -528,7 +607,8 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             message: format!("invalid XML: {e}"),
         }
     })?;
-    let line_of = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row as usize;
+    // Concepts come in document order: their lines are counted in one pass.
+    let mut lines = LineCounter::new(text);
     let source_lang = opts.source_lang.clone().unwrap_or_else(|| "en".to_string());
     let concepts: Vec<roxmltree::Node> = doc
         .descendants()
@@ -624,7 +704,7 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
     let mut errors = Vec::new();
     let mut first_line: HashMap<String, usize> = HashMap::new();
     for c in &concepts {
-        let line = line_of(*c);
+        let line = lines.line_at(c.range().start);
         let id = c.attribute("id").unwrap_or("").to_string();
         let sections = lang_sections(*c);
         let pick = |lang: &str| -> (Vec<(String, bool)>, Option<roxmltree::Node>) {
@@ -1170,6 +1250,29 @@ mod tests {
             ("cold coffee", "kalter Kaffee", "de")
         );
         assert_eq!(g.entries[0].forms, ["kalten Kaffee"]);
+    }
+
+    #[test]
+    fn deeply_nested_tbx_is_refused_not_a_stack_overflow() {
+        let depth = 14_000;
+        let text = format!(
+            "<martif>\n<!-- <a><a> --><![CDATA[<b>]]><x a='>'/>{}{}</martif>",
+            "<a>".repeat(depth),
+            "</a>".repeat(depth)
+        );
+        let err = import_tbx("deep.tbx", &text, &opts()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("deep.tbx:2: elements nested more than 256 deep"),
+            "{err}"
+        );
+        assert_eq!(too_deep(&text, depth + 1), None);
+        // Comments, CDATA, self-closing tags and quoted `>` do not nest.
+        assert_eq!(
+            too_deep("<a><!--<b>--><![CDATA[<c>]]><d/><e x=\">\"></e></a>", 2),
+            None
+        );
+        assert!(too_deep("<a><b></b></a>", 1).is_some());
     }
 
     #[test]

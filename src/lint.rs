@@ -196,6 +196,17 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         suggestion,
     };
 
+    // Each entry's keys, which `keys_of` lists together: looking them up
+    // by entry keeps lint linear in the size of the glossary.
+    let mut by_entry = vec![0..0; entries.len()];
+    for (i, k) in keys.iter().enumerate() {
+        let range = &mut by_entry[k.entry];
+        if range.start == range.end {
+            *range = i..i;
+        }
+        range.end = i + 1;
+    }
+
     // Keys by their stems, in glossary order.
     let mut by_stems: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, k) in keys.iter().enumerate() {
@@ -254,9 +265,10 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         }
         if k.alias && !reported {
             let joined = k.key.replace(' ', "");
-            if let Some(other) = keys[..i]
+            // Only this entry's earlier keys, which come just before it.
+            if let Some(other) = keys[by_entry[k.entry].start..i]
                 .iter()
-                .find(|o| o.entry == k.entry && o.key != k.key && o.key.replace(' ', "") == joined)
+                .find(|o| o.key != k.key && o.key.replace(' ', "") == joined)
             {
                 out.push(finding(
                     e,
@@ -422,9 +434,9 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
         .map(|(w, senses)| (stems.word(w).to_string(), (w, senses)))
         .collect();
     for (i, e) in entries.iter().enumerate() {
-        let Some((k, (word, senses))) = keys
+        let Some((k, (word, senses))) = keys[by_entry[i].clone()]
             .iter()
-            .filter(|k| k.entry == i && k.stems.len() == 1)
+            .filter(|k| k.stems.len() == 1)
             .find_map(|k| ambiguous.get(&k.stems[0]).map(|a| (k, *a)))
         else {
             continue;

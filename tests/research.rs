@@ -835,3 +835,33 @@ fn bad_import_rows_are_named_by_line_and_nothing_is_written() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--from tsv, csv or tbx"));
 }
+
+/// A termbase nested 14,000 deep (98 KB) is refused with exit 2, naming the
+/// file and the depth limit, instead of overflowing the stack.
+#[test]
+fn a_deeply_nested_tbx_is_refused_with_exit_2() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("deep.tbx");
+    let depth = 14_000;
+    fs::write(
+        &path,
+        format!(
+            "<?xml version=\"1.0\"?>\n<martif><text><body>{}{}</body></text></martif>\n",
+            "<a>".repeat(depth),
+            "</a>".repeat(depth)
+        ),
+    )
+    .unwrap();
+    let out = glossa()
+        .arg("import")
+        .arg(&path)
+        .args(["--target-lang", "de", "--out"])
+        .arg(dir.path().join("deep.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("deep.tbx:2:"), "{stderr}");
+    assert!(stderr.contains("nested more than 256 deep"), "{stderr}");
+    assert!(!dir.path().join("deep.json").exists());
+}

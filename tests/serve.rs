@@ -217,10 +217,17 @@ impl Served {
 
 /// The application in this process, on its own runtime thread.
 fn serve_in_process(dir: TempDir) -> Served {
+    serve_in_process_with(dir, |_| {})
+}
+
+/// The same, with `adjust` applied to the default options.
+fn serve_in_process_with(dir: TempDir, adjust: impl FnOnce(&mut Options)) -> Served {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
-    let state = AppState::new(Options::new(dir.path()));
+    let mut options = Options::new(dir.path());
+    adjust(&mut options);
+    let state = AppState::new(options);
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -859,6 +866,25 @@ fn requests_from_other_sites_are_refused() {
             r.body
         );
     }
+    // Same host, another scheme: another site.
+    let https = format!("https://{}", s.addr);
+    let r = post(&[("Content-Type", "application/json"), ("Origin", &https)]);
+    assert_eq!(r.status, 403, "{}", r.body);
+    // Two Host headers: a proxy and this server could each read another.
+    let mut stream = TcpStream::connect(s.addr).unwrap();
+    write!(
+        stream,
+        "GET /api/glossaries/cafe HTTP/1.1\r\nHost: {}\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+        s.addr
+    )
+    .unwrap();
+    let r = read_reply(&mut stream).unwrap();
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.error().contains("more than one Host header"),
+        "{}",
+        r.body
+    );
     assert_eq!(std::fs::read(s.file("cafe.json")).unwrap(), before);
     // The page's own requests carry its origin: they pass.
     let origin = format!("http://{}", s.addr);
@@ -1013,6 +1039,171 @@ fn a_server_killed_mid_save_leaves_the_previous_glossary_whole() {
         assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
         assert_eq!(Glossary::load(&path).unwrap().len(), 26);
     }
+}
+
+/// Connections that send nothing, or stop halfway through their headers,
+/// are closed after the header timeout: hundreds of them neither keep
+/// their file descriptors nor keep the server from answering.
+#[test]
+fn idle_and_half_sent_connections_are_closed() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.header_timeout = Duration::from_millis(300)
+    });
+    let mut idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(s.addr).unwrap())
+        .collect();
+    let mut half = TcpStream::connect(s.addr).unwrap();
+    write!(half, "GET / HTTP/1.1\r\nHost: {}\r\n", s.addr).unwrap();
+    idle.push(half);
+    assert_eq!(s.get("/api/glossaries").status, 200);
+    for (i, stream) in idle.iter_mut().enumerate() {
+        // The safety timeout is far beyond the server's: a read returns
+        // once the server closes the connection.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut buf = [0u8; 512];
+        let closed = loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break true,
+                // A 408 reply may come first; read on to the close.
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+                Err(_) => break false,
+            }
+        };
+        assert!(closed, "connection {i} was left open");
+    }
+}
+
+/// Two `glossa serve` processes on one folder (two terminals, or a restart
+/// overlapping the old process): 40 saves race, half of them versioned,
+/// alternating between the servers. Every save that got 201 is in the file;
+/// no two versioned saves both succeeded from the same version (one would
+/// have overwritten the other); the rest got 409.
+#[test]
+fn two_servers_on_one_folder_lose_no_acknowledged_save() {
+    let dir = cafe_folder();
+    let servers = [
+        Process::start(dir.path(), "127.0.0.1:0", &[]),
+        Process::start(dir.path(), "127.0.0.1:0", &[]),
+    ];
+    let addrs: Vec<SocketAddr> = servers.iter().map(|p| p.addr).collect();
+    let saves = 40;
+    let start = Arc::new(std::sync::Barrier::new(saves));
+    let threads: Vec<_> = (0..saves)
+        .map(|i| {
+            let (addr, start) = (addrs[i % 2], Arc::clone(&start));
+            std::thread::spawn(move || {
+                let version = (i % 4 < 2).then(|| {
+                    http(addr, "GET", "/api/glossaries/cafe", &[], None).json()["version"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                });
+                let mut headers = vec![("Content-Type", "application/json")];
+                if let Some(v) = &version {
+                    headers.push(("If-Match", v.as_str()));
+                }
+                let body =
+                    json!({"source": format!("race term {i}"), "target": format!("rask {i}")});
+                start.wait();
+                let r = http(
+                    addr,
+                    "POST",
+                    "/api/glossaries/cafe/entries",
+                    &headers,
+                    Some(body.to_string().as_bytes()),
+                );
+                (i, version, r.status)
+            })
+        })
+        .collect();
+    let results: Vec<(usize, Option<String>, u16)> =
+        threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let saved = Glossary::load(&dir.path().join("cafe.json")).unwrap();
+    let mut bases = std::collections::HashSet::new();
+    for (i, version, status) in &results {
+        let present = saved.index_of(&format!("race term {i}")).is_some();
+        match status {
+            201 => {
+                assert!(present, "save {i} got 201 but is not in the file");
+                if let Some(v) = version {
+                    assert!(
+                        bases.insert(v.clone()),
+                        "two saves succeeded from version {v}"
+                    );
+                }
+            }
+            409 => {
+                assert!(version.is_some(), "an unversioned save {i} got 409");
+                assert!(!present, "save {i} got 409 but is in the file");
+            }
+            other => panic!("save {i} answered {other}"),
+        }
+    }
+    let ok = results.iter().filter(|r| r.2 == 201).count();
+    assert_eq!(saved.len(), 25 + ok);
+    assert!(ok >= saves / 2, "every unversioned save lands");
+}
+
+/// A glossary, or the `.backup` folder, linked to a place outside the
+/// glossaries folder is neither served nor written through; a link that
+/// stays inside works.
+#[test]
+fn symlinks_out_of_the_glossaries_folder_are_refused() {
+    let s = serve_in_process(cafe_folder());
+    let outside = tempfile::tempdir().unwrap();
+    let secret = r#"{"entries": [{"source": "secret plan", "target": "hemlig"}]}"#;
+    std::fs::write(outside.path().join("secret.json"), secret).unwrap();
+    std::fs::write(outside.path().join("keep.txt"), "mine").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.json"), s.file("secret.json")).unwrap();
+    std::os::unix::fs::symlink(s.file("cafe.json"), s.file("alias.json")).unwrap();
+
+    let r = s.get("/api/glossaries/secret");
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.error()
+            .contains("symbolic link out of the glossaries folder"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains("hemlig"));
+    let r = s.send(
+        "POST",
+        "/api/glossaries/secret/entries",
+        &json!({"source": "x y", "target": "z"}),
+        &[],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("secret.json")).unwrap(),
+        secret
+    );
+    assert_eq!(
+        s.get("/api/glossaries/alias").status,
+        200,
+        "a link inside the folder is fine"
+    );
+
+    // Backups go into `.backup`; pruning deletes there: not through a link.
+    std::os::unix::fs::symlink(outside.path(), s.file(".backup")).unwrap();
+    let version = s.version();
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "iced tea", "target": "frosk tesh"}),
+        &[("If-Match", &version)],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(r.error().contains(".backup"), "{}", r.body);
+    let mut left: Vec<String> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["keep.txt", "secret.json"]);
+    assert_eq!(s.version(), version, "the refused save changed nothing");
 }
 
 // ---------------------------------------------------------------------------

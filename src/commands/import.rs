@@ -4,6 +4,7 @@ use crate::cli::ImportArgs;
 use crate::error::InputError;
 use crate::glossary::Glossary;
 use crate::interchange::{self, ImportOptions, SheetFormat};
+use crate::serve::store::FolderLock;
 use anyhow::Context as _;
 use std::process::ExitCode;
 
@@ -54,6 +55,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let n = imported.glossary.len();
     match &args.out {
         Some(out) => {
+            // The lock `glossa serve` saves under: a server saving the same
+            // file meanwhile sees a new version (409), never loses this one.
+            let folder = out
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let _lock = FolderLock::acquire(folder)?;
+            if out.exists() && !args.force {
+                anyhow::bail!("{} exists; add --force to overwrite it", out.display());
+            }
             crate::runs::write_atomic(out, &json)?;
             eprintln!("imported {n} entries from {shown} into {out_shown} (glossary `{name}`)");
         }

@@ -69,6 +69,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             providers,
             log: !args.quiet,
             loopback_only: addr.ip().is_loopback(),
+            header_timeout: serve::HEADER_TIMEOUT,
         });
         if !addr.ip().is_loopback() {
             eprintln!(
@@ -90,12 +91,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             args.retriever,
             offered.join(", ")
         );
-        axum::serve(listener, serve::router(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("the server stopped")?;
+        serve::serve_until(listener, state, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the server stopped")?;
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -70,6 +70,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound(_) => StatusCode::NOT_FOUND,
             StoreError::Stale { .. } => StatusCode::CONFLICT,
             StoreError::NeedVersion => StatusCode::PRECONDITION_REQUIRED,
+            StoreError::Outside(_) => StatusCode::FORBIDDEN,
             StoreError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         let version = match &e {

@@ -29,13 +29,19 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::Router;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use store::Store;
 
 /// Largest request body accepted, in bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// How long a connection may take to send a request's headers, and may
+/// stay open idle between requests: idle connections are closed, so
+/// thousands of them cannot use up the server's file descriptors.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Default address: this machine only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -70,6 +76,8 @@ pub struct Options {
     /// cannot reach the server through a DNS name that points here (DNS
     /// rebinding). Set when listening on loopback only.
     pub loopback_only: bool,
+    /// See [`HEADER_TIMEOUT`].
+    pub header_timeout: Duration,
 }
 
 impl Options {
@@ -82,6 +90,7 @@ impl Options {
             providers: vec![offline()],
             log: false,
             loopback_only: true,
+            header_timeout: HEADER_TIMEOUT,
         }
     }
 }
@@ -273,7 +282,43 @@ pub fn router(state: Arc<AppState>) -> Router {
 
 /// Serve the application on `listener` until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).await
+    serve_until(listener, state, std::future::pending()).await
+}
+
+/// Serve the application on `listener` until `shutdown` completes. Each
+/// connection gets [`Options::header_timeout`] to send its headers and to
+/// sit idle between requests (axum's own `serve` sets no timeout).
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let timeout = state.options.header_timeout;
+    let app = router(state);
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors, most likely: idle connections
+                // time out and free some; try again shortly.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            // A connection that fails or times out concerns only its client.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -341,6 +386,13 @@ async fn around(
 /// whose `Origin` is another site than the one addressed.
 fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> {
     let headers = request.headers();
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        // Proxies and this server could each read a different one.
+        return Some(api::ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "the request has more than one Host header",
+        ));
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -356,8 +408,9 @@ fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> 
     }
     let writes = !matches!(request.method().as_str(), "GET" | "HEAD" | "OPTIONS");
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
-        let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-        if writes && !origin_host.eq_ignore_ascii_case(host) {
+        // The page is served over plain HTTP: its origin is `http://HOST`;
+        // `https://HOST` (or any other scheme) is another site.
+        if writes && !origin.eq_ignore_ascii_case(&format!("http://{host}")) {
             return Some(api::ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!("a page at {origin} may not change this server's glossaries"),

@@ -11,8 +11,14 @@
 //! 5. renames the temporary file over the glossary (atomic on POSIX), so a
 //!    reader or a crash sees either the old file or the new one, never half.
 //!
-//! Saves are serialised by one lock per store; several server processes
-//! on one folder are not coordinated beyond the version check.
+//! Saves are serialised by an advisory lock on `.glossa.lock` in the
+//! folder (see [`FolderLock`]), held from the version check to the rename:
+//! any number of `glossa serve` processes, and `glossa import --out`, can
+//! share one folder without losing a save.
+//!
+//! Files are read and written only inside the folder: a glossary, or the
+//! `.backup` folder, that is a symbolic link to a place outside it is
+//! refused, so a link cannot expose or overwrite files elsewhere.
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary};
@@ -23,7 +29,6 @@ use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Folder (inside the glossaries folder) that keeps previous versions.
@@ -53,6 +58,8 @@ pub enum StoreError {
     Stale { current: String },
     /// An existing glossary was overwritten without a version (428).
     NeedVersion,
+    /// The file is a symbolic link out of the glossaries folder (403).
+    Outside(String),
     /// The disk said no (500).
     Io(String),
 }
@@ -60,9 +67,11 @@ pub enum StoreError {
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoreError::BadName(m) | StoreError::NotFound(m) | StoreError::Invalid(m) | StoreError::Io(m) => {
-                f.write_str(m)
-            }
+            StoreError::BadName(m)
+            | StoreError::NotFound(m)
+            | StoreError::Invalid(m)
+            | StoreError::Outside(m)
+            | StoreError::Io(m) => f.write_str(m),
             StoreError::Stale { .. } => f.write_str(
                 "the glossary changed since you loaded it (another tab or person saved it); \
                  reload it, then make your change again",
@@ -126,15 +135,47 @@ pub struct Summary {
 /// The glossaries folder.
 pub struct Store {
     dir: PathBuf,
-    lock: Mutex<()>,
     counter: AtomicU64,
+}
+
+/// File (inside the glossaries folder) that saves lock.
+pub const LOCK_FILE: &str = ".glossa.lock";
+
+/// An exclusive advisory lock on a glossaries folder, held until dropped.
+/// Every process that writes glossaries there takes it around reading the
+/// current version and renaming the new file into place, so two writers
+/// never both act on the same version. Advisory: only glossa honours it.
+pub struct FolderLock {
+    _file: fs::File,
+}
+
+impl FolderLock {
+    /// Wait for the lock of folder `dir` (created if missing).
+    pub fn acquire(dir: &Path) -> Result<FolderLock, StoreError> {
+        fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create", &e))?;
+        let path = dir.join(LOCK_FILE);
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError::Outside(format!(
+                "{} is a symbolic link; glossa locks only a plain file there (remove the link)",
+                path.display()
+            )));
+        }
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io_error(&path, "cannot open the lock file", &e))?;
+        file.lock()
+            .map_err(|e| io_error(&path, "cannot lock", &e))?;
+        Ok(FolderLock { _file: file })
+    }
 }
 
 impl Store {
     pub fn new(dir: impl Into<PathBuf>) -> Store {
         Store {
             dir: dir.into(),
-            lock: Mutex::new(()),
             counter: AtomicU64::new(0),
         }
     }
@@ -180,10 +221,34 @@ impl Store {
             .collect())
     }
 
-    /// The file of glossary `name`, once the name is checked.
+    /// The file of glossary `name`, once the name is checked and the file,
+    /// if it is a link, is found to stay inside the folder.
     pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
         check_name(name)?;
-        Ok(self.dir.join(format!("{name}.json")))
+        let path = self.dir.join(format!("{name}.json"));
+        self.check_inside(&path)?;
+        Ok(path)
+    }
+
+    /// Refuse `path` when it is a symbolic link that leads out of the
+    /// folder (or nowhere): reading it would serve, and writing beside it
+    /// would touch, a file the folder does not hold.
+    fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
+        let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return Ok(());
+        }
+        let root =
+            fs::canonicalize(&self.dir).map_err(|e| io_error(&self.dir, "cannot resolve", &e))?;
+        match fs::canonicalize(path) {
+            Ok(target) if target.starts_with(&root) => Ok(()),
+            _ => Err(StoreError::Outside(format!(
+                "{} is a symbolic link out of the glossaries folder {}; glossa reads and writes only \
+                 files inside it (copy the file in instead)",
+                path.display(),
+                self.dir.display()
+            ))),
+        }
     }
 
     /// Load and validate glossary `name`.
@@ -218,7 +283,7 @@ impl Store {
             source_lang: head.source_lang,
             target_lang: head.target_lang,
         };
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _lock = FolderLock::acquire(&self.dir)?;
         let current = read_current(&path)?;
         match (&current, expected) {
             (Some(bytes), Some(v)) if version_of(bytes) != v => {
@@ -252,7 +317,7 @@ impl Store {
         change: impl FnOnce(&mut Vec<Entry>) -> Result<(), StoreError>,
     ) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
-        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _lock = FolderLock::acquire(&self.dir)?;
         let bytes = read_current(&path)?.ok_or_else(|| {
             StoreError::NotFound(format!(
                 "no glossary named `{name}` in {}",
@@ -328,6 +393,8 @@ impl Store {
 
     fn backup(&self, name: &str, previous: &[u8]) -> Result<(), StoreError> {
         let dir = self.dir.join(BACKUP_DIR);
+        // Pruning deletes files there: never through a link elsewhere.
+        self.check_inside(&dir)?;
         fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "cannot create", &e))?;
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
