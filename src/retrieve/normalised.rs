@@ -116,8 +116,9 @@ impl Normalised {
 impl Retriever for Normalised {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = self.exact.retrieve(post);
-        let stems: Vec<&str> = post.stems().iter().map(String::as_str).collect();
-        self.stemmed.find(&stems, post.segments(), |found| {
+        let stems = post.stems().iter().map(String::as_str);
+        let words = stems.zip(post.segments().iter().copied());
+        self.stemmed.find(words, |found| {
             // Single words keep SPEC.md rule 5 (stop words, short words and
             // numbers are only found as written, by `exact`).
             if found.len == 1 && !phrase::is_lookup_word(&post.words[found.first].text) {

@@ -122,15 +122,22 @@ impl WordTrie {
 
     /// Every place where a key's words stand in `words` (one segment each,
     /// see [`phrase::Word::segment`]), by first word, then length.
-    pub fn find<'s>(&'s self, words: &[&str], segments: &[usize], mut f: impl FnMut(Found<'s>)) {
-        let ids: Vec<Option<u32>> = words.iter().map(|w| self.vocab.get(*w).copied()).collect();
+    pub fn find<'s, 'w>(
+        &'s self,
+        words: impl Iterator<Item = (&'w str, usize)>,
+        mut f: impl FnMut(Found<'s>),
+    ) {
+        // Each word's id (if any key has it) and segment, looked up once.
+        let ids: Vec<(Option<u32>, usize)> = words
+            .map(|(w, segment)| (self.vocab.get(w).copied(), segment))
+            .collect();
         for first in 0..ids.len() {
             let mut node = 0;
-            for at in first..ids.len() {
-                if segments[at] != segments[first] {
+            for (at, &(id, segment)) in ids.iter().enumerate().skip(first) {
+                if segment != ids[first].1 {
                     break;
                 }
-                let Some(word) = ids[at] else { break };
+                let Some(word) = id else { break };
                 let Some(&next) = self.edges.get(&(node, word)) else {
                     break;
                 };
@@ -235,37 +242,56 @@ pub fn exact_matches(
 ) -> Vec<Match> {
     let mut out = Vec::new();
     if !trie.is_empty() {
-        let parts = post.parts();
-        let texts: Vec<&str> = parts.iter().map(|p| p.text(&post.words)).collect();
-        let segments: Vec<usize> = parts.iter().map(|p| post.segments()[p.word]).collect();
-        trie.find(&texts, &segments, |found| {
-            let (first, last) = (&parts[found.first], &parts[found.first + found.len - 1]);
-            let span = &post.text[first.start..last.end];
+        // Words split at apostrophes only where a word has one (rare), so
+        // most posts are walked over their words as they are.
+        let split = post.words.iter().any(|w| w.text.contains('\''));
+        let whole: Vec<phrase::Part>;
+        let parts = if split {
+            post.parts()
+        } else {
+            whole = Vec::new();
+            &whole[..]
+        };
+        let part = |i: usize| -> (usize, usize, usize, &str) {
+            if split {
+                let p = &parts[i];
+                (p.word, p.start, p.end, p.text(&post.words))
+            } else {
+                let w = &post.words[i];
+                (i, w.start, w.end, w.text.as_str())
+            }
+        };
+        let count = if split { parts.len() } else { post.words.len() };
+        let segments = post.segments();
+        let items = (0..count).map(|i| {
+            let (word, _, _, text) = part(i);
+            (text, segments[word])
+        });
+        trie.find(items, |found| {
+            let (first_word, start, _, _) = part(found.first);
+            let (last_word, _, end, _) = part(found.first + found.len - 1);
+            let span = &post.text[start..end];
             for &k in found.keys {
                 let form = &forms[k as usize];
                 if form.lone_stop_word || !form.allows(span) {
                     continue;
                 }
                 let mut phrase = String::new();
-                for (i, p) in parts[found.first..found.first + found.len]
-                    .iter()
-                    .enumerate()
-                {
-                    if i > 0 {
-                        phrase.push(if p.word == parts[found.first + i - 1].word {
-                            '\''
-                        } else {
-                            ' '
-                        });
+                let mut previous_word = None;
+                for i in found.first..found.first + found.len {
+                    let (word, _, _, text) = part(i);
+                    if let Some(previous) = previous_word {
+                        phrase.push(if previous == word { '\'' } else { ' ' });
                     }
-                    phrase.push_str(p.text(&post.words));
+                    phrase.push_str(text);
+                    previous_word = Some(word);
                 }
                 out.push(Match {
                     entry: form.entry,
                     kind: MatchKind::Exact,
                     phrase,
                     score: 1.0,
-                    words: Some((first.word, last.word - first.word + 1)),
+                    words: Some((first_word, last_word - first_word + 1)),
                 });
             }
         });
@@ -332,10 +358,8 @@ mod tests {
 
     fn found(t: &WordTrie, text: &str) -> Vec<(usize, usize, Vec<u32>)> {
         let words = phrase::words(text);
-        let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
-        let segments: Vec<usize> = words.iter().map(|w| w.segment).collect();
         let mut out = Vec::new();
-        t.find(&texts, &segments, |f| {
+        t.find(words.iter().map(|w| (w.text.as_str(), w.segment)), |f| {
             out.push((f.first, f.len, f.keys.to_vec()))
         });
         out
