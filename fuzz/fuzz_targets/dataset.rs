@@ -9,6 +9,8 @@ use glossa::glossary::Glossary;
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
 /// Entry ids the labels can name: `a`, `b`, `c`.
 fn glossary() -> &'static Arc<Glossary> {
     static GLOSSARY: OnceLock<Arc<Glossary>> = OnceLock::new();
@@ -35,8 +37,16 @@ fuzz_target!(|data: &[u8]| {
         labels_bytes,
     );
     let streamed: Result<Vec<_>, _> = stream.collect();
-    if let (Some(Ok(joined)), Ok(streamed)) = (&in_memory, &streamed) {
-        assert_eq!(joined.len(), streamed.len());
+    // The stream drops a byte-order mark that the in-memory loaders refuse.
+    let bom = posts_bytes.starts_with(BOM) || labels_bytes.starts_with(BOM);
+    match (&in_memory, &streamed) {
+        (Some(Ok(joined)), Ok(streamed)) => assert_eq!(joined.len(), streamed.len()),
+        (Some(joined), streamed) if !bom => assert_eq!(
+            joined.is_ok(),
+            streamed.is_ok(),
+            "in memory: {joined:?}\nstreamed: {streamed:?}"
+        ),
+        _ => {}
     }
     let entries = glossary().len();
     for post in streamed.iter().flatten() {
