@@ -18,7 +18,10 @@ fuzz_target!(
         // One thread: indexes of a few entries gain nothing from a pool.
         rayon::ThreadPoolBuilder::new().num_threads(1).build_global().ok();
     },
-    |data: &[u8]| {
+    |data: &[u8]| check(data)
+);
+
+fn check(data: &[u8]) {
     let mut parts = data.split(|&b| b == 0xFF).map(std::str::from_utf8);
     let Some(Ok(post)) = parts.next() else {
         return;
@@ -50,7 +53,7 @@ fuzz_target!(
             }
         }
     }
-});
+}
 
 /// One entry per term; every second entry takes the next term as an
 /// alias, every third as context, so alias and sense paths run too.
