@@ -4,6 +4,7 @@
 
 use glossa::dataset::{Label, LabelledPost, Post, Split};
 use glossa::eval::{self, PerPost, Sources};
+use glossa::generate::batch_api::{custom_id, parse_custom_id};
 use glossa::glossary::Glossary;
 use glossa::phrase;
 use glossa::retrieve::{self, best_per_entry, Params, PostView, RECOMMENDED, REGISTRY};
@@ -259,5 +260,20 @@ proptest! {
                 prop_assert_eq!(p.retrieved.len(), entries.len());
             }
         }
+    }
+}
+
+proptest! {
+    /// A Batch API `custom_id` that glossa writes reads back as the call it
+    /// names, whatever the retriever spec and post id hold (`|`, `%`,
+    /// control characters, any Unicode).
+    #[test]
+    fn batch_custom_ids_round_trip(
+        retriever in "\\PC{1,12}|[|%\n\t]{1,4}",
+        repeat in 1u32..,
+        post in any::<String>().prop_filter("a post id", |p| !p.is_empty()),
+    ) {
+        let id = custom_id(&retriever, repeat, &post);
+        prop_assert_eq!(parse_custom_id(&id), Ok((retriever, repeat, post)));
     }
 }
