@@ -70,8 +70,10 @@ impl Gemini {
     }
 }
 
-/// The reply as parsed, or what came back instead of text.
-fn gemini_reply(reply: &Value) -> Result<Completion, String> {
+/// A `generateContent` reply body as parsed, not yet judged by
+/// [`crate::generate::reply::accept`]; or, when it holds no text, what came
+/// back instead. Public so the fuzz targets reach it.
+pub fn gemini_reply(reply: &Value) -> Result<Completion, String> {
     let completion = candidate(reply);
     if is_empty_answer(&completion) {
         return Err(why_no_text(reply));

@@ -1,0 +1,279 @@
+//! Property tests of invariants that hold for every input (issue 13):
+//! phrase keys, retrievers' matches, `exact ⊆ normalised`, and eval
+//! metrics that add up. Each runs in well under a few seconds.
+
+use glossa::dataset::{Label, LabelledPost, Post, Split};
+use glossa::eval::{self, PerPost, Sources};
+use glossa::generate::batch_api::{custom_id, parse_custom_id};
+use glossa::glossary::Glossary;
+use glossa::phrase;
+use glossa::retrieve::{self, best_per_entry, Params, PostView, RECOMMENDED, REGISTRY};
+use proptest::prelude::*;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Words that glossary terms and posts share, so that retrievers match:
+/// inflections, a typo, a split word, a stop word, capitals, digits.
+const VOCABULARY: &[&str] = &[
+    "cold",
+    "coffee",
+    "coffees",
+    "cofee",
+    "date",
+    "dates",
+    "palm",
+    "tea",
+    "teas",
+    "home",
+    "made",
+    "homemade",
+    "the",
+    "up",
+    "to",
+    "IT",
+    "it",
+    "MRI",
+    "0.2",
+    "version",
+    "don't",
+    "don’t",
+    "ice",
+    "Café",
+    "CAFÉ",
+    "İstanbul",
+    "straße",
+    "ΣΊΣΥΦΟΣ",
+];
+
+/// Separators between words: spaces, punctuation, line breaks.
+const SEPARATORS: &[&str] = &[
+    " ", " ", " ", "  ", "\t", "-", "/", ", ", ". ", "; ", "(", ") ", "\n", "\r\n", "\u{2028}",
+    "…", "\"", "’", "'",
+];
+
+/// Text of 0..=max vocabulary words joined by random separators.
+fn text(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop::sample::select(VOCABULARY),
+            prop::sample::select(SEPARATORS),
+        ),
+        0..=max,
+    )
+    .prop_map(|pieces| pieces.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+}
+
+/// Any text at all: the vocabulary's, or arbitrary characters.
+fn any_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        text(12),
+        any::<String>(),
+        "[a-z \\n\\r.,\u{2028}\u{85}]{0,30}"
+    ]
+}
+
+/// A glossary term: 1–3 vocabulary words (sometimes with punctuation).
+fn term() -> impl Strategy<Value = String> {
+    text(3).prop_filter("a term has a word", |t| !phrase::key(t).is_empty())
+}
+
+/// A valid glossary of 1–8 entries, some with aliases and contexts.
+fn glossary() -> impl Strategy<Value = Arc<Glossary>> {
+    prop::collection::vec((term(), prop::option::of(term()), any::<bool>()), 1..8).prop_map(
+        |terms| {
+            let entries: Vec<_> = terms
+                .iter()
+                .enumerate()
+                .map(|(i, (source, alias, context))| {
+                    let mut entry =
+                        json!({ "id": format!("e{i}"), "source": source, "target": "t" });
+                    if let Some(alias) = alias {
+                        entry["aliases"] = json!([alias]);
+                    }
+                    if *context {
+                        entry["context"] = json!({ "any": ["palm"], "not": ["up to date"] });
+                    }
+                    entry
+                })
+                .collect();
+            let text = json!({ "entries": entries }).to_string();
+            Arc::new(Glossary::parse("g.json", "g", &text).expect("generated glossaries are valid"))
+        },
+    )
+}
+
+/// Every registered retriever and the recommended composition.
+fn specs() -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .map(|info| info.name)
+        .chain([RECOMMENDED])
+        .collect()
+}
+
+fn assert_well_formed_key(key: &str) -> Result<(), TestCaseError> {
+    prop_assert!(!key.contains("  "), "double space in {key:?}");
+    prop_assert!(!key.starts_with(' ') && !key.ends_with(' '), "{key:?}");
+    Ok(())
+}
+
+/// The entries a retriever finds in a post.
+fn entry_set(spec: &str, glossary: &Arc<Glossary>, view: &PostView) -> BTreeSet<usize> {
+    let retriever = retrieve::build(spec, glossary, &Params::default()).expect("registered");
+    retriever.retrieve(view).iter().map(|m| m.entry).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Phrase keys hold single spaces only and never cross a line break;
+    /// so do glossary keys.
+    #[test]
+    fn phrase_keys_never_hold_double_spaces_or_cross_a_line(text in any_text()) {
+        for p in phrase::phrases(&text) {
+            assert_well_formed_key(&p.key)?;
+            let span = &text[p.start..p.end];
+            prop_assert!(
+                !span.contains(['\n', '\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}']),
+                "phrase {:?} crosses a line in {:?}", p.key, text
+            );
+        }
+        assert_well_formed_key(&phrase::key(&text))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every retriever's matches name entries of the glossary, with a
+    /// score in [0, 1] and a word range inside the post.
+    #[test]
+    fn every_retrievers_matches_are_entries_of_the_glossary(
+        glossary in glossary(),
+        post in text(16),
+        needed in prop::collection::vec(0usize..8, 0..3),
+    ) {
+        let needed: Vec<usize> = needed.into_iter().filter(|&e| e < glossary.len()).collect();
+        let view = PostView::new(&post, Some(&needed));
+        for spec in specs() {
+            let retriever = retrieve::build(spec, &glossary, &Params::default()).expect("registered");
+            for m in retriever.retrieve(&view) {
+                prop_assert!(m.entry < glossary.len(), "{}: entry {} of {}", spec, m.entry, glossary.len());
+                prop_assert!((0.0..=1.0).contains(&m.score), "{}: score {}", spec, m.score);
+                if let Some((first, len)) = m.words {
+                    prop_assert!(first + len <= view.words.len(), "{}: words {}+{}", spec, first, len);
+                }
+            }
+        }
+    }
+
+    /// Stemming both sides never loses what matched as written.
+    #[test]
+    fn exact_is_a_subset_of_normalised(glossary in glossary(), post in text(16)) {
+        let view = PostView::new(&post, None);
+        let exact = entry_set("exact", &glossary, &view);
+        let normalised = entry_set("normalised", &glossary, &view);
+        prop_assert!(
+            exact.is_subset(&normalised),
+            "exact {:?} ⊄ normalised {:?} for {:?} over {:?}",
+            exact, normalised, post,
+            glossary.entries.iter().map(|e| &e.source).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// A labelled set over `glossary`: each post with disjoint needed and
+/// wrong-sense entries, tags and a split.
+fn labelled_posts(entries: usize) -> impl Strategy<Value = Vec<LabelledPost>> {
+    let post = (
+        text(12),
+        prop::collection::btree_set(0..entries, 0..=entries),
+        prop::collection::btree_set(0..entries, 0..=entries),
+        prop::collection::btree_set(prop::sample::select(&["typo", "phrase", "as-is"][..]), 0..3),
+        any::<bool>(),
+    );
+    prop::collection::vec(post, 1..12).prop_map(|posts| {
+        posts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (text, needed, wrong, tags, test))| LabelledPost {
+                post: Post {
+                    id: format!("p{i}"),
+                    text,
+                },
+                label: Label {
+                    wrong_sense: wrong.difference(&needed).copied().collect(),
+                    needed: needed.into_iter().collect(),
+                    tags: tags.into_iter().map(str::to_string).collect(),
+                    split: if test { Split::Test } else { Split::Dev },
+                },
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// found + missed = needed, found + extra = retrieved, wrong sense ⊆
+    /// extra, complete ≤ posts, per post and in total; by split and by tag
+    /// sum to what their posts hold.
+    #[test]
+    fn eval_metrics_add_up(
+        (glossary, posts) in glossary().prop_flat_map(|g| {
+            let n = g.len();
+            (Just(g), labelled_posts(n))
+        })
+    ) {
+        let specs: Vec<String> = specs().into_iter().map(str::to_string).collect();
+        let sources = Sources { posts_file: "p.jsonl", labels_file: "l.jsonl", split: "all" };
+        let result = eval::evaluate(&glossary, &posts, &specs, &Params::default(), &sources, PerPost::On)
+            .expect("registered retrievers");
+        let needed_total: usize = posts.iter().map(|p| p.label.needed.len()).sum();
+        for r in &result.retrievers {
+            let c = r.counts();
+            prop_assert_eq!(c.posts, posts.len());
+            prop_assert!(c.complete <= c.posts);
+            prop_assert_eq!(c.needed, needed_total);
+            prop_assert_eq!(c.found + c.extra, c.retrieved);
+            prop_assert!(c.found <= c.needed && c.wrong_sense <= c.extra);
+            let missed: usize = r.per_post.iter().map(|p| p.missed.len()).sum();
+            prop_assert_eq!(c.found + missed, c.needed);
+            for (p, labelled) in r.per_post.iter().zip(&posts) {
+                prop_assert_eq!(&p.post, &labelled.post.id);
+                prop_assert_eq!(p.found + p.missed.len(), labelled.label.needed.len());
+                prop_assert_eq!(p.found + p.extra.len(), p.retrieved.len());
+                prop_assert_eq!(p.complete, p.missed.is_empty() && p.wrong_sense.is_empty());
+            }
+            let by_split: usize = r.by_split.values().map(|f| f.0.posts).sum();
+            prop_assert_eq!(by_split, c.posts);
+            for (tag, figures) in &r.by_tag {
+                let tagged = posts.iter().filter(|p| p.label.tags.contains(tag)).count();
+                prop_assert_eq!(figures.0.posts, tagged);
+            }
+            // What eval reports is what the retriever retrieves.
+            for (p, labelled) in r.per_post.iter().zip(&posts) {
+                let view = PostView::new(&labelled.post.text, Some(&labelled.label.needed));
+                let retriever = retrieve::build(&r.name, &glossary, &Params::default()).expect("registered");
+                let entries = best_per_entry(retriever.retrieve(&view));
+                prop_assert_eq!(p.retrieved.len(), entries.len());
+            }
+        }
+    }
+}
+
+proptest! {
+    /// A Batch API `custom_id` that glossa writes reads back as the call it
+    /// names, whatever the retriever spec and post id hold (`|`, `%`,
+    /// control characters, any Unicode).
+    #[test]
+    fn batch_custom_ids_round_trip(
+        retriever in "\\PC{1,12}|[|%\n\t]{1,4}",
+        repeat in 1u32..,
+        post in any::<String>().prop_filter("a post id", |p| !p.is_empty()),
+    ) {
+        let id = custom_id(&retriever, repeat, &post);
+        prop_assert_eq!(parse_custom_id(&id), Ok((retriever, repeat, post)));
+    }
+}
