@@ -150,6 +150,13 @@ pub fn jsonl<'a, T: DeserializeOwned + 'a>(
     text: &'a str,
 ) -> impl Iterator<Item = Result<(usize, T), InputError>> + 'a {
     text.lines().enumerate().filter_map(move |(i, line)| {
+        // A byte order mark opens the first line, as the streaming reader
+        // accepts it too.
+        let line = if i == 0 {
+            line.trim_start_matches('\u{feff}')
+        } else {
+            line
+        };
         if line.trim().is_empty() {
             return None;
         }
@@ -483,6 +490,13 @@ mod tests {
             "{\"id\":\"p1\",\"text\":\"tea\"}\n\n{\"id\":\"p2\",\"text\":\"date\"}\n",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_byte_order_mark_opens_a_posts_file_as_in_the_streaming_reader() {
+        let posts =
+            parse_posts("p.jsonl", "\u{feff}{\"id\": \"p1\", \"text\": \"tea\"}\n").unwrap();
+        assert_eq!(posts[0].id, "p1");
     }
 
     #[test]

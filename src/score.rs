@@ -152,7 +152,11 @@ impl Tally {
     pub fn add(&mut self, score: &PostScore, label: &Label) {
         let c = score.counts();
         self.total.add(&c);
-        for tag in &label.tags {
+        // A tag written twice on one label still counts the post once.
+        let mut tags: Vec<&String> = label.tags.iter().collect();
+        tags.sort_unstable();
+        tags.dedup();
+        for tag in tags {
             self.by_tag.entry(tag.clone()).or_default().add(&c);
         }
         self.by_split.entry(label.split).or_default().add(&c);
@@ -220,6 +224,10 @@ mod tests {
         assert_eq!(t.by_tag["phrase"].posts, 1);
         assert_eq!(t.by_split[&Split::Test].found, 1);
         assert_eq!(t.by_split[&Split::Dev].complete, 1);
+        // A tag repeated on one label counts its post once.
+        let c = label(&[0], &[], &["typo", "typo"], Split::Dev);
+        t.add(&PostScore::new(vec![0], &c), &c);
+        assert_eq!(t.by_tag["typo"].posts, 3);
     }
 
     #[test]
