@@ -53,11 +53,26 @@ impl Alias {
 
 impl Retriever for Alias {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let fuzzy = self.fuzzy.iter().flat_map(|f| f.retrieve(post));
+        // Trigram matches only on phrases with a word not spelled right;
+        // a post of correct words skips them altogether.
+        let unknown: Vec<bool> = post
+            .words
+            .iter()
+            .map(|w| !self.known.contains(&w.text))
+            .collect();
+        let fuzzy = self
+            .fuzzy
+            .iter()
+            .filter(|_| unknown.contains(&true))
+            .flat_map(|f| {
+                f.retrieve_where(post, |p| {
+                    unknown[p.first_word..p.first_word + p.len].contains(&true)
+                })
+            });
         self.parts
             .iter()
             .flat_map(|p| p.retrieve(post))
-            .chain(fuzzy.filter(|m| !self.known.all_known(&m.phrase)))
+            .chain(fuzzy)
             .map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m

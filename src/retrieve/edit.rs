@@ -298,8 +298,12 @@ impl Edit {
         };
         if bound > 0 {
             self.surface.add(&chars, bound, id);
-            let stem_chars: Vec<char> = stem.chars().collect();
-            self.stems.add(&stem_chars, bound, id);
+            // A word that is its own stem is found through `surface` by the
+            // post word's stem too (see `hits`): indexed once, not twice.
+            if stem != word {
+                let stem_chars: Vec<char> = stem.chars().collect();
+                self.stems.add(&stem_chars, bound, id);
+            }
         }
         self.by_stem.entry(stem.clone()).or_default().push(id);
         self.by_word.insert(word.to_string(), id);
@@ -313,6 +317,12 @@ impl Edit {
 
     /// Every vocabulary word that `word` (a post word) matches.
     fn hits(&self, word: &str) -> Vec<WordHit> {
+        self.hits_among(word, false)
+    }
+
+    /// [`Edit::hits`], with candidates from the deletion indexes or, when
+    /// `every_word`, from the whole vocabulary (the plain definition).
+    fn hits_among(&self, word: &str, every_word: bool) -> Vec<WordHit> {
         let mut hits: Vec<WordHit> = Vec::new();
         if let Some(&id) = self.by_word.get(word) {
             add(
@@ -349,6 +359,14 @@ impl Edit {
         let mut candidates = Vec::new();
         self.surface.candidates(&chars, ceiling, &mut candidates);
         self.stems.candidates(&stem_chars, ceiling, &mut candidates);
+        if stem_chars != chars {
+            // Key words that are their own stem are in `surface` only.
+            self.surface
+                .candidates(&stem_chars, ceiling, &mut candidates);
+        }
+        if every_word {
+            candidates = (0..self.vocab.len() as u32).collect();
+        }
         candidates.sort_unstable();
         candidates.dedup();
         for id in candidates {
@@ -460,6 +478,31 @@ mod tests {
             found.dedup();
             if strsim::damerau_levenshtein(&a, &b) <= 2 {
                 proptest::prop_assert_eq!(found, vec![7]);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The indexes find exactly the words that comparing the post word
+        /// with every key word finds (surface and stems, both bounds).
+        #[test]
+        fn the_index_equals_comparing_every_key_word(
+            keys in proptest::collection::vec("[abcdes]{3,9}( [abcdes]{3,9})?", 1..40),
+            words in proptest::collection::vec("[abcdes]{2,10}", 1..20),
+        ) {
+            let keyed: Vec<Keyed> = keys
+                .iter()
+                .enumerate()
+                .map(|(entry, k)| Keyed { entry, key: k.clone(), written: k.clone() })
+                .collect();
+            let edit = Edit::over(&keyed, EditBounds::default(), None);
+            for w in &words {
+                let mut indexed = edit.hits_among(w, false);
+                let mut plain = edit.hits_among(w, true);
+                indexed.sort_by_key(|h| h.word);
+                plain.sort_by_key(|h| h.word);
+                proptest::prop_assert_eq!(indexed, plain, "{}", w);
             }
         }
     }

@@ -467,10 +467,18 @@ impl Fuzzy {
 
 impl Retriever for Fuzzy {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        self.retrieve_where(post, |_| true)
+    }
+}
+
+impl Fuzzy {
+    /// The matches of the phrases that `wanted` accepts (the others are not
+    /// looked up at all).
+    pub fn retrieve_where(&self, post: &PostView, wanted: impl Fn(&Phrase) -> bool) -> Vec<Match> {
         let mut out = Vec::new();
         let mut scratch = Scratch::default();
         let post_grams = self.post_grams(post);
-        for phrase in post.lookup_phrases() {
+        for phrase in post.lookup_phrases().filter(|p| wanted(p)) {
             self.phrase_grams(&post_grams, phrase, &mut scratch);
             if self.threshold <= 0.0 {
                 scratch.grams.sort_unstable();

@@ -43,11 +43,6 @@ impl KnownWords {
     pub fn contains(&self, word: &str) -> bool {
         self.glossary.contains(word) || is_english(word)
     }
-
-    /// Whether every word of a phrase key is known.
-    pub fn all_known(&self, key: &str) -> bool {
-        key.split(' ').all(|w| self.contains(w))
-    }
 }
 
 #[cfg(test)]
@@ -76,7 +71,6 @@ mod tests {
         let g = crate::retrieve::test_support::glossary(&[("ff", "focaccia flatbread")]);
         let known = KnownWords::new(&g);
         assert!(known.contains("focaccia") && known.contains("flatbread"));
-        assert!(known.all_known("fresh focaccia"));
-        assert!(!known.all_known("fresh focacia"));
+        assert!(!known.contains("focacia"));
     }
 }

@@ -58,6 +58,11 @@ impl Split {
     }
 }
 
+/// The most bytes Porter2 strips from an English word's end ("-ousness" →
+/// "-ous" is 4, "-ization" → "-ize" 4, with step 1's "-s"/"-es" and the
+/// final "-e" 7 at most); a margin beyond.
+const MAX_STRIPPED: usize = 10;
+
 impl Split {
     /// Whether some key's stem is a prefix of `joined`. Stemming (the
     /// costly step) only strips or rewrites an ending, so a phrase whose
@@ -67,11 +72,13 @@ impl Split {
         let fits = |prefix: &str| {
             self.stem_lengths.contains(&prefix.len()) && self.joined_stem.contains_key(prefix)
         };
+        // Stemming strips at most a few letters ("-ization", "-fulness").
         joined
             .char_indices()
             .map(|(i, _)| i)
             .skip(1)
             .chain([joined.len()])
+            .filter(|&end| end + MAX_STRIPPED >= joined.len())
             .any(|end| fits(&joined[..end]))
             || joined.ends_with('y') && {
                 let mut i_form = joined[..joined.len() - 1].to_string();
