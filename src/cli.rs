@@ -240,6 +240,59 @@ pub struct RetrieverArgs {
     pub edit_two_from: u16,
 }
 
+impl From<&RetrieverArgs> for crate::retrieve::Params {
+    fn from(args: &RetrieverArgs) -> crate::retrieve::Params {
+        crate::retrieve::Params {
+            threshold: args.threshold,
+            edit_one_from: usize::from(args.edit_one_from),
+            edit_two_from: usize::from(args.edit_two_from),
+        }
+    }
+}
+
+/// `clap::ValueEnum` for a library enum, here so that nothing below the
+/// CLI names clap: each variant with the word the flag takes and its help.
+macro_rules! value_enum {
+    ($ty:ty { $($variant:ident => $name:literal, $help:literal;)+ }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$(<$ty>::$variant),+]
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(match self {
+                    $(<$ty>::$variant => clap::builder::PossibleValue::new($name).help($help)),+
+                })
+            }
+        }
+    };
+}
+
+value_enum!(crate::report::Format {
+    Table => "table", "Aligned table for the terminal";
+    Markdown => "markdown", "GitHub-flavoured Markdown tables";
+    Json => "json", "Machine-readable JSON on stdout";
+    Csv => "csv", "Comma-separated values, one header row";
+});
+
+value_enum!(crate::interchange::SheetFormat {
+    Tsv => "tsv", "Tab-separated values";
+    Csv => "csv", "Comma-separated values";
+    Tbx => "tbx", "TermBase eXchange (XML; import only)";
+});
+
+value_enum!(crate::eval::PerPost {
+    Auto => "auto", "Keep them up to 10,000 posts, then leave them out";
+    On => "on", "Always keep them";
+    Off => "off", "Leave them out";
+});
+
+value_enum!(crate::generate::simplify::Simplify {
+    Rules => "rules", "Split into sentences on sentence punctuation and line breaks, trimmed";
+    Llm => "llm", "One model call with prompts/simplify.v1.md";
+    None => "none", "Use the text as it is";
+});
+
 fn default_edit_one_from() -> u16 {
     crate::retrieve::EditBounds::default().one_from as u16
 }

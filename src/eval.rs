@@ -101,9 +101,8 @@ pub struct Sources<'a> {
 }
 
 /// Whether per-post details go into the result (they grow with the posts).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PerPost {
-    // Doc comments here are `--help` text: plain words, no rustdoc links.
     /// Keep them up to 10,000 posts, then leave them out
     #[default]
     Auto,

@@ -174,12 +174,12 @@ fn parse(s: &str, direction: Direction) -> Result<Bound, String> {
     })
 }
 
-/// Parse one `--fail-under` bound (clap value parser).
+/// Parse one `--fail-under` bound (the CLI's value parser).
 pub fn parse_under(s: &str) -> Result<Bound, String> {
     parse(s, Direction::AtLeast)
 }
 
-/// Parse one `--fail-over` bound (clap value parser).
+/// Parse one `--fail-over` bound (the CLI's value parser).
 pub fn parse_over(s: &str) -> Result<Bound, String> {
     parse(s, Direction::AtMost)
 }

@@ -27,7 +27,7 @@ use std::fmt;
 use std::path::Path;
 
 /// A file format glossaries can be read from or written to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SheetFormat {
     /// Tab-separated values.
     Tsv,

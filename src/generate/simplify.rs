@@ -1,10 +1,9 @@
 //! The simplify stage: English text → short sentences.
 
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// How the text is simplified before retrieval and translation.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Simplify {
     /// Split into sentences on sentence punctuation and line breaks, trimmed.

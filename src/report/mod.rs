@@ -13,10 +13,8 @@ pub mod run;
 pub mod run_split;
 pub mod sweep;
 
-use clap::ValueEnum;
-
 /// What `--format` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Aligned table for the terminal.
     Table,

@@ -216,8 +216,8 @@ pub trait Filter: Send + Sync {
 }
 
 /// Tunable numbers shared by retrievers; each reads the ones it uses.
-/// Build it from the command line with `Params::from(&args.params)`, or
-/// start from `Params::default()` (`Params { threshold, ..Default::default() }`).
+/// The CLI builds it from its flags (`cli.rs`); a library user starts
+/// from `Params::default()` (`Params { threshold, ..Default::default() }`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Params {
@@ -246,16 +246,6 @@ impl Params {
         EditBounds {
             one_from: self.edit_one_from,
             two_from: self.edit_two_from,
-        }
-    }
-}
-
-impl From<&crate::cli::RetrieverArgs> for Params {
-    fn from(args: &crate::cli::RetrieverArgs) -> Params {
-        Params {
-            threshold: args.threshold,
-            edit_one_from: usize::from(args.edit_one_from),
-            edit_two_from: usize::from(args.edit_two_from),
         }
     }
 }
