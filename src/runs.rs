@@ -1,5 +1,7 @@
-//! Where results are saved: `runs/<UTC timestamp>_<suite>_<kind>.json`.
+//! Where results are saved: `runs/<UTC timestamp, ms>_<suite>_<kind>.json`,
+//! never over another result.
 
+use anyhow::Context;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -7,13 +9,51 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Default folder for saved results.
 pub const RUNS_DIR: &str = "runs";
 
-/// The current UTC time as `YYYYMMDDTHHMMSSZ`, safe in file names.
+/// The current UTC time as `YYYYMMDDTHHMMSS.mmmZ` (to the millisecond),
+/// safe in file names.
 pub fn utc_timestamp() -> String {
-    let secs = SystemTime::now()
+    let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    format_timestamp(secs)
+        .unwrap_or_default();
+    let seconds = format_timestamp(now.as_secs());
+    format!(
+        "{}.{:03}Z",
+        seconds.trim_end_matches('Z'),
+        now.subsec_millis()
+    )
+}
+
+/// A new path `dir/<timestamp>_<name><ext>` that nothing else has: the
+/// timestamp is to the millisecond, and a name already taken (two runs in
+/// one millisecond, or another process) gets `-2`, `-3`, ... The path is
+/// reserved by creating it (an empty file, or a folder when `ext` is
+/// empty), so no two callers ever get the same one.
+pub fn unique_path(dir: &Path, name: &str, ext: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let stamp = utc_timestamp();
+    for n in 1u32.. {
+        let counter = if n == 1 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let path = dir.join(format!("{stamp}_{name}{counter}{ext}"));
+        let reserved = if ext.is_empty() {
+            std::fs::create_dir(&path)
+        } else {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map(drop)
+        };
+        match reserved {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    unreachable!("a free name is found before the counter runs out")
 }
 
 /// Format seconds since the Unix epoch as `YYYYMMDDTHHMMSSZ`.
@@ -70,7 +110,8 @@ pub fn save_json<T: Serialize>(
     kind: &str,
     value: &T,
 ) -> anyhow::Result<PathBuf> {
-    let path = dir.join(format!("{}_{suite}_{kind}.json", utc_timestamp()));
+    let path = unique_path(dir, &format!("{suite}_{kind}"), ".json")
+        .with_context(|| format!("cannot save a result in {}", dir.display()))?;
     write_atomic(&path, &(serde_json::to_string_pretty(value)? + "\n"))?;
     Ok(path)
 }
@@ -87,6 +128,21 @@ mod tests {
         assert_eq!(format_timestamp(0), "19700101T000000Z");
         assert_eq!(format_timestamp(951_782_400), "20000229T000000Z");
         assert_eq!(format_timestamp(1_795_984_218), "20261129T203018Z");
+    }
+
+    #[test]
+    fn unique_paths_never_repeat_within_a_millisecond() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = (0..5)
+            .map(|_| unique_path(dir.path(), "cafe_eval", ".json").unwrap())
+            .collect();
+        let mut names: Vec<_> = paths.iter().map(|p| p.file_name().unwrap()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 5);
+        let folder = unique_path(dir.path(), "cafe_run", "").unwrap();
+        assert!(folder.is_dir());
+        assert!(utc_timestamp().ends_with('Z') && utc_timestamp().contains('.'));
     }
 
     #[test]

@@ -185,9 +185,26 @@ fn eval_saves_its_json_under_runs() {
     assert_eq!(saved.len(), 1);
     let name = saved[0].file_name().unwrap().to_string_lossy().into_owned();
     assert!(name.ends_with("_mini-posts_eval.json"), "{name}");
-    assert_eq!(name.len(), "20261129T203018Z_mini-posts_eval.json".len());
+    assert_eq!(
+        name.len(),
+        "20261129T203018.123Z_mini-posts_eval.json".len()
+    );
     let v: Value = serde_json::from_str(&fs::read_to_string(&saved[0]).unwrap()).unwrap();
     assert_eq!(retriever(&v, "exact")["found"], 1);
+}
+
+#[test]
+fn two_evals_in_one_second_keep_both_results() {
+    let dir = TempDir::new().unwrap();
+    for _ in 0..3 {
+        glossa()
+            .args(["eval", "--retriever", "exact", "--runs-dir"])
+            .arg(dir.path())
+            .assert()
+            .success();
+    }
+    let saved = fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(saved, 3, "a result was overwritten");
 }
 
 #[test]

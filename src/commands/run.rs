@@ -340,15 +340,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 merged_from: Vec::new(),
                 check: args.check,
             };
-            let dir = args.out.clone().unwrap_or_else(|| {
-                let suite = runs::suite_name(&config.posts.display().to_string());
-                let shard = config
-                    .shard
-                    .map(|s| format!("_shard{}of{}", s.index, s.count))
-                    .unwrap_or_default();
-                PathBuf::from(runs::RUNS_DIR)
-                    .join(format!("{}_{suite}{shard}_run", runs::utc_timestamp()))
-            });
+            let dir = match args.out.clone() {
+                Some(dir) => dir,
+                None => {
+                    let suite = runs::suite_name(&config.posts.display().to_string());
+                    let shard = config
+                        .shard
+                        .map(|s| format!("_shard{}of{}", s.index, s.count))
+                        .unwrap_or_default();
+                    let runs_dir = PathBuf::from(runs::RUNS_DIR);
+                    runs::unique_path(&runs_dir, &format!("{suite}{shard}_run"), "").with_context(
+                        || format!("cannot make a run folder in {}", runs_dir.display()),
+                    )?
+                }
+            };
             (dir, config, Todo::Missing)
         }
     };

@@ -69,13 +69,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         written.push(path.display().to_string());
     }
     if !args.no_save {
-        let stem = format!(
-            "{}_{}_sweep",
-            runs::utc_timestamp(),
-            runs::suite_name(&posts_file)
-        );
-        let svg_path = args.runs_dir.join(format!("{stem}.svg"));
-        let json_path = args.runs_dir.join(format!("{stem}.json"));
+        let name = format!("{}_sweep", runs::suite_name(&posts_file));
+        let json_path = runs::unique_path(&args.runs_dir, &name, ".json")?;
+        let svg_path = json_path.with_extension("svg");
         runs::write_atomic(&svg_path, &svg)?;
         result.chart = Some(svg_path.display().to_string());
         runs::write_atomic(&json_path, &(serde_json::to_string_pretty(&result)? + "\n"))?;
