@@ -649,6 +649,18 @@ fn put_whole_glossary_creates_then_needs_the_version_it_replaces() {
 }
 
 #[test]
+fn a_glossary_fetched_with_get_is_taken_back_by_put() {
+    let s = serve_in_process(cafe_folder());
+    let r = s.get("/api/glossaries/cafe");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let fetched = r.json();
+    let r = s.send("PUT", "/api/glossaries/cafe", &fetched, &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["title"], fetched["title"]);
+    assert_eq!(r.json()["entries"], fetched["entries"]);
+}
+
+#[test]
 fn a_second_tab_saving_from_a_stale_version_is_refused_with_409() {
     let s = serve_in_process(cafe_folder());
     let tab1 = s.version();

@@ -236,7 +236,19 @@ fn take_version(body: &mut Value) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// `PUT /api/glossaries/{name}`: the whole glossary document, as in a file.
+/// A glossary as `GET` answers it, made the document of its file: the
+/// answer's `name` is the file's name (the URL's), its `title` the file's
+/// `name`; so what `GET` gave, `PUT` takes back.
+fn as_file(body: &mut Value) {
+    if let Some(obj) = body.as_object_mut() {
+        if let Some(title) = obj.remove("title") {
+            obj.insert("name".to_string(), title);
+        }
+    }
+}
+
+/// `PUT /api/glossaries/{name}`: the whole glossary document, as in a file
+/// or as `GET` returned it.
 /// Creates the glossary when it does not exist; replacing one needs the
 /// version loaded.
 pub async fn put_glossary(
@@ -246,6 +258,7 @@ pub async fn put_glossary(
     JsonBody(mut body): JsonBody<Value>,
 ) -> Result<Response, ApiError> {
     let version = expected_version(&headers, take_version(&mut body)?);
+    as_file(&mut body);
     let document = serde_json::to_string(&body).map_err(|e| ApiError::bad(e.to_string()))?;
     let (loaded, created) = blocking(move || {
         let existed = state.store.path(&name)?.exists();
