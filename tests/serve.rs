@@ -628,6 +628,8 @@ fn put_whole_glossary_creates_then_needs_the_version_it_replaces() {
     let r = s.send("PUT", "/api/glossaries/shop", &bad, &[]);
     assert_eq!(r.status, 400);
     assert!(r.error().contains("duplicate entry id `a`"), "{}", r.body);
+    // The error points into what was sent, not into the file on disk.
+    assert!(r.error().contains("the request body"), "{}", r.body);
     let r = s.send(
         "PUT",
         "/api/glossaries/shop",

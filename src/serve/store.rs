@@ -273,8 +273,9 @@ impl Store {
         document: &str,
     ) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
-        let shown = path.display().to_string();
-        // Validate what was sent first, so that its errors point into it.
+        // Validate what was sent first, so that its errors point into it:
+        // they name the request body, not the file it would replace.
+        let shown = format!("the request body (for {})", path.display());
         let glossary = Glossary::parse(&shown, name, document).map_err(invalid)?;
         let head: HeadOnly =
             serde_json::from_str(document).map_err(|e| StoreError::Invalid(e.to_string()))?;
