@@ -1309,6 +1309,13 @@ fn browser_translate_add_an_alias_translate_again() {
     b.find("#translate").click();
     let cookie = b.find("#translation mark.term[data-id='cookie']");
     assert_eq!(cookie.text(), "dorpa");
+    // The offline provider's output is not called a translation.
+    let title = b.find("#result-title").text();
+    assert!(title.contains("no translation"), "{title}");
+    assert!(b
+        .find("#offline-note")
+        .text()
+        .contains("No model was asked"));
     assert!(
         b.find("#translation").text().contains("iced latte"),
         "not in the glossary yet"

@@ -173,6 +173,11 @@ function renderResult() {
   const r = state.result;
   $("result").hidden = false;
   hidePopover(true);
+  // The offline provider calls no model: it only puts glossary words in
+  // place of the English ones, and the page says so plainly.
+  const offline = r.provider === "offline";
+  $("result-title").textContent = offline ? "Glossary words put in (no translation)" : "Translation";
+  $("offline-note").hidden = !offline;
 
   const box = $("translation");
   box.replaceChildren();
