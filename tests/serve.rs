@@ -1280,16 +1280,62 @@ fn binding_beyond_loopback_warns() {
 /// highlighted glossary word and its explanation, add an alias from the
 /// page, translate again and see the entry found through it. Screenshots
 /// (desktop and phone width) go to runs/.
-#[test]
-fn browser_translate_add_an_alias_translate_again() {
-    let Some((chromium, chromedriver)) = webdriver::find_tools() else {
+/// Chromium and chromedriver, or `None` (with a loud notice) where they are
+/// missing and not required; under CI or GLOSSA_REQUIRE_BROWSER a missing
+/// browser fails the test.
+fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let tools = webdriver::find_tools();
+    if tools.is_none() {
         let required = std::env::var_os("CI").is_some()
             || std::env::var_os("GLOSSA_REQUIRE_BROWSER").is_some();
         let message = "chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)";
         if required {
             panic!("the browser test is required here (CI or GLOSSA_REQUIRE_BROWSER is set): {message}");
         }
-        eprintln!("\n!!!!!!!!\n!!!!!!!! SKIPPED browser_translate_add_an_alias_translate_again: {message}\n!!!!!!!!\n");
+        eprintln!("\n!!!!!!!!\n!!!!!!!! SKIPPED {test}: {message}\n!!!!!!!!\n");
+    }
+    tools
+}
+
+#[test]
+fn browser_creates_a_glossary_in_an_empty_folder() {
+    let Some((chromium, chromedriver)) =
+        browser_tools("browser_creates_a_glossary_in_an_empty_folder")
+    else {
+        return;
+    };
+    let s = serve_in_process(TempDir::new().unwrap());
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1000, 900);
+    b.goto(&format!("http://{}/", s.addr));
+    b.find("body[data-ready='true']");
+    assert!(b.find("#status").text().contains("New glossary"));
+    b.find("#new-glossary").click();
+    b.wait_until(
+        "the new-glossary dialog",
+        "return document.getElementById('glossary-dialog').open",
+        Duration::from_secs(20),
+    );
+    b.find("#g-name").type_text("shop");
+    b.find("#g-lang").type_text("nag");
+    b.find("#g-source").type_text("gift card");
+    b.find("#g-target").type_text("dona karta");
+    b.find("#glossary-save").click();
+    b.wait_until(
+        "the glossary to be created",
+        "return !document.getElementById('glossary-dialog').open",
+        Duration::from_secs(20),
+    );
+    let created = Glossary::load(&s.file("shop.json")).unwrap();
+    assert_eq!(created.target_lang, "nag");
+    assert_eq!(created.entries[0].target, "dona karta");
+    assert!(b.find("#entries").text().contains("gift card"));
+}
+
+#[test]
+fn browser_translate_add_an_alias_translate_again() {
+    let Some((chromium, chromedriver)) =
+        browser_tools("browser_translate_add_an_alias_translate_again")
+    else {
         return;
     };
     let started = Instant::now();

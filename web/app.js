@@ -83,6 +83,16 @@ async function start() {
   $("entry-form").addEventListener("submit", saveEntry);
   $("entry-cancel").addEventListener("click", () => $("entry-dialog").close());
   $("entry-reload").addEventListener("click", reloadForDialog);
+  $("new-glossary").addEventListener("click", () => {
+    $("glossary-error").textContent = "";
+    $("glossary-dialog").showModal();
+    $("g-name").focus();
+  });
+  $("glossary-cancel").addEventListener("click", () => $("glossary-dialog").close());
+  $("glossary-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    createGlossary();
+  });
   document.addEventListener("click", (e) => {
     if (!e.target.closest(".term") && !e.target.closest("#popover")) hidePopover(true);
   });
@@ -107,9 +117,11 @@ async function start() {
       select.append(el("option", { value: g.name, disabled: !!g.error }, label));
     }
     if (usable.length === 0) {
-      setStatus(`No glossary found in ${list.dir}. Add a NAME.json file there, or start glossa serve with --glossaries DIR.`, "error");
+      setStatus(`No glossary yet in ${list.dir}: create one with “New glossary” below.`, "error");
       $("translate").disabled = true;
       for (const g of list.glossaries.filter((g) => g.error)) setStatus(g.error, "error");
+      $("add-entry").disabled = true;
+      document.body.dataset.ready = "true";
       return;
     }
     const saved = localStorage.getItem("glossa.glossary");
@@ -346,6 +358,34 @@ async function copy() {
 
 // ---------------------------------------------------------------------------
 // Glossary
+
+// Create a glossary from the page: a name, a language and a first entry
+// (a glossary holds at least one), saved with PUT as a new file.
+async function createGlossary() {
+  const name = $("g-name").value.trim();
+  const body = {
+    name,
+    source_lang: "en",
+    target_lang: $("g-lang").value.trim() || "target",
+    entries: [{ source: $("g-source").value.trim(), target: $("g-target").value.trim() }],
+  };
+  try {
+    const g = await api("PUT", glossaryPath(name), body);
+    $("glossary-dialog").close();
+    const select = $("glossary");
+    select.append(el("option", { value: g.name }, `${g.name} (${g.entries.length} entries)`));
+    select.value = g.name;
+    localStorage.setItem("glossa.glossary", g.name);
+    $("translate").disabled = false;
+    $("add-entry").disabled = false;
+    setStatus(`Created ${g.name}.`);
+    setGlossary(g);
+  } catch (e) {
+    // Replacing a glossary needs its version: a name in use answers 428.
+    $("glossary-error").textContent =
+      e.status === 428 ? `A glossary named ${name} already exists: choose another name.` : e.message;
+  }
+}
 
 async function loadGlossary(name) {
   try {
