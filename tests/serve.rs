@@ -1297,6 +1297,51 @@ fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
     tools
 }
 
+/// axe-core's WCAG 2.1 A/AA violations on the page as it is now, one line
+/// each (rule, element count, elements). `None` where axe-core is not
+/// installed and not required (`.ci/run` installs it with npm).
+fn axe_violations(b: &webdriver::Browser) -> Option<Vec<String>> {
+    let path = std::env::var_os("GLOSSA_AXE_JS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo("target/axe/node_modules/axe-core/axe.min.js"));
+    let Ok(source) = std::fs::read_to_string(&path) else {
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("GLOSSA_REQUIRE_BROWSER").is_some();
+        let message = format!(
+            "axe-core is not at {} (npm install --prefix target/axe axe-core)",
+            path.display()
+        );
+        assert!(
+            !required,
+            "the accessibility check is required here: {message}"
+        );
+        eprintln!("\n!!!!!!!! SKIPPED the axe-core check: {message}\n");
+        return None;
+    };
+    b.eval(&format!("{source}\n;window.__axe = null; return true;"));
+    b.eval(
+        "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+           .then((r) => { window.__axe = r.violations.map((v) =>
+             `${v.id} (${v.nodes.length}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`); },
+                 (e) => { window.__axe = ['axe failed: ' + e]; });
+         return true;",
+    );
+    b.wait_until(
+        "axe-core's report",
+        "return window.__axe !== null",
+        Duration::from_secs(60),
+    );
+    let found = b.eval("return window.__axe");
+    Some(
+        found
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect(),
+    )
+}
+
 #[test]
 fn browser_creates_a_glossary_in_an_empty_folder() {
     let Some((chromium, chromedriver)) =
@@ -1349,11 +1394,23 @@ fn browser_translate_add_an_alias_translate_again() {
         Duration::from_secs(20),
     );
 
+    // WCAG 2.1 AA on load (axe-core).
+    if let Some(violations) = axe_violations(&b) {
+        assert!(violations.is_empty(), "on load: {violations:#?}");
+    }
+
     // Paste a post and translate.
     b.find("#post")
         .type_text("Our iced latte is back, with fresh biscuits!");
     b.find("#translate").click();
     let cookie = b.find("#translation mark.term[data-id='cookie']");
+    // ... and after a translation, with its warnings and their links.
+    if let Some(violations) = axe_violations(&b) {
+        assert!(
+            violations.is_empty(),
+            "after a translation: {violations:#?}"
+        );
+    }
     assert_eq!(cookie.text(), "dorpa");
     // The offline provider's output is not called a translation.
     let title = b.find("#result-title").text();
