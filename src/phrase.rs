@@ -589,6 +589,31 @@ mod tests {
     }
 
     #[test]
+    fn tokens_split_words_at_apostrophes_and_keep_the_apostrophe() {
+        let text = "Don’t (SSc) Yellow's";
+        let words = words(text);
+        let tokens: Vec<(String, Option<usize>, Gap)> = tokens(text, &words)
+            .into_iter()
+            .map(|t| (t.text, t.word, t.gap))
+            .collect();
+        let t = |s: &str, w: Option<usize>, g: Gap| (s.to_string(), w, g);
+        assert_eq!(
+            tokens,
+            [
+                t("don", Some(0), Gap::None),
+                t("'", None, Gap::None),
+                t("t", Some(0), Gap::None),
+                t("(", None, Gap::Space),
+                t("ssc", Some(1), Gap::None),
+                t(")", None, Gap::None),
+                t("yellow", Some(2), Gap::Space),
+                t("'", None, Gap::None),
+                t("s", Some(2), Gap::None),
+            ]
+        );
+    }
+
+    #[test]
     fn stop_word_list_is_loaded() {
         assert!(is_stopword("the"));
         assert!(is_stopword("don't"));
