@@ -6,7 +6,6 @@
 
 mod support;
 
-use assert_cmd::Command;
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{
     build, Client, MaxTokensField, Provider, ProviderError, Request, RetryPolicy, Settings, Usage,
@@ -14,7 +13,7 @@ use glossa::generate::provider::{
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use support::{Response, Server};
+use support::{run_in as run, Response, Server};
 use tempfile::TempDir;
 
 fn request(prompt: &str) -> Request {
@@ -400,26 +399,6 @@ fn old_cache_entries_of_text_alone_still_answer() {
 }
 
 // --- through the binary ------------------------------------------------------
-
-fn glossa(cwd: &Path) -> Command {
-    let mut c = Command::cargo_bin("glossa").unwrap();
-    c.current_dir(cwd).env("RUST_BACKTRACE", "0");
-    c
-}
-
-/// Run glossa in `cwd`; check the exit code; return stdout and stderr.
-fn run(cwd: &Path, args: &[&str], code: i32) -> (String, String) {
-    let out = glossa(cwd).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "glossa {}\nstdout: {stdout}\nstderr: {stderr}",
-        args.join(" ")
-    );
-    (stdout, stderr)
-}
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

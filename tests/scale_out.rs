@@ -6,40 +6,19 @@
 
 mod support;
 
-use assert_cmd::Command;
 use glossa::generate::batch_api::{custom_id, parse_custom_id};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use support::{Response, Server};
+use support::{glossa_in as glossa, run_in as run, Response, Server};
 use tempfile::TempDir;
 
 type Key = (String, u32, String);
-
-fn glossa(cwd: &Path) -> Command {
-    let mut c = Command::cargo_bin("glossa").unwrap();
-    c.current_dir(cwd).env("RUST_BACKTRACE", "0");
-    c
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-/// Run glossa in `cwd`; check the exit code; return stdout and stderr.
-fn run(cwd: &Path, args: &[&str], code: i32) -> (String, String) {
-    let out = glossa(cwd).args(args).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "glossa {}\nstdout: {stdout}\nstderr: {stderr}",
-        args.join(" ")
-    );
-    (stdout, stderr)
 }
 
 fn lines(path: &Path) -> Vec<Value> {

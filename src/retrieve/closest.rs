@@ -38,11 +38,7 @@ enum Nearness {
 
 impl Closest {
     fn nearness(&self, m: &Match) -> Nearness {
-        let entry = &self.glossary.entries[m.entry];
-        let written = m.kind == MatchKind::Exact
-            || entry.key == m.phrase
-            || entry.alias_keys.contains(&m.phrase);
-        if written {
+        if m.is_written(&self.glossary) {
             Nearness::Written
         } else if m.score >= 1.0 && m.kind != MatchKind::Fuzzy {
             Nearness::Stem

@@ -47,6 +47,13 @@ impl Exact {
     }
 }
 
+impl Exact {
+    /// The keys' forms, numbered as the keys were given.
+    pub(super) fn forms(&self) -> &[KeyForm] {
+        &self.forms
+    }
+}
+
 impl Retriever for Exact {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         terms::exact_matches(&self.forms, &self.trie, &self.literal, post)

@@ -17,7 +17,7 @@
 //! buns", "coffee" in "cold coffees"). Matches from no phrase (the oracle)
 //! are never dropped and hide nothing.
 
-use super::{Filter, FilterInfo, Match, MatchKind, Params, PostView};
+use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::Glossary;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -43,14 +43,7 @@ impl Longest {
             && of <= f
             && f + l <= of + ol
             && outer.score >= inner.score;
-        if !covers {
-            return false;
-        }
-        let entry = &self.glossary.entries[inner.entry];
-        let written = inner.kind == MatchKind::Exact
-            || entry.key == inner.phrase
-            || entry.alias_keys.contains(&inner.phrase);
-        !written
+        covers && !inner.is_written(&self.glossary)
     }
 }
 

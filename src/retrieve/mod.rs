@@ -95,6 +95,15 @@ pub struct Match {
 }
 
 impl Match {
+    /// Whether the match is the entry's source or an alias as written in
+    /// the post (not found through a stem or a typo).
+    pub fn is_written(&self, glossary: &Glossary) -> bool {
+        let entry = &glossary.entries[self.entry];
+        self.kind == MatchKind::Exact
+            || entry.key == self.phrase
+            || entry.alias_keys.contains(&self.phrase)
+    }
+
     pub fn of_phrase(entry: usize, kind: MatchKind, phrase: &Phrase, score: f64) -> Match {
         Match {
             entry,

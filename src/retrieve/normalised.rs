@@ -3,7 +3,7 @@
 
 use super::exact::Exact;
 use super::keys::{self, Keyed};
-use super::terms::{self, KeyForm, WordTrie};
+use super::terms::{self, WordTrie};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
@@ -80,8 +80,7 @@ pub struct Normalised {
     /// Every key as written (the v2 invariant holds here too: `exact` ⊆
     /// `normalised`).
     exact: Exact,
-    forms: Vec<KeyForm>,
-    /// Keys with every word stemmed, numbered as `forms`.
+    /// Keys with every word stemmed, numbered as `exact`'s forms.
     stemmed: WordTrie,
 }
 
@@ -98,7 +97,6 @@ impl Normalised {
             .par_iter()
             .map_init(Stems::default, |stems, k| stems.key(&k.key))
             .collect();
-        let forms: Vec<KeyForm> = keys.iter().map(KeyForm::of).collect();
         let trie = WordTrie::new(
             stemmed
                 .iter()
@@ -107,7 +105,6 @@ impl Normalised {
         );
         Normalised {
             exact: Exact::over(&keys),
-            forms,
             stemmed: trie,
         }
     }
@@ -126,7 +123,7 @@ impl Retriever for Normalised {
             }
             let span = post.span(found.first, found.len);
             for &k in found.keys {
-                let form = &self.forms[k as usize];
+                let form = &self.exact.forms()[k as usize];
                 if !form.allows(span) {
                     continue;
                 }
