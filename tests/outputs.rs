@@ -174,7 +174,10 @@ fn lint_in_every_format() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    insta::assert_snapshot!("lint_notes_only_table", String::from_utf8(out.stdout).unwrap());
+    insta::assert_snapshot!(
+        "lint_notes_only_table",
+        String::from_utf8(out.stdout).unwrap()
+    );
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! Tables of an [`EvalResult`].
 
-use super::{n_of, Align, Format, Table};
+use super::{n_of, pretty_json, Align, Format, Report, Table};
+use crate::diff::Comparison;
 use crate::eval::EvalResult;
 use crate::score::Counts;
+use crate::stats::TestSettings;
 
 const HEADERS: [(&str, Align); 5] = [
     ("Posts complete", Align::Right),
@@ -84,14 +86,43 @@ pub fn flat_table(result: &EvalResult) -> Table {
     t
 }
 
-/// Render `result` in a non-JSON format.
-pub fn render(result: &EvalResult, format: Format, by_tag: bool) -> String {
-    let tables = match format {
-        Format::Csv => vec![flat_table(result)],
-        _ => tables(result, by_tag),
-    };
-    match super::exporter(format) {
-        Some(e) => e.render(&tables),
-        None => serde_json::to_string_pretty(result).expect("results serialise") + "\n",
+/// `glossa eval`'s output: the result, with `--compare`'s paired tests.
+pub struct EvalReport<'a> {
+    pub result: &'a EvalResult,
+    /// A table per tag (`--by-tag`).
+    pub by_tag: bool,
+    pub compared: Option<(&'a TestSettings, &'a [Comparison])>,
+}
+
+impl EvalReport<'_> {
+    /// The document saved in the runs folder: the result, with the
+    /// comparisons and their test settings beside it when there are some.
+    pub fn document(&self) -> serde_json::Result<serde_json::Value> {
+        let mut v = serde_json::to_value(self.result)?;
+        if let Some((test, comparisons)) = self.compared {
+            v["test"] = serde_json::to_value(test)?;
+            v["comparisons"] = serde_json::to_value(comparisons)?;
+        }
+        Ok(v)
+    }
+}
+
+impl Report for EvalReport<'_> {
+    fn json(&self) -> serde_json::Result<String> {
+        match self.compared {
+            Some(_) => pretty_json(&self.document()?),
+            None => pretty_json(self.result),
+        }
+    }
+
+    fn tables(&self, format: Format) -> Vec<Table> {
+        let mut out = match format {
+            Format::Csv => vec![flat_table(self.result)],
+            _ => tables(self.result, self.by_tag),
+        };
+        if let Some((test, comparisons)) = self.compared {
+            out.push(super::diff::comparison_table(comparisons, test));
+        }
+        out
     }
 }
