@@ -152,13 +152,7 @@ mod tests {
             extra: wrong,
             wrong_sense: wrong,
         };
-        SweepRow {
-            value,
-            counts,
-            recall: counts.recall(),
-            precision: counts.precision(),
-            complete_rate: counts.complete_rate(),
-        }
+        SweepRow::new(value, counts)
     }
 
     fn result(rows: Vec<SweepRow>) -> SweepResult {

@@ -2,7 +2,7 @@
 
 use super::{n_of, pretty_json, Align, Format, Report, Table};
 use crate::diff::Comparison;
-use crate::eval::EvalResult;
+use crate::eval::{EvalResult, RetrieverResult};
 use crate::score::Counts;
 use crate::stats::TestSettings;
 
@@ -36,35 +36,48 @@ pub fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
         summary.push(row);
     }
     let mut out = vec![summary];
-
-    let several_splits = result.retrievers.iter().any(|r| r.by_split.len() > 1);
-    if several_splits {
-        let mut headers = vec![("Retriever", Align::Left), ("Split", Align::Left)];
-        headers.extend(HEADERS);
-        let mut t = Table::new(Some("By split (tune on dev, report test)"), &headers);
-        for r in &result.retrievers {
-            for (split, f) in &r.by_split {
-                let mut row = vec![r.name.clone(), split.to_string()];
-                row.extend(cells(&f.0));
-                t.push(row);
-            }
-        }
-        out.push(t);
+    if result.retrievers.iter().any(|r| r.by_split.len() > 1) {
+        out.push(breakdown(
+            result,
+            "By split (tune on dev, report test)",
+            "Split",
+            |r| {
+                r.by_split
+                    .iter()
+                    .map(|(split, f)| (split.to_string(), &f.0))
+                    .collect()
+            },
+        ));
     }
     if by_tag {
-        let mut headers = vec![("Retriever", Align::Left), ("Tag", Align::Left)];
-        headers.extend(HEADERS);
-        let mut t = Table::new(Some("By tag"), &headers);
-        for r in &result.retrievers {
-            for (tag, f) in &r.by_tag {
-                let mut row = vec![r.name.clone(), tag.clone()];
-                row.extend(cells(&f.0));
-                t.push(row);
-            }
-        }
-        out.push(t);
+        out.push(breakdown(result, "By tag", "Tag", |r| {
+            r.by_tag
+                .iter()
+                .map(|(tag, f)| (tag.clone(), &f.0))
+                .collect()
+        }));
     }
     out
+}
+
+/// A row per retriever and part (split, tag) with that part's counts.
+fn breakdown(
+    result: &EvalResult,
+    title: &str,
+    part: &str,
+    parts: impl Fn(&RetrieverResult) -> Vec<(String, &Counts)>,
+) -> Table {
+    let mut headers = vec![("Retriever", Align::Left), (part, Align::Left)];
+    headers.extend(HEADERS);
+    let mut t = Table::new(Some(title), &headers);
+    for r in &result.retrievers {
+        for (name, counts) in parts(r) {
+            let mut row = vec![r.name.clone(), name];
+            row.extend(cells(counts));
+            t.push(row);
+        }
+    }
+    t
 }
 
 /// One flat, numeric table for spreadsheets: a row per retriever and scope
