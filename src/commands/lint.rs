@@ -31,37 +31,13 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
         findings: &findings,
         english_words: &english.sources,
         suggestions: suggestions.as_ref(),
+        wordnet_missing_from: wordnet.is_none().then_some(dir.as_path()),
     };
-    let (warnings, notes) = (report.warnings(), report.notes());
     super::emit_report(&report, args.format)?;
     if args.format == Format::Table {
-        eprintln!(
-            "{}: {warnings} warning(s), {notes} note(s) in {} entries",
-            glossary.path,
-            glossary.len()
-        );
-        eprintln!(
-            "English words for target-english: {}",
-            english.sources.join(", ")
-        );
-        if wordnet.is_none() {
-            eprintln!(
-                "(WordNet data files not found in {}: install `wordnet-base` for a fuller target-english check and --suggest-aliases)",
-                dir.display()
-            );
-        }
-        if let Some(s) = &suggestions {
-            eprintln!(
-                "WordNet {}: domain {}; {} of {} entries known, {} with suggestions, {} without a clear sense",
-                s.wordnet,
-                s.domain_reason,
-                s.entries_in_wordnet,
-                glossary.len(),
-                s.suggestions.len(),
-                s.unsure.len()
-            );
-        }
+        eprint!("{}", report.summary());
     }
+    let warnings = report.warnings();
     Ok(if warnings > 0 {
         ExitCode::from(1)
     } else {

@@ -3,6 +3,7 @@
 use super::{Align, Format, Report, Table};
 use crate::glossary::Glossary;
 use crate::lint::{Finding, Severity, Suggestions};
+use std::path::Path;
 
 /// What `glossa lint` found in one glossary.
 pub struct LintReport<'a> {
@@ -11,6 +12,8 @@ pub struct LintReport<'a> {
     /// The words `target-english` took as English.
     pub english_words: &'a [String],
     pub suggestions: Option<&'a Suggestions>,
+    /// The folder WordNet was looked for in, when it was not there.
+    pub wordnet_missing_from: Option<&'a Path>,
 }
 
 impl LintReport<'_> {
@@ -23,6 +26,40 @@ impl LintReport<'_> {
 
     pub fn notes(&self) -> usize {
         self.findings.len() - self.warnings()
+    }
+
+    /// Counts and what the checks relied on, for a person (stderr).
+    pub fn summary(&self) -> String {
+        let g = self.glossary;
+        let mut out = format!(
+            "{}: {} warning(s), {} note(s) in {} entries\n",
+            g.path,
+            self.warnings(),
+            self.notes(),
+            g.len()
+        );
+        out += &format!(
+            "English words for target-english: {}\n",
+            self.english_words.join(", ")
+        );
+        if let Some(dir) = self.wordnet_missing_from {
+            out += &format!(
+                "(WordNet data files not found in {}: install `wordnet-base` for a fuller target-english check and --suggest-aliases)\n",
+                dir.display()
+            );
+        }
+        if let Some(s) = self.suggestions {
+            out += &format!(
+                "WordNet {}: domain {}; {} of {} entries known, {} with suggestions, {} without a clear sense\n",
+                s.wordnet,
+                s.domain_reason,
+                s.entries_in_wordnet,
+                g.len(),
+                s.suggestions.len(),
+                s.unsure.len()
+            );
+        }
+        out
     }
 }
 
