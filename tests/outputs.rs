@@ -145,6 +145,8 @@ fn sweep_in_every_format() {
             "fuzzy",
             "--values",
             "0.6,0.75,0.9",
+            "--split",
+            "all",
         ],
         &DATA,
     );
