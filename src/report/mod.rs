@@ -120,18 +120,22 @@ pub fn render(
     let Some(exporter) = exporter(format) else {
         return out.write_all(report.json()?.as_bytes());
     };
-    let prose = report.prose();
-    let prose_to: &mut dyn Write = if format == Format::Csv { err } else { out };
-    prose_to.write_all(prose.before.as_bytes())?;
-    out.write_all(render_tables(&*exporter, format, &report.tables(format)).as_bytes())?;
-    let prose_to: &mut dyn Write = if format == Format::Csv { err } else { out };
-    prose_to.write_all(prose.after.as_bytes())
+    let Prose { before, after } = report.prose();
+    let body = render_tables(&*exporter, format, &report.tables(format));
+    if format == Format::Csv {
+        err.write_all(before.as_bytes())?;
+        out.write_all(body.as_bytes())?;
+        err.write_all(after.as_bytes())
+    } else {
+        out.write_all(format!("{before}{body}{after}").as_bytes())
+    }
 }
 
 /// What [`render`] writes to standard output, as a string.
 pub fn to_string(report: &dyn Report, format: Format) -> String {
     let mut out = Vec::new();
-    render(report, format, &mut out, &mut io::sink()).expect("writing to memory");
+    // Only a value that cannot be JSON fails here: a bug, not bad input.
+    render(report, format, &mut out, &mut io::sink()).expect("a report renders to memory");
     String::from_utf8(out).expect("reports are UTF-8")
 }
 
