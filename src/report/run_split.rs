@@ -4,6 +4,7 @@
 use super::{pretty_json, Format, Report, Table};
 use crate::dataset::Split;
 use crate::generate::batch::{for_each_call, Summariser, Summary, CALLS_FILE};
+use crate::run_dir::calls::CallsError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -12,7 +13,7 @@ pub fn summarise(
     dir: &Path,
     order: &[String],
     split_of: &HashMap<String, Split>,
-) -> anyhow::Result<BTreeMap<Split, Summary>> {
+) -> Result<BTreeMap<Split, Summary>, CallsError> {
     let mut per: BTreeMap<Split, Summariser> = BTreeMap::new();
     for_each_call(&dir.join(CALLS_FILE), |r| {
         if let Some(split) = split_of.get(&r.post) {
