@@ -62,7 +62,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         &glossary, &posts, &specs[0], param, &values, &base, &sources,
     )?;
 
-    let svg = chart::sweep_svg(&result).map_err(anyhow::Error::msg)?;
+    let svg = chart::sweep_svg(&result)?;
     let mut written = Vec::new();
     if let Some(path) = &args.svg {
         runs::write_atomic(path, &svg)?;
