@@ -194,9 +194,10 @@ struct DeletionIndex {
 
 /// The bucketing is done in two steps (the SymSpell index of a 100k-entry
 /// glossary has millions of deletions): first into `2^PARTITION_BITS`
-/// partitions by the bucket's leading bits, each appended to in order, then
-/// each partition into its buckets. Each step writes to few places at a
-/// time, so the build runs from the cache, not from memory.
+/// partitions by the bucket's leading bits, then each partition into its
+/// buckets. Each step writes to few places at a time, so the build runs
+/// from the cache, not from memory, and needs no second array of entries
+/// (deletions are hashed again rather than kept: that is cheaper).
 const PARTITION_BITS: u32 = 10;
 
 impl DeletionIndex {
@@ -214,34 +215,47 @@ impl DeletionIndex {
             .sum();
         self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
         let spread = self.bits.min(PARTITION_BITS);
-        let mut partitions: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 1 << spread];
+        let partition_of = |h: u64| (h >> (64 - spread)) as usize;
+        // Where each partition starts in `entries`.
+        let mut starts = vec![0u32; (1 << spread) + 1];
+        for (word, max, _) in &self.words {
+            for_each_deletion(word, *max, |h| starts[partition_of(h) + 1] += 1);
+        }
+        for p in 1..starts.len() {
+            starts[p] += starts[p - 1];
+        }
+        let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
+        let mut next = starts.clone();
         for (word, max, id) in std::mem::take(&mut self.words) {
             for_each_deletion(&word, max, |h| {
-                let top = (h >> 32) as u32;
-                partitions[(top >> (32 - spread)) as usize].push((top, id));
+                let at = &mut next[partition_of(h)];
+                entries[*at as usize] = ((h >> 32) as u32, id);
+                *at += 1;
             });
         }
         let per_partition = 1usize << (self.bits - spread);
         let mut directory = vec![0u32; (1 << self.bits) + 1];
-        let mut entries = Vec::with_capacity(partitions.iter().map(Vec::len).sum());
-        let mut next = vec![0u32; per_partition];
-        for (p, partition) in partitions.into_iter().enumerate() {
+        let mut partition = Vec::new();
+        let mut slot = vec![0u32; per_partition];
+        for p in 0..1usize << spread {
+            let (from, to) = (starts[p] as usize, starts[p + 1] as usize);
+            partition.clear();
+            partition.extend_from_slice(&entries[from..to]);
             let first_bucket = p * per_partition;
             let local = |top: u32| (top >> (32 - self.bits)) as usize - first_bucket;
-            next.fill(0);
+            slot.fill(0);
             for &(top, _) in &partition {
-                next[local(top)] += 1;
+                slot[local(top)] += 1;
             }
-            let mut at = entries.len() as u32;
-            for (b, count) in next.iter_mut().enumerate() {
+            let mut at = from as u32;
+            for (b, count) in slot.iter_mut().enumerate() {
                 directory[first_bucket + b] = at;
                 (*count, at) = (at, at + *count);
             }
-            entries.resize(at as usize, (0, 0));
-            for (top, id) in partition {
-                let slot = &mut next[local(top)];
-                entries[*slot as usize] = (top, id);
-                *slot += 1;
+            for &(top, id) in &partition {
+                let s = &mut slot[local(top)];
+                entries[*s as usize] = (top, id);
+                *s += 1;
             }
         }
         directory[1 << self.bits] = entries.len() as u32;

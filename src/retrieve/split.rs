@@ -9,7 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
@@ -20,16 +20,23 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 /// Entries by a space-less form: (entry, number of words of its key).
 type Joined = HashMap<String, Vec<(usize, usize)>>;
 
-/// The space-less forms, with the hash of every prefix of every form: a
-/// post's phrases are read byte by byte from each word on, and a walk that
-/// leaves every form stops at once (no string is made or hashed per
-/// phrase). A hash collision only lets a walk go on; what it finds is
-/// still looked up in `targets`.
+/// The space-less forms, with hashes of their beginnings and of the whole
+/// forms: a post's phrases are read byte by byte from each word on, and a
+/// walk that leaves every form's beginning stops at once (no string is made
+/// or hashed per phrase). A hash collision only lets a walk go on; what it
+/// finds is still looked up in `targets`.
 struct Forms {
     targets: Joined,
-    /// FNV-1a hash of a prefix → whether that prefix is a whole form.
-    prefixes: HashMap<u64, bool>,
+    /// FNV-1a hashes of every form's prefixes of up to [`PREFIX_BYTES`].
+    prefixes: FxHashSet<u64>,
+    /// FNV-1a hashes of the whole forms.
+    wholes: FxHashSet<u64>,
 }
+
+/// How far into a form a walk checks that it is still on some form's path.
+/// Random phrases leave every form within a few bytes; longer prefixes
+/// would only make the set larger (it is built for every glossary word).
+const PREFIX_BYTES: usize = 8;
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
@@ -39,15 +46,24 @@ fn fnv_step(hash: u64, byte: u8) -> u64 {
 
 impl Forms {
     fn new(targets: Joined) -> Forms {
-        let mut prefixes: HashMap<u64, bool> = HashMap::default();
+        let mut prefixes = FxHashSet::default();
+        let mut wholes = FxHashSet::default();
+        wholes.reserve(targets.len());
         for form in targets.keys() {
             let mut hash = FNV_OFFSET;
             for (i, &b) in form.as_bytes().iter().enumerate() {
                 hash = fnv_step(hash, b);
-                *prefixes.entry(hash).or_default() |= i + 1 == form.len();
+                if i < PREFIX_BYTES {
+                    prefixes.insert(hash);
+                }
             }
+            wholes.insert(hash);
         }
-        Forms { targets, prefixes }
+        Forms {
+            targets,
+            prefixes,
+            wholes,
+        }
     }
 
     fn get(&self, form: &str) -> Option<&Vec<(usize, usize)>> {
@@ -59,10 +75,10 @@ impl Forms {
 struct Walk<'f> {
     forms: &'f Forms,
     hash: u64,
-    /// Bytes read while still on a path of some form.
+    /// Bytes read while still (as far as checked) on a path of some form.
     alive: usize,
     dead: bool,
-    /// The longest prefix read so far that is a whole form.
+    /// The longest prefix read so far that may be a whole form.
     last_final: Option<usize>,
 }
 
@@ -83,14 +99,13 @@ impl<'f> Walk<'f> {
                 return;
             }
             self.hash = fnv_step(self.hash, b);
-            match self.forms.prefixes.get(&self.hash) {
-                None => self.dead = true,
-                Some(&whole) => {
-                    self.alive += 1;
-                    if whole {
-                        self.last_final = Some(self.alive);
-                    }
-                }
+            if self.alive < PREFIX_BYTES && !self.forms.prefixes.contains(&self.hash) {
+                self.dead = true;
+                return;
+            }
+            self.alive += 1;
+            if self.forms.wholes.contains(&self.hash) {
+                self.last_final = Some(self.alive);
             }
         }
     }
