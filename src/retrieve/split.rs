@@ -9,6 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
+use crate::phrase::Phrase;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -74,23 +75,24 @@ impl Forms {
 /// A walk through [`Forms`] along a phrase's space-less bytes.
 struct Walk<'f> {
     forms: &'f Forms,
-    hash: u64,
-    /// Bytes read while still (as far as checked) on a path of some form.
-    alive: usize,
+    /// The hash of each prefix read while still (as far as checked) on a
+    /// path of some form.
+    hashes: Vec<u64>,
     dead: bool,
-    /// The longest prefix read so far that may be a whole form.
-    last_final: Option<usize>,
 }
 
 impl<'f> Walk<'f> {
     fn new(forms: &'f Forms) -> Walk<'f> {
         Walk {
             forms,
-            hash: FNV_OFFSET,
-            alive: 0,
+            hashes: Vec::new(),
             dead: false,
-            last_final: None,
         }
+    }
+
+    fn restart(&mut self) {
+        self.hashes.clear();
+        self.dead = false;
     }
 
     fn feed(&mut self, bytes: &[u8]) {
@@ -98,21 +100,23 @@ impl<'f> Walk<'f> {
             if self.dead {
                 return;
             }
-            self.hash = fnv_step(self.hash, b);
-            if self.alive < PREFIX_BYTES && !self.forms.prefixes.contains(&self.hash) {
+            let hash = fnv_step(self.hashes.last().copied().unwrap_or(FNV_OFFSET), b);
+            if self.hashes.len() < PREFIX_BYTES && !self.forms.prefixes.contains(&hash) {
                 self.dead = true;
                 return;
             }
-            self.alive += 1;
-            if self.forms.wholes.contains(&self.hash) {
-                self.last_final = Some(self.alive);
-            }
+            self.hashes.push(hash);
         }
     }
 
-    /// Whether everything read (`read` bytes) may be a whole form.
-    fn whole(&self, read: usize) -> bool {
-        !self.dead && self.last_final == Some(read)
+    /// Bytes read while still on a path of some form.
+    fn alive(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether the first `len` bytes read may be a whole form.
+    fn whole_at(&self, len: usize) -> bool {
+        len >= 1 && len <= self.alive() && self.forms.wholes.contains(&self.hashes[len - 1])
     }
 }
 
@@ -162,13 +166,50 @@ impl Split {
     /// `i` (`happy` → `happi`), checked as well.
     fn may_stem_like_a_key(&self, walk: &Walk, joined: &str) -> bool {
         let len = joined.len();
-        walk.last_final.is_some_and(|at| at + MAX_STRIPPED >= len)
-            || joined.ends_with('y') && walk.alive + 1 >= len && {
+        (len.saturating_sub(MAX_STRIPPED)..=len).any(|at| walk.whole_at(at))
+            || joined.ends_with('y') && walk.alive() + 1 >= len && {
                 let mut i_form = joined[..len - 1].to_string();
                 i_form.push('i');
                 self.joined_stem.get(&i_form).is_some()
             }
     }
+
+    /// The entries whose space-less key (or its stem) is the phrase's.
+    fn found<'s>(
+        &'s self,
+        phrase: &Phrase,
+        post: &PostView,
+        walks: &Walks<'s>,
+        joined: &str,
+    ) -> impl Iterator<Item = &'s (usize, usize)> {
+        // A single word's stem is the post's; a longer phrase is stemmed
+        // only when a walk says that some key's stem may be its own.
+        let (exact, stem) = if phrase.len == 1 {
+            (
+                self.joined.get(joined),
+                self.joined_stem.get(&post.stems()[phrase.first_word]),
+            )
+        } else {
+            let exact = walks
+                .exact
+                .whole_at(joined.len())
+                .then(|| self.joined.get(joined))
+                .flatten();
+            let stem = self
+                .may_stem_like_a_key(&walks.stemmed, joined)
+                .then(|| self.joined_stem.get(&stem_word(joined)))
+                .flatten();
+            (exact, stem)
+        };
+        exact.into_iter().chain(stem).flatten()
+    }
+}
+
+/// The two walks from one word on: over the space-less keys and over their
+/// stems.
+struct Walks<'f> {
+    exact: Walk<'f>,
+    stemmed: Walk<'f>,
 }
 
 impl Retriever for Split {
@@ -176,37 +217,32 @@ impl Retriever for Split {
         let mut out = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
         let mut joined = String::new();
+        let mut walks = Walks {
+            exact: Walk::new(&self.joined),
+            stemmed: Walk::new(&self.joined_stem),
+        };
         // Phrases come by first word, then by length: each first word's
-        // phrases extend one walk per transducer, a word at a time.
+        // phrases extend one walk per set of forms, a word at a time.
         for from_one_word in post.phrases().chunk_by(|a, b| a.first_word == b.first_word) {
-            let mut exact = Walk::new(&self.joined);
-            let mut stemmed = Walk::new(&self.joined_stem);
+            walks.exact.restart();
+            walks.stemmed.restart();
             joined.clear();
             for phrase in from_one_word {
                 let last = &post.words[phrase.first_word + phrase.len - 1].text;
                 joined.push_str(last);
-                exact.feed(last.as_bytes());
-                stemmed.feed(last.as_bytes());
-                if exact.dead && stemmed.alive + MAX_STRIPPED < joined.len() {
+                walks.exact.feed(last.as_bytes());
+                walks.stemmed.feed(last.as_bytes());
+                if phrase.len > 1
+                    && walks.exact.dead
+                    && walks.stemmed.alive() + MAX_STRIPPED < joined.len()
+                {
                     break; // no longer phrase from here can match either way
                 }
                 if !phrase.lookup {
                     continue;
                 }
-                let stem = self.may_stem_like_a_key(&stemmed, &joined).then(|| {
-                    if phrase.len == 1 {
-                        post.stems()[phrase.first_word].clone()
-                    } else {
-                        stem_word(&joined)
-                    }
-                });
-                let found = (exact.whole(joined.len()))
-                    .then(|| self.joined.get(&joined))
-                    .flatten()
-                    .into_iter()
-                    .chain(stem.and_then(|s| self.joined_stem.get(&s)));
                 seen.clear();
-                for &(entry, words) in found.flatten() {
+                for &(entry, words) in self.found(phrase, post, &walks, &joined) {
                     if words != phrase.len && !seen.contains(&entry) {
                         seen.push(entry);
                         out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
