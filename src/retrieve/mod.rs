@@ -24,6 +24,7 @@ mod known;
 mod longest;
 mod normalised;
 mod oracle;
+pub mod params;
 mod sense;
 mod split;
 mod terms;
@@ -32,6 +33,7 @@ mod union;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
+pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
 pub use sense::{stems_to_own_key, Sense, Verdict};
 
 use crate::glossary::Glossary;
@@ -222,41 +224,6 @@ pub trait Retriever: Send + Sync {
 /// can tell where else an entry matched.
 pub trait Filter: Send + Sync {
     fn filter(&self, post: &PostView, matches: Vec<Match>) -> Vec<Match>;
-}
-
-/// Tunable numbers shared by retrievers; each reads the ones it uses.
-/// The CLI builds it from its flags (`cli.rs`); a library user starts
-/// from `Params::default()` (`Params { threshold, ..Default::default() }`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct Params {
-    /// Minimum trigram Dice coefficient for `fuzzy`.
-    pub threshold: f64,
-    /// `edit`: key words of at least this many characters tolerate one edit.
-    pub edit_one_from: usize,
-    /// `edit`: key words of at least this many characters tolerate two edits.
-    pub edit_two_from: usize,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        let edit = EditBounds::default();
-        Params {
-            threshold: 0.75,
-            edit_one_from: edit.one_from,
-            edit_two_from: edit.two_from,
-        }
-    }
-}
-
-impl Params {
-    /// Edit-distance bounds for `edit` (and `alias`).
-    pub fn edit_bounds(&self) -> EditBounds {
-        EditBounds {
-            one_from: self.edit_one_from,
-            two_from: self.edit_two_from,
-        }
-    }
 }
 
 /// A registered retriever.
