@@ -619,7 +619,7 @@ pub struct SweepArgs {
     #[arg(long, short = 'r', default_value = "fuzzy")]
     pub retriever: String,
     /// The numeric parameter to vary (see --list-params)
-    #[arg(long, default_value = "threshold")]
+    #[arg(long, default_value = THRESHOLD.name)]
     pub param: String,
     /// List the parameters --param accepts (default, accepted values, default range) and exit
     #[arg(long)]

@@ -12,7 +12,6 @@ pub use crate::retrieve::params::{format_value, tunable, BadParam, ParamKind, Tu
 use crate::retrieve::{Params, UnknownRetriever};
 use crate::score::Counts;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::sync::Arc;
 
 /// `--help` text listing the parameters that can be swept.
@@ -193,22 +192,13 @@ pub fn sweep(
 }
 
 /// Why a sweep could not run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SweepError {
-    Param(BadParam),
-    Retriever(UnknownRetriever),
+    #[error(transparent)]
+    Param(#[from] BadParam),
+    #[error(transparent)]
+    Retriever(#[from] UnknownRetriever),
 }
-
-impl fmt::Display for SweepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SweepError::Param(e) => e.fmt(f),
-            SweepError::Retriever(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SweepError {}
 
 #[cfg(test)]
 mod tests {

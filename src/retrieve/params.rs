@@ -218,6 +218,24 @@ mod tests {
     }
 
     #[test]
+    fn retriever_summaries_quote_the_table_defaults() {
+        // fuzzy.rs and edit.rs write these numbers in their help lines.
+        let summary = |name: &str| {
+            super::super::REGISTRY
+                .iter()
+                .find(|info| info.name == name)
+                .map(|info| info.summary)
+                .unwrap()
+        };
+        let threshold = format!("default {}", format_value(THRESHOLD.default));
+        assert!(summary("fuzzy").contains(&threshold));
+        for t in [EDIT_ONE_FROM, EDIT_TWO_FROM] {
+            let from = format!("from {} ", format_value(t.default));
+            assert!(summary("edit").contains(&from), "{}", t.name);
+        }
+    }
+
+    #[test]
     fn every_numeric_params_field_is_tunable() {
         // A new numeric field in `Params` must get a line in TUNABLE.
         let v = serde_json::to_value(Params::default()).unwrap();
