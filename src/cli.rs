@@ -233,17 +233,18 @@ pub struct RetrieverArgs {
     #[arg(long, default_value_t = THRESHOLD.default, help = THRESHOLD.flag_help(),
           value_parser = |s: &str| THRESHOLD.parse(s))]
     pub threshold: f64,
-    #[arg(long, default_value_t = EDIT_ONE_FROM.default as u16, help = EDIT_ONE_FROM.flag_help(),
+    #[arg(long, default_value_t = default_edit_one_from(), help = EDIT_ONE_FROM.flag_help(),
           value_parser = |s: &str| parse_whole(&EDIT_ONE_FROM, s), value_name = "CHARS")]
     #[serde(default = "default_edit_one_from")]
     pub edit_one_from: u16,
-    #[arg(long, default_value_t = EDIT_TWO_FROM.default as u16, help = EDIT_TWO_FROM.flag_help(),
+    #[arg(long, default_value_t = default_edit_two_from(), help = EDIT_TWO_FROM.flag_help(),
           value_parser = |s: &str| parse_whole(&EDIT_TWO_FROM, s), value_name = "CHARS")]
     #[serde(default = "default_edit_two_from")]
     pub edit_two_from: u16,
 }
 
-/// A whole-number tunable's flag value (the table's range fits a `u16`).
+/// A whole-number tunable's flag value (the table's range fits a `u16`,
+/// which a test checks).
 fn parse_whole(t: &Tunable, s: &str) -> Result<u16, BadParam> {
     Ok(t.parse(s)? as u16)
 }
@@ -741,6 +742,9 @@ mod tests {
                 flag.get_help().map(ToString::to_string),
                 Some(t.flag_help())
             );
+            if t.kind == crate::retrieve::ParamKind::Integer {
+                assert!(t.max <= f64::from(u16::MAX), "{} is read as a u16", t.name);
+            }
         }
         // No flag given: the same numbers as `Params::default()`.
         let Command::Eval(args) = Cli::try_parse_from(["glossa", "eval"]).unwrap().command else {
