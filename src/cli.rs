@@ -2,6 +2,7 @@
 //! `commands/`.
 
 use crate::report::Format;
+use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -225,19 +226,27 @@ impl SplitChoice {
     }
 }
 
+// Defaults, help and accepted values come from the library's tunables
+// table, so they are written once (`retrieve::params`).
 #[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct RetrieverArgs {
-    /// Minimum character-trigram Dice coefficient for `fuzzy`, in [0, 1]
-    #[arg(long, default_value_t = 0.75, value_parser = parse_unit)]
+    #[arg(long, default_value_t = THRESHOLD.default, help = THRESHOLD.flag_help(),
+          value_parser = |s: &str| THRESHOLD.parse(s))]
     pub threshold: f64,
-    /// `edit`: key words of at least this many characters tolerate one edit (shorter: none)
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[arg(long, default_value_t = default_edit_one_from(), help = EDIT_ONE_FROM.flag_help(),
+          value_parser = |s: &str| parse_whole(&EDIT_ONE_FROM, s), value_name = "CHARS")]
     #[serde(default = "default_edit_one_from")]
     pub edit_one_from: u16,
-    /// `edit`: key words of at least this many characters tolerate two edits
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[arg(long, default_value_t = default_edit_two_from(), help = EDIT_TWO_FROM.flag_help(),
+          value_parser = |s: &str| parse_whole(&EDIT_TWO_FROM, s), value_name = "CHARS")]
     #[serde(default = "default_edit_two_from")]
     pub edit_two_from: u16,
+}
+
+/// A whole-number tunable's flag value (the table's range fits a `u16`,
+/// which a test checks).
+fn parse_whole(t: &Tunable, s: &str) -> Result<u16, BadParam> {
+    Ok(t.parse(s)? as u16)
 }
 
 impl From<&RetrieverArgs> for crate::retrieve::Params {
@@ -294,11 +303,11 @@ value_enum!(crate::generate::simplify::Simplify {
 });
 
 fn default_edit_one_from() -> u16 {
-    crate::retrieve::EditBounds::default().one_from as u16
+    EDIT_ONE_FROM.default as u16
 }
 
 fn default_edit_two_from() -> u16 {
-    crate::retrieve::EditBounds::default().two_from as u16
+    EDIT_TWO_FROM.default as u16
 }
 
 /// A glossary with labelled posts: what `eval`, `run` and `sweep` read
@@ -533,15 +542,6 @@ pub struct MergeArgs {
     pub format: Format,
 }
 
-fn parse_unit(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside [0, 1]"))
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Glossary JSON file to check [default: the built-in café demo]
@@ -620,7 +620,7 @@ pub struct SweepArgs {
     #[arg(long, short = 'r', default_value = "fuzzy")]
     pub retriever: String,
     /// The numeric parameter to vary (see --list-params)
-    #[arg(long, default_value = "threshold")]
+    #[arg(long, default_value = THRESHOLD.name)]
     pub param: String,
     /// List the parameters --param accepts (default, accepted values, default range) and exit
     #[arg(long)]
@@ -715,4 +715,49 @@ pub struct ExportArgs {
     /// Write a header row even for a plain two-column glossary
     #[arg(long)]
     pub header: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::{Params, TUNABLE};
+    use clap::CommandFactory;
+
+    #[test]
+    fn retriever_flags_take_default_and_help_from_the_tunables_table() {
+        let cli = Cli::command();
+        let eval = cli.find_subcommand("eval").expect("eval");
+        for t in TUNABLE {
+            let flag = eval
+                .get_arguments()
+                .find(|a| a.get_id() == t.name)
+                .unwrap_or_else(|| panic!("no flag for tunable {}", t.name));
+            let default: Vec<f64> = flag
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_str().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(default, [t.default], "{}", t.name);
+            assert_eq!(
+                flag.get_help().map(ToString::to_string),
+                Some(t.flag_help())
+            );
+            if t.kind == crate::retrieve::ParamKind::Integer {
+                assert!(t.max <= f64::from(u16::MAX), "{} is read as a u16", t.name);
+            }
+        }
+        // No flag given: the same numbers as `Params::default()`.
+        let Command::Eval(args) = Cli::try_parse_from(["glossa", "eval"]).unwrap().command else {
+            panic!("eval")
+        };
+        assert_eq!(Params::from(&args.params), Params::default());
+    }
+
+    #[test]
+    fn retriever_flags_check_values_against_the_table() {
+        let err = Cli::try_parse_from(["glossa", "eval", "--threshold", "1.5"]).unwrap_err();
+        assert!(err.to_string().contains("outside [0, 1]"), "{err}");
+        let err = Cli::try_parse_from(["glossa", "eval", "--edit-two-from", "2.5"]).unwrap_err();
+        assert!(err.to_string().contains("whole numbers"), "{err}");
+    }
 }
