@@ -212,11 +212,11 @@ fn unknown_provider_lists_the_known_ones() {
     let err = build("claude", &Settings::default()).err().unwrap();
     let message = err.to_string();
     assert!(message.contains("unknown provider `claude`"), "{message}");
-    for (name, _) in PROVIDERS {
-        assert!(message.contains(name), "{message}");
+    for kind in PROVIDERS {
+        assert!(message.contains(kind.name), "{message}");
     }
     assert_eq!(
-        PROVIDERS.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        PROVIDERS.iter().map(|kind| kind.name).collect::<Vec<_>>(),
         ["openai", "gemini", "offline"]
     );
 }

@@ -26,9 +26,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .context("--timeout must be a positive number of seconds")?;
     let (providers, warnings) = serve::providers_from_env(&ModelSettings {
-        openai_model: args.openai_model.clone(),
-        openai_base_url: args.openai_base_url.clone(),
-        gemini_model: args.gemini_model.clone(),
+        models: args.models.iter().cloned().collect(),
+        base_urls: args.base_urls.iter().cloned().collect(),
+        api_key_envs: args.api_key_envs.iter().cloned().collect(),
         cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
         timeout: Some(timeout),
     });
