@@ -133,6 +133,24 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     }
 }
 
+/// A JSON object body that may name the version the client loaded (see
+/// [`expected_version`]); the `version` field is taken out of the body.
+pub struct Versioned {
+    pub version: Option<String>,
+    pub body: Value,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Versioned {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let headers = req.headers().clone();
+        let JsonBody(mut body) = JsonBody::<Value>::from_request(req, state).await?;
+        let version = expected_version(&headers, take_version(&mut body)?);
+        Ok(Versioned { version, body })
+    }
+}
+
 /// Run blocking file work off the async threads.
 async fn blocking<T: Send + 'static, E: Into<ApiError> + Send + 'static>(
     f: impl FnOnce() -> Result<T, E> + Send + 'static,
@@ -254,10 +272,8 @@ fn as_file(body: &mut Value) {
 pub async fn put_glossary(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, mut body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     as_file(&mut body);
     let document = serde_json::to_string(&body).map_err(|e| ApiError::bad(e.to_string()))?;
     let (loaded, created) = blocking(move || {
@@ -305,10 +321,8 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
 pub async fn add_entry(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     let entry = entry_from(body)?;
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
@@ -335,10 +349,8 @@ pub async fn add_entry(
 pub async fn edit_entry(
     State(state): State<Arc<AppState>>,
     Path((name, id)): Path<(String, String)>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     let entry = entry_from(body)?;
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
