@@ -746,13 +746,13 @@ pub struct ImportArgs {
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
     /// Glossary name (default: the --out file name, else the input's)
-    #[arg(long)]
+    #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources (default en; for TBX, which terms are sources)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
     /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Overwrite --out if it exists
     #[arg(long)]

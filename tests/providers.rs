@@ -217,7 +217,7 @@ fn unknown_provider_lists_the_known_ones() {
     }
     assert_eq!(
         PROVIDERS.iter().map(|kind| kind.name).collect::<Vec<_>>(),
-        ["openai", "gemini", "offline"]
+        ["offline", "openai", "gemini"]
     );
 }
 

@@ -45,7 +45,7 @@ pub struct ProviderKind {
 }
 
 /// Registered providers, in the order help texts and the page list them.
-pub const PROVIDERS: &[ProviderKind] = &[openai::KIND, gemini::KIND, offline::KIND];
+pub const PROVIDERS: &[ProviderKind] = &[offline::KIND, openai::KIND, gemini::KIND];
 
 /// The registered provider called `name`.
 pub fn kind(name: &str) -> Option<&'static ProviderKind> {
