@@ -65,84 +65,95 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
             "TBX export is not supported; use tsv or csv",
         ));
     }
-    let mut cols = Vec::new();
-    if g.entries.iter().any(|e| e.id != e.source) {
-        cols.push(Column::Id);
-    }
-    cols.extend([Column::Source, Column::Target]);
-    if g.entries.iter().any(|e| !e.forms.is_empty()) {
-        cols.push(Column::Forms);
-    }
-    let ctx = |e: &Entry, f: fn(&Context) -> &Vec<String>| {
-        e.context.as_ref().map(f).cloned().unwrap_or_default()
-    };
-    if g.entries.iter().any(|e| e.sense.is_some()) {
-        cols.push(Column::Sense);
-    }
-    if g.entries.iter().any(|e| !e.aliases.is_empty()) {
-        cols.push(Column::Aliases);
-    }
-    if g.entries.iter().any(|e| !ctx(e, |c| &c.any).is_empty()) {
-        cols.push(Column::ContextAny);
-    }
-    if g.entries.iter().any(|e| !ctx(e, |c| &c.not).is_empty()) {
-        cols.push(Column::ContextNot);
-    }
+    let cols = columns(g);
     let mut w = csv::WriterBuilder::new()
         .delimiter(format.delimiter())
         .from_writer(Vec::new());
-    let write = |w: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
-        w.write_record(&row).expect("write to memory")
-    };
     if header || cols.len() > 2 {
-        // Source and target columns named by their languages when both are
-        // language codes, so that the languages survive a round trip.
-        let codes = is_lang_code(&g.source_lang)
-            && is_lang_code(&g.target_lang)
-            && Column::parse(&g.target_lang).is_none();
-        let name = |c: &Column| match c {
+        w.write_record(header_row(g, &cols))
+            .expect("write to memory");
+    }
+    for e in &g.entries {
+        w.write_record(row(g, e, &cols)?).expect("write to memory");
+    }
+    Ok(String::from_utf8(w.into_inner().expect("flush to memory")).expect("UTF-8 cells"))
+}
+
+/// The context phrases of one list (`any` or `not`).
+fn context(e: &Entry, list: fn(&Context) -> &Vec<String>) -> Vec<String> {
+    e.context.as_ref().map(list).cloned().unwrap_or_default()
+}
+
+/// Whether an entry has something for a column.
+type NeedsColumn = fn(&Entry) -> bool;
+
+/// The columns some entry needs, in the order they are written.
+fn columns(g: &Glossary) -> Vec<Column> {
+    let any = |needs: NeedsColumn| g.entries.iter().any(needs);
+    let mut cols = Vec::new();
+    if any(|e| e.id != e.source) {
+        cols.push(Column::Id);
+    }
+    cols.extend([Column::Source, Column::Target]);
+    let optional: [(Column, NeedsColumn); 5] = [
+        (Column::Forms, |e| !e.forms.is_empty()),
+        (Column::Sense, |e| e.sense.is_some()),
+        (Column::Aliases, |e| !e.aliases.is_empty()),
+        (Column::ContextAny, |e| !context(e, |c| &c.any).is_empty()),
+        (Column::ContextNot, |e| !context(e, |c| &c.not).is_empty()),
+    ];
+    for (column, needs) in optional {
+        if any(needs) {
+            cols.push(column);
+        }
+    }
+    cols
+}
+
+/// Column names; source and target named by their languages when both
+/// are language codes, so that the languages survive a round trip.
+fn header_row(g: &Glossary, cols: &[Column]) -> Vec<String> {
+    let codes = is_lang_code(&g.source_lang)
+        && is_lang_code(&g.target_lang)
+        && Column::parse(&g.target_lang).is_none();
+    cols.iter()
+        .map(|c| match c {
             Column::Source if codes => g.source_lang.clone(),
             Column::Target if codes => g.target_lang.clone(),
             c => c.name().to_string(),
-        };
-        write(&mut w, cols.iter().map(name).collect());
-    }
-    for e in &g.entries {
-        let at = |msg: String| InputError {
-            path: g.path.clone(),
-            line: (e.line > 0).then_some(e.line),
-            column: None,
-            message: msg,
-        };
-        let list = |items: &[String], what: &str, whats: &str| -> Result<String, InputError> {
-            if let Some(bad) = items.iter().find(|s| s.contains(';')) {
-                return Err(at(format!(
+        })
+        .collect()
+}
+
+/// One entry's cells; a list item holding the separator `;` is refused.
+fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputError> {
+    let list = |items: &[String], what: &str, whats: &str| -> Result<String, InputError> {
+        if let Some(bad) = items.iter().find(|s| s.contains(';')) {
+            return Err(InputError {
+                path: g.path.clone(),
+                line: (e.line > 0).then_some(e.line),
+                column: None,
+                message: format!(
                     "entry `{}`: {what} {bad:?} contains `;`, which separates {whats} in a sheet",
                     e.id
-                )));
-            }
-            Ok(items.join("; "))
-        };
-        let mut row = Vec::with_capacity(cols.len());
-        for c in &cols {
-            row.push(match c {
-                Column::Id => e.id.clone(),
-                Column::Source => e.source.clone(),
-                Column::Target => e.target.clone(),
-                Column::Sense => e.sense.clone().unwrap_or_default(),
-                Column::Forms => list(&e.forms, "form", "forms")?,
-                Column::Aliases => list(&e.aliases, "alias", "aliases")?,
-                Column::ContextAny => {
-                    list(&ctx(e, |c| &c.any), "context phrase", "context phrases")?
-                }
-                Column::ContextNot => {
-                    list(&ctx(e, |c| &c.not), "context phrase", "context phrases")?
-                }
+                ),
             });
         }
-        write(&mut w, row);
-    }
-    Ok(String::from_utf8(w.into_inner().expect("flush to memory")).expect("UTF-8 cells"))
+        Ok(items.join("; "))
+    };
+    let phrases = "context phrases";
+    cols.iter()
+        .map(|c| match c {
+            Column::Id => Ok(e.id.clone()),
+            Column::Source => Ok(e.source.clone()),
+            Column::Target => Ok(e.target.clone()),
+            Column::Sense => Ok(e.sense.clone().unwrap_or_default()),
+            Column::Forms => list(&e.forms, "form", "forms"),
+            Column::Aliases => list(&e.aliases, "alias", "aliases"),
+            Column::ContextAny => list(&context(e, |c| &c.any), "context phrase", phrases),
+            Column::ContextNot => list(&context(e, |c| &c.not), "context phrase", phrases),
+        })
+        .collect()
 }
 
 #[cfg(test)]
