@@ -13,10 +13,15 @@ pub(super) trait Api: Send + Sync + 'static {
     /// The JSON request body for one prompt.
     fn body(&self, model: &str, prompt: &str) -> Vec<u8>;
     /// Provider-specific failures recognised in an error reply.
-    fn judge(status: u16, json: &Value, text: &str) -> Verdict;
+    const JUDGE: Judge;
     /// The reply's text and metadata, or why it holds none.
-    fn reply(json: &Value) -> Result<Completion, String>;
+    const REPLY: ReadReply;
 }
+
+/// Reads an error reply: status, JSON, text.
+pub(super) type Judge = fn(u16, &Value, &str) -> Verdict;
+/// Reads a successful reply.
+pub(super) type ReadReply = fn(&Value) -> Result<Completion, String>;
 
 /// An HTTP provider: an [`Api`] spoken to one URL for one model.
 pub(super) struct Endpoint<A> {
@@ -33,9 +38,9 @@ impl<A: Api> Endpoint<A> {
         let body = self.api.body(&self.model, &req.prompt);
         let reply = self
             .http
-            .post(&self.url, &self.model, body, A::judge)
+            .post(&self.url, &self.model, body, A::JUDGE)
             .await?;
-        judged(A::NAME, &self.url, A::reply(&reply))
+        judged(A::NAME, &self.url, (A::REPLY)(&reply))
     }
 }
 

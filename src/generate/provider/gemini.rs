@@ -1,6 +1,6 @@
 //! Google Gemini: `POST {base}/models/{model}:generateContent`.
 
-use super::endpoint::{named_model, Api, Endpoint};
+use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{base_url, env_key, Auth, Http, ProviderError, ProviderKind, Settings, Verdict};
 use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::Serialize;
@@ -40,13 +40,8 @@ impl Api for Generate {
         serde_json::to_vec(&body).expect("a request body always serialises")
     }
 
-    fn judge(status: u16, json: &Value, text: &str) -> Verdict {
-        judge(status, json, text)
-    }
-
-    fn reply(json: &Value) -> Result<Completion, String> {
-        gemini_reply(json)
-    }
+    const JUDGE: Judge = judge;
+    const REPLY: ReadReply = gemini_reply;
 }
 
 fn build(settings: &Settings) -> Result<Endpoint<Generate>, ProviderError> {

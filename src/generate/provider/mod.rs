@@ -54,20 +54,18 @@ pub fn kind(name: &str) -> Option<&'static ProviderKind> {
 
 /// The registered names, comma-separated, for help texts and messages.
 pub fn names() -> String {
-    PROVIDERS
-        .iter()
-        .map(|kind| kind.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    listed(|kind| Some(kind.name), ", ")
 }
 
 /// The default key variables, for help texts: `A / B`.
 pub fn key_vars() -> String {
-    PROVIDERS
-        .iter()
-        .filter_map(|kind| kind.key_var)
-        .collect::<Vec<_>>()
-        .join(" / ")
+    listed(|kind| kind.key_var, " / ")
+}
+
+/// One field of every provider that has it, joined by `separator`.
+fn listed(field: fn(&ProviderKind) -> Option<&'static str>, separator: &str) -> String {
+    let values: Vec<&str> = PROVIDERS.iter().filter_map(field).collect();
+    values.join(separator)
 }
 
 /// Per-attempt timeout when [`Settings::timeout`] is not set.

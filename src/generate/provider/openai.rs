@@ -1,7 +1,7 @@
 //! OpenAI-compatible chat completions: OpenAI itself, Groq, Ollama, vLLM,
 //! llama.cpp server, LM Studio — anything serving `POST /chat/completions`.
 
-use super::endpoint::{named_model, Api, Endpoint};
+use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{
     base_url, env_key, is_local, Auth, Http, ProviderError, ProviderKind, Settings, Verdict,
 };
@@ -40,13 +40,8 @@ impl Api for Chat {
         serde_json::to_vec(&body).expect("a request body always serialises")
     }
 
-    fn judge(status: u16, json: &Value, text: &str) -> Verdict {
-        judge(status, json, text)
-    }
-
-    fn reply(json: &Value) -> Result<Completion, String> {
-        chat_reply(json)
-    }
+    const JUDGE: Judge = judge;
+    const REPLY: ReadReply = chat_reply;
 }
 
 fn build(settings: &Settings) -> Result<Endpoint<Chat>, ProviderError> {
