@@ -947,3 +947,28 @@ async fn a_reply_larger_than_the_cap_fails_the_call_without_being_read_or_retrie
         .unwrap();
     assert_eq!(reply.text.len(), glossa::limits::MAX_REPLY_BYTES - 200);
 }
+
+#[test]
+fn serve_settings_name_a_registered_provider() {
+    let out = support::glossa()
+        .args(["serve", "--model", "claude=opus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown provider `claude` (known: offline, openai, gemini)"),
+        "{stderr}"
+    );
+
+    let out = support::glossa()
+        .args(["serve", "--base-url", "openai"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("expected PROVIDER=VALUE, got `openai`"),
+        "{stderr}"
+    );
+}
