@@ -32,7 +32,7 @@ mod suggest;
 pub mod wordnet;
 
 pub use checks::Check;
-pub use suggest::{suggest_aliases, AliasSuggestion, Suggestions, Unsure};
+pub use suggest::{suggest_aliases, AliasSuggestion, Suggestions, UnknownDomain, Unsure};
 
 use crate::glossary::Glossary;
 use crate::phrase;

@@ -79,13 +79,23 @@ fn content_stems(text: &str, stems: &mut Stems) -> HashSet<String> {
         .collect()
 }
 
+/// A `--domain` that names no WordNet lexicographer file.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "unknown --domain `{part}`: use auto, any, or WordNet lexicographer files such as noun.food, noun.artifact ({})",
+    LEXFILES.join(", ")
+)]
+pub struct UnknownDomain {
+    pub part: String,
+}
+
 /// Parse `--domain`: `auto`, `any`, a lexicographer file (`noun.food`) or
 /// its short name (`food`); several may be joined by commas.
 fn parse_domain(
     spec: &str,
     glossary: &Glossary,
     wn: &WordNet,
-) -> Result<(Vec<&'static str>, String), String> {
+) -> Result<(Vec<&'static str>, String), UnknownDomain> {
     match spec.trim() {
         "any" => Ok((Vec::new(), "--domain any: every sense".to_string())),
         "auto" => {
@@ -123,11 +133,8 @@ fn parse_domain(
                 let found = LEXFILES
                     .iter()
                     .find(|l| **l == part || **l == format!("noun.{part}"))
-                    .ok_or_else(|| {
-                        format!(
-                            "unknown --domain `{part}`: use auto, any, or WordNet lexicographer files such as noun.food, noun.artifact ({})",
-                            LEXFILES.join(", ")
-                        )
+                    .ok_or_else(|| UnknownDomain {
+                        part: part.to_string(),
                     })?;
                 out.push(*found);
             }
@@ -147,7 +154,7 @@ pub fn suggest_aliases(
     glossary: &Glossary,
     wn: &WordNet,
     domain: &str,
-) -> Result<Suggestions, String> {
+) -> Result<Suggestions, UnknownDomain> {
     let (domain, domain_reason) = parse_domain(domain, glossary, wn)?;
     let mut stems = Stems::default();
     let used: HashMap<String, usize> = keys_of(glossary, &mut stems)
