@@ -25,7 +25,6 @@ pub use crate::glossary::Head;
 use crate::glossary::{Entry, Glossary};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::fmt;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -47,45 +46,36 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub const FAULT_ENV: &str = "GLOSSA_SERVE_FAULT";
 
 /// Why a store operation failed; each maps to one HTTP status.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The name is not a plain glossary name (400).
+    #[error("{0}")]
     BadName(String),
     /// No such glossary, or no such entry (404).
+    #[error("{0}")]
     NotFound(String),
     /// The document or entry breaks the glossary rules (400).
+    #[error("{0}")]
     Invalid(String),
     /// The file changed since the editor loaded it (409).
+    #[error(
+        "the glossary changed since you loaded it (another tab or person saved it); \
+         reload it, then make your change again"
+    )]
     Stale { current: String },
     /// An existing glossary was overwritten without a version (428).
+    #[error(
+        "send the version you loaded (the ETag, as an If-Match header or a \"version\" field) \
+         so that a newer version is not overwritten"
+    )]
     NeedVersion,
     /// The file is a symbolic link out of the glossaries folder (403).
+    #[error("{0}")]
     Outside(String),
     /// The disk said no (500).
+    #[error("{0}")]
     Io(String),
 }
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::BadName(m)
-            | StoreError::NotFound(m)
-            | StoreError::Invalid(m)
-            | StoreError::Outside(m)
-            | StoreError::Io(m) => f.write_str(m),
-            StoreError::Stale { .. } => f.write_str(
-                "the glossary changed since you loaded it (another tab or person saved it); \
-                 reload it, then make your change again",
-            ),
-            StoreError::NeedVersion => f.write_str(
-                "send the version you loaded (the ETag, as an If-Match header or a \"version\" field) \
-                 so that a newer version is not overwritten",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// A glossary as loaded, with its version.
 #[derive(Debug, Clone)]
