@@ -18,8 +18,9 @@
 //! its line, and the result is validated by the same rules as a glossary
 //! file ([`Glossary::new`]) before anything is written.
 //!
-//! One module a concern: [`sheet`] reads TSV/CSV, [`tbx`] reads TBX,
-//! [`export`] writes JSON and sheets; this module holds what they share.
+//! One module a concern: `sheet` reads TSV/CSV ([`import_sheet`]), `tbx`
+//! reads TBX ([`import_tbx`]), `export` writes JSON and sheets
+//! ([`to_json`], [`export_sheet`]); this module holds what they share.
 
 mod export;
 mod header;

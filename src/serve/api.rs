@@ -133,8 +133,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     }
 }
 
-/// A JSON object body that may name the version the client loaded (see
-/// [`expected_version`]); the `version` field is taken out of the body.
+/// A JSON object body that may name the version the client loaded (an
+/// `If-Match` header, else its `version` field, which is taken out of it).
 pub struct Versioned {
     pub version: Option<String>,
     pub body: Value,
