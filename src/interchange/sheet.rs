@@ -370,7 +370,7 @@ impl Layout {
         first_lines: &mut FirstLines,
     ) -> Result<Entry, InputError> {
         let fail = |message: String| InputError::at_line(path, line, message);
-        let (source, target) = self.source_and_target(cells).map_err(fail)?;
+        let (source, target) = self.source_and_target(cells, fail)?;
         let aliases = split_list(self.cell(cells, Column::Aliases));
         if let Some(bad) = aliases.iter().find(|a| phrase::key(a).is_empty()) {
             return Err(fail(format!(
@@ -407,19 +407,23 @@ impl Layout {
 
     /// The row's source and target, checked: as many cells as columns, a
     /// source with words, a target.
-    fn source_and_target<'c>(&self, cells: &[&'c str]) -> Result<(&'c str, &'c str), String> {
+    fn source_and_target<'c>(
+        &self,
+        cells: &[&'c str],
+        fail: impl Fn(String) -> InputError,
+    ) -> Result<(&'c str, &'c str), InputError> {
         if cells.len() > self.columns.len() {
             let hint = if self.named {
                 format!("the header names {}", self.columns.len())
             } else {
                 "without a header the columns are source, target, sense, aliases (add a header to name them)".to_string()
             };
-            return Err(format!("{} columns; {hint}", cells.len()));
+            return Err(fail(format!("{} columns; {hint}", cells.len())));
         }
         let source = self.cell(cells, Column::Source);
         let target = self.cell(cells, Column::Target);
         if source.is_empty() {
-            return Err("empty source".to_string());
+            return Err(fail("empty source".to_string()));
         }
         if cells.len() < 2 && !self.named {
             let separator = if self.format == SheetFormat::Csv {
@@ -427,17 +431,17 @@ impl Layout {
             } else {
                 "a tab"
             };
-            return Err(format!(
+            return Err(fail(format!(
                 "`{source}`: one column; expected source and target separated by {separator}"
-            ));
+            )));
         }
         if target.is_empty() {
-            return Err(format!("`{source}`: empty target"));
+            return Err(fail(format!("`{source}`: empty target")));
         }
         if phrase::key(source).is_empty() {
-            return Err(format!(
+            return Err(fail(format!(
                 "source {source:?} has no words (letters or digits)"
-            ));
+            )));
         }
         Ok((source, target))
     }
