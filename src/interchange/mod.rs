@@ -34,7 +34,6 @@ pub use tbx::{import_tbx, MAX_XML_DEPTH};
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary};
 use std::collections::hash_map::{Entry as Slot, HashMap};
-use std::fmt;
 use std::path::Path;
 
 /// A file format glossaries can be read from or written to.
@@ -70,33 +69,24 @@ impl SheetFormat {
 }
 
 /// Every problem found in a file, each naming its line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", listed(.errors, .path))]
 pub struct ImportErrors {
     pub path: String,
     pub errors: Vec<InputError>,
 }
 
-impl fmt::Display for ImportErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.errors.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{e}")?;
-        }
-        if self.errors.len() > 1 {
-            write!(
-                f,
-                "\n{} problems in {}; nothing was written",
-                self.errors.len(),
-                self.path
-            )?;
-        }
-        Ok(())
+/// One problem a line, then how many when there are several.
+fn listed(errors: &[InputError], path: &str) -> String {
+    let mut out: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    if errors.len() > 1 {
+        out.push(format!(
+            "{} problems in {path}; nothing was written",
+            errors.len()
+        ));
     }
+    out.join("\n")
 }
-
-impl std::error::Error for ImportErrors {}
 
 impl From<InputError> for ImportErrors {
     fn from(e: InputError) -> Self {
