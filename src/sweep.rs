@@ -216,7 +216,8 @@ pub struct SweepRow {
 }
 
 impl SweepRow {
-    fn new(value: f64, counts: Counts) -> SweepRow {
+    /// The row of `counts` at `value`, its ratios computed.
+    pub fn new(value: f64, counts: Counts) -> SweepRow {
         SweepRow {
             value,
             counts,

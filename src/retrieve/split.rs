@@ -9,7 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
@@ -17,15 +17,93 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
     build: |g, _: &Params| Box::new(Split::new(g)),
 };
 
-/// A key by its space-less form: (entry, number of words).
+/// Entries by a space-less form: (entry, number of words of its key).
 type Joined = HashMap<String, Vec<(usize, usize)>>;
 
+/// The space-less forms, with the hash of every prefix of every form: a
+/// post's phrases are read byte by byte from each word on, and a walk that
+/// leaves every form stops at once (no string is made or hashed per
+/// phrase). A hash collision only lets a walk go on; what it finds is
+/// still looked up in `targets`.
+struct Forms {
+    targets: Joined,
+    /// FNV-1a hash of a prefix → whether that prefix is a whole form.
+    prefixes: HashMap<u64, bool>,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv_step(hash: u64, byte: u8) -> u64 {
+    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+}
+
+impl Forms {
+    fn new(targets: Joined) -> Forms {
+        let mut prefixes: HashMap<u64, bool> = HashMap::default();
+        for form in targets.keys() {
+            let mut hash = FNV_OFFSET;
+            for (i, &b) in form.as_bytes().iter().enumerate() {
+                hash = fnv_step(hash, b);
+                *prefixes.entry(hash).or_default() |= i + 1 == form.len();
+            }
+        }
+        Forms { targets, prefixes }
+    }
+
+    fn get(&self, form: &str) -> Option<&Vec<(usize, usize)>> {
+        self.targets.get(form)
+    }
+}
+
+/// A walk through [`Forms`] along a phrase's space-less bytes.
+struct Walk<'f> {
+    forms: &'f Forms,
+    hash: u64,
+    /// Bytes read while still on a path of some form.
+    alive: usize,
+    dead: bool,
+    /// The longest prefix read so far that is a whole form.
+    last_final: Option<usize>,
+}
+
+impl<'f> Walk<'f> {
+    fn new(forms: &'f Forms) -> Walk<'f> {
+        Walk {
+            forms,
+            hash: FNV_OFFSET,
+            alive: 0,
+            dead: false,
+            last_final: None,
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.dead {
+                return;
+            }
+            self.hash = fnv_step(self.hash, b);
+            match self.forms.prefixes.get(&self.hash) {
+                None => self.dead = true,
+                Some(&whole) => {
+                    self.alive += 1;
+                    if whole {
+                        self.last_final = Some(self.alive);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether everything read (`read` bytes) may be a whole form.
+    fn whole(&self, read: usize) -> bool {
+        !self.dead && self.last_final == Some(read)
+    }
+}
+
 pub struct Split {
-    joined: Joined,
-    joined_stem: Joined,
-    /// Every length of a key in `joined_stem`, in bytes: a phrase is only
-    /// stemmed when a key's stem could be a prefix of it.
-    stem_lengths: FxHashSet<usize>,
+    joined: Forms,
+    joined_stem: Forms,
 }
 
 impl Split {
@@ -49,11 +127,9 @@ impl Split {
                 }
             }
         }
-        let stem_lengths = joined_stem.keys().map(String::len).collect();
         Split {
-            joined,
-            joined_stem,
-            stem_lengths,
+            joined: Forms::new(joined),
+            joined_stem: Forms::new(joined_stem),
         }
     }
 }
@@ -64,26 +140,18 @@ impl Split {
 const MAX_STRIPPED: usize = 10;
 
 impl Split {
-    /// Whether some key's stem is a prefix of `joined`. Stemming (the
-    /// costly step) only strips or rewrites an ending, so a phrase whose
-    /// stem equals a key's stem starts with that stem, except where Porter2
-    /// turns a final `y` into `i` (`happy` → `happi`), checked as well.
-    fn may_stem_like_a_key(&self, joined: &str) -> bool {
-        let fits = |prefix: &str| {
-            self.stem_lengths.contains(&prefix.len()) && self.joined_stem.contains_key(prefix)
-        };
-        // Stemming strips at most a few letters ("-ization", "-fulness").
-        joined
-            .char_indices()
-            .map(|(i, _)| i)
-            .skip(1)
-            .chain([joined.len()])
-            .filter(|&end| end + MAX_STRIPPED >= joined.len())
-            .any(|end| fits(&joined[..end]))
-            || joined.ends_with('y') && {
-                let mut i_form = joined[..joined.len() - 1].to_string();
+    /// Whether some key's stem may equal the stem of `joined`, from a walk
+    /// over `joined`. Stemming (the costly step) only strips or rewrites an
+    /// ending, so such a stem is a prefix of `joined` missing at most
+    /// [`MAX_STRIPPED`] bytes, except where Porter2 turns a final `y` into
+    /// `i` (`happy` → `happi`), checked as well.
+    fn may_stem_like_a_key(&self, walk: &Walk, joined: &str) -> bool {
+        let len = joined.len();
+        walk.last_final.is_some_and(|at| at + MAX_STRIPPED >= len)
+            || joined.ends_with('y') && walk.alive + 1 >= len && {
+                let mut i_form = joined[..len - 1].to_string();
                 i_form.push('i');
-                fits(&i_form)
+                self.joined_stem.get(&i_form).is_some()
             }
     }
 }
@@ -92,20 +160,42 @@ impl Retriever for Split {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
-        for phrase in post.lookup_phrases() {
-            let j = phrase.key.replace(' ', "");
-            seen.clear();
-            let exact = self.joined.get(&j).into_iter().flatten();
-            let stemmed = self
-                .may_stem_like_a_key(&j)
-                .then(|| self.joined_stem.get(&stem_word(&j)))
-                .flatten()
-                .into_iter()
-                .flatten();
-            for &(entry, words) in exact.chain(stemmed) {
-                if words != phrase.len && !seen.contains(&entry) {
-                    seen.push(entry);
-                    out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
+        let mut joined = String::new();
+        // Phrases come by first word, then by length: each first word's
+        // phrases extend one walk per transducer, a word at a time.
+        for from_one_word in post.phrases().chunk_by(|a, b| a.first_word == b.first_word) {
+            let mut exact = Walk::new(&self.joined);
+            let mut stemmed = Walk::new(&self.joined_stem);
+            joined.clear();
+            for phrase in from_one_word {
+                let last = &post.words[phrase.first_word + phrase.len - 1].text;
+                joined.push_str(last);
+                exact.feed(last.as_bytes());
+                stemmed.feed(last.as_bytes());
+                if exact.dead && stemmed.alive + MAX_STRIPPED < joined.len() {
+                    break; // no longer phrase from here can match either way
+                }
+                if !phrase.lookup {
+                    continue;
+                }
+                let stem = self.may_stem_like_a_key(&stemmed, &joined).then(|| {
+                    if phrase.len == 1 {
+                        post.stems()[phrase.first_word].clone()
+                    } else {
+                        stem_word(&joined)
+                    }
+                });
+                let found = (exact.whole(joined.len()))
+                    .then(|| self.joined.get(&joined))
+                    .flatten()
+                    .into_iter()
+                    .chain(stem.and_then(|s| self.joined_stem.get(&s)));
+                seen.clear();
+                for &(entry, words) in found.flatten() {
+                    if words != phrase.len && !seen.contains(&entry) {
+                        seen.push(entry);
+                        out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
+                    }
                 }
             }
         }
