@@ -950,23 +950,18 @@ async fn a_reply_larger_than_the_cap_fails_the_call_without_being_read_or_retrie
 
 #[test]
 fn serve_settings_name_a_registered_provider() {
-    let out = support::glossa()
-        .args(["serve", "--model", "claude=opus"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A usage error: exit 2 and the reason on stderr.
+    let refused = |args: &[&str]| {
+        let out = support::glossa().arg("serve").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let stderr = refused(&["--model", "claude=opus"]);
     assert!(
         stderr.contains("unknown provider `claude` (known: offline, openai, gemini)"),
         "{stderr}"
     );
-
-    let out = support::glossa()
-        .args(["serve", "--base-url", "openai"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = refused(&["--base-url", "openai"]);
     assert!(
         stderr.contains("expected PROVIDER=VALUE, got `openai`"),
         "{stderr}"
