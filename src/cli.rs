@@ -1,6 +1,7 @@
 //! Command-line definitions only (clap derive); behaviour lives in
 //! `commands/`.
 
+use crate::generate::provider;
 use crate::report::Format;
 use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -404,8 +405,8 @@ pub struct PhrasesArgs {
 /// Which model to call and how (shared by `translate` and `run`).
 #[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct ProviderArgs {
-    /// Provider, or several comma-separated for failover: offline, openai, gemini
-    #[arg(long, default_value = "offline")]
+    /// Provider, or several comma-separated for failover
+    #[arg(long, default_value = "offline", help = provider_help())]
     pub provider: String,
     /// Model name (required for openai; gemini defaults to gemini-2.5-flash)
     #[arg(long)]
@@ -413,8 +414,8 @@ pub struct ProviderArgs {
     /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
     #[arg(long)]
     pub base_url: Option<String>,
-    /// Environment variable that holds the API key (default OPENAI_API_KEY / GEMINI_API_KEY)
-    #[arg(long)]
+    /// Environment variable that holds the API key
+    #[arg(long, help = api_key_env_help())]
     pub api_key_env: Option<String>,
     /// Sampling temperature
     #[arg(long)]
@@ -574,15 +575,15 @@ pub struct ServeArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
-    /// Model for the `openai` provider (offered when OPENAI_API_KEY is set, or with --openai-base-url)
-    #[arg(long, default_value = "gpt-4o-mini")]
-    pub openai_model: String,
-    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
-    #[arg(long)]
-    pub openai_base_url: Option<String>,
-    /// Model for the `gemini` provider (offered when GEMINI_API_KEY is set)
-    #[arg(long, default_value = "gemini-2.5-flash")]
-    pub gemini_model: String,
+    /// A provider's model, as PROVIDER=MODEL (repeatable)
+    #[arg(long = "model", value_name = "PROVIDER=MODEL", value_parser = provider_value, help = serve_model_help())]
+    pub models: Vec<(String, String)>,
+    /// A provider's base URL, as PROVIDER=URL, e.g. openai=http://127.0.0.1:11434/v1 for Ollama (offered without a key)
+    #[arg(long = "base-url", value_name = "PROVIDER=URL", value_parser = provider_value)]
+    pub base_urls: Vec<(String, String)>,
+    /// The variable holding a provider's key, as PROVIDER=VAR (repeatable)
+    #[arg(long = "api-key-env", value_name = "PROVIDER=VAR", value_parser = provider_value, help = serve_key_help())]
+    pub api_key_envs: Vec<(String, String)>,
     /// Seconds before one model attempt is abandoned
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
@@ -595,6 +596,63 @@ pub struct ServeArgs {
     /// Do not log a line per request on stderr
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--provider`'s help, from the provider table.
+fn provider_help() -> String {
+    format!(
+        "Provider, or several comma-separated for failover: {}",
+        provider::names()
+    )
+}
+
+/// `--api-key-env`'s help, from the provider table.
+fn api_key_env_help() -> String {
+    format!(
+        "Environment variable that holds the API key (default {})",
+        provider::key_vars()
+    )
+}
+
+/// `serve --model`'s help: every provider with a default model.
+fn serve_model_help() -> String {
+    let defaults = provider::PROVIDERS
+        .iter()
+        .filter_map(|kind| Some(format!("{}={}", kind.name, kind.default_model?)));
+    format!(
+        "A provider's model, as PROVIDER=MODEL (repeatable) [defaults: {}]",
+        defaults.collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `serve --api-key-env`'s help: which providers are offered when.
+fn serve_key_help() -> String {
+    let defaults = provider::PROVIDERS
+        .iter()
+        .filter_map(|kind| Some(format!("{}={}", kind.name, kind.key_var?)));
+    format!(
+        "The variable holding a provider's key, as PROVIDER=VAR (repeatable); \
+         a provider is offered when its variable is set [defaults: {}]",
+        defaults.collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `PROVIDER=VALUE`, naming a registered provider.
+fn provider_value(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected PROVIDER=VALUE, got `{s}`"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if provider::kind(name).is_none() {
+        return Err(format!(
+            "unknown provider `{name}` (known: {})",
+            provider::names()
+        ));
+    }
+    if value.is_empty() {
+        return Err(format!("no value after `{name}=`"));
+    }
+    Ok((name.to_string(), value.to_string()))
 }
 
 const SWEEP_HELP: &str = "Examples:\n  \
@@ -688,13 +746,13 @@ pub struct ImportArgs {
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
     /// Glossary name (default: the --out file name, else the input's)
-    #[arg(long)]
+    #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources (default en; for TBX, which terms are sources)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
     /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Overwrite --out if it exists
     #[arg(long)]
