@@ -85,86 +85,62 @@ impl EditBounds {
 
 /// The base of the polynomial hash of a string of characters (odd, so
 /// that multiplying by it modulo 2^64 loses nothing).
-const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// Polynomial hashes of every prefix of a word: `prefix[k]` hashes its first
-/// `k` characters, so the hash of the word with one or two characters
-/// deleted is a few multiplications (no string is made for a deletion).
-struct PrefixHashes {
-    prefix: Vec<u64>,
-    power: Vec<u64>,
-}
-
-impl PrefixHashes {
-    fn new(word: &[char]) -> PrefixHashes {
-        let mut prefix = Vec::with_capacity(word.len() + 1);
-        let mut power = Vec::with_capacity(word.len() + 1);
-        let (mut h, mut p) = (0u64, 1u64);
-        prefix.push(h);
-        power.push(p);
-        for &c in word {
-            h = h.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
-            p = p.wrapping_mul(BASE);
-            prefix.push(h);
-            power.push(p);
-        }
-        PrefixHashes { prefix, power }
-    }
-
-    /// The hash of characters `from..to`.
-    fn range(&self, from: usize, to: usize) -> u64 {
-        self.prefix[to].wrapping_sub(self.prefix[from].wrapping_mul(self.power[to - from]))
-    }
-
-    /// The hash of the word without the characters at `skip` (sorted;
-    /// `usize::MAX` for none), finished so that its top bits (the bucket)
-    /// are as random as its low ones.
-    fn skipping(&self, skip: [usize; 2]) -> u64 {
-        let n = self.prefix.len() - 1;
-        let mut h = 0u64;
-        let mut from = 0;
-        for at in skip.into_iter().filter(|&at| at < n) {
-            h = h
-                .wrapping_mul(self.power[at - from])
-                .wrapping_add(self.range(from, at));
-            from = at + 1;
-        }
-        h = h
-            .wrapping_mul(self.power[n - from])
-            .wrapping_add(self.range(from, n));
-        // The length goes in too: deleting different letters of different
-        // words must not agree by accident of the polynomial.
-        finish(h ^ (n as u64).wrapping_sub(skip.iter().filter(|&&at| at < n).count() as u64))
-    }
-}
-
-/// A 64-bit finaliser (from MurmurHash3): every input bit moves the top
-/// bits, which pick the bucket.
-fn finish(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
+const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 
 /// Calls `each` with the hash of every string made by deleting at most
 /// `max` (0, 1 or 2) characters from `word` (the word itself included). A
 /// string made in two ways (a doubled letter) comes twice.
+///
+/// The hash is polynomial, `H(s) = Σ (s[k] + 1)·BASE^(m−1−k)` over the `m`
+/// characters, so deleting characters only subtracts terms: with prefix
+/// hashes `P` and `d[i] = P[i] − P[i+1]`, deleting `i` gives
+/// `P[n] + d[i]·BASE^(n−1−i)`, and deleting `i < j` gives
+/// `P[n] + d[j]·BASE^(n−1−j) + d[i]·BASE^(n−2−i)`: one addition per
+/// deletion, no string made.
 fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     debug_assert!(max <= 2);
-    let hashes = PrefixHashes::new(word);
     let n = word.len();
-    let none = usize::MAX;
-    each(hashes.skipping([none, none]));
-    if max >= 1 {
-        (0..n).for_each(|i| each(hashes.skipping([i, none])));
+    let mut prefix = Vec::with_capacity(n + 1);
+    let mut power = Vec::with_capacity(n + 1);
+    let (mut h, mut p) = (0u64, 1u64);
+    prefix.push(h);
+    power.push(p);
+    for &c in word {
+        h = h.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
+        p = p.wrapping_mul(BASE);
+        prefix.push(h);
+        power.push(p);
     }
-    if max >= 2 {
-        for i in 0..n {
-            (i + 1..n).for_each(|j| each(hashes.skipping([i, j])));
+    let whole = prefix[n];
+    each(finish(whole, n));
+    if max == 0 || n == 0 {
+        return;
+    }
+    let dropped = |i: usize| prefix[i].wrapping_sub(prefix[i + 1]);
+    // `one[j]`: what deleting `j` adds; `before[i]`: what deleting `i` adds
+    // when a later character is deleted too.
+    let one: Vec<u64> = (0..n)
+        .map(|j| dropped(j).wrapping_mul(power[n - 1 - j]))
+        .collect();
+    for &term in &one {
+        each(finish(whole.wrapping_add(term), n - 1));
+    }
+    if max == 1 {
+        return;
+    }
+    for i in 0..n.saturating_sub(1) {
+        let before = dropped(i).wrapping_mul(power[n - 2 - i]);
+        for &term in &one[i + 1..] {
+            each(finish(whole.wrapping_add(before).wrapping_add(term), n - 2));
         }
     }
+}
+
+/// Mixes a string's polynomial hash with its length (strings of other
+/// lengths must not agree by accident of the polynomial) so that the top
+/// bits, which pick the bucket, depend on every input bit.
+fn finish(hash: u64, len: usize) -> u64 {
+    (hash ^ (len as u64).wrapping_mul(0xff51_afd7_ed55_8ccd)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The distinct hashes of [`for_each_deletion`], sorted.
@@ -345,13 +321,13 @@ impl Edit {
     pub fn over(keys: &[Keyed], bounds: EditBounds, known: Option<Arc<KnownWords>>) -> Edit {
         let mut edit = Edit {
             bounds,
-            vocab: Vec::new(),
-            by_word: HashMap::default(),
-            by_stem: HashMap::default(),
+            vocab: Vec::with_capacity(keys.len()),
+            by_word: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
+            by_stem: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             surface: DeletionIndex::default(),
             stems: DeletionIndex::default(),
-            keys: Vec::new(),
-            by_first: HashMap::default(),
+            keys: Vec::with_capacity(keys.len()),
+            by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             known,
         };
         for k in keys {

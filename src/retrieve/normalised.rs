@@ -52,8 +52,11 @@ impl Stems {
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
-/// Words a thread remembers the stems of before it starts afresh.
-const REMEMBERED_STEMS: usize = 1 << 16;
+/// Words a thread remembers the stems of before it starts afresh: enough
+/// for the vocabulary of a glossary of a few 100k entries, so that the tiers
+/// built one after another (normalised, edit, alias) stem each word once
+/// (about 30 MB at most).
+const REMEMBERED_STEMS: usize = 1 << 18;
 
 thread_local! {
     static STEM_CACHE: RefCell<FxHashMap<String, String>> = RefCell::default();

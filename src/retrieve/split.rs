@@ -50,6 +50,7 @@ impl Forms {
         let mut prefixes = FxHashSet::default();
         let mut wholes = FxHashSet::default();
         wholes.reserve(targets.len());
+        prefixes.reserve(PREFIX_BYTES * targets.len());
         for form in targets.keys() {
             let mut hash = FNV_OFFSET;
             for (i, &b) in form.as_bytes().iter().enumerate() {
@@ -133,8 +134,8 @@ impl Split {
 
     /// Over any list of keys.
     pub fn over(keys: &[Keyed]) -> Split {
-        let mut joined: Joined = HashMap::default();
-        let mut joined_stem: Joined = HashMap::default();
+        let mut joined = Joined::with_capacity_and_hasher(keys.len(), Default::default());
+        let mut joined_stem = Joined::with_capacity_and_hasher(keys.len(), Default::default());
         for k in keys {
             let j = k.key.replace(' ', "");
             let value = (k.entry, word_count(&k.key));

@@ -90,10 +90,17 @@ impl WordTrie {
     /// A trie of `keys`, each given as its words and the caller's number.
     /// Keys longer than [`MAX_KEY_WORDS`] are left out.
     pub fn new<'a>(keys: impl IntoIterator<Item = (u32, Vec<&'a str>)>) -> WordTrie {
+        let keys = keys.into_iter();
+        // Sized up front: growing maps of a 100k-entry glossary by doubling
+        // copies them and touches twice the memory.
+        let expected = keys.size_hint().0;
         let mut trie = WordTrie {
-            ends: vec![Vec::new()],
+            ends: Vec::with_capacity(2 * expected + 1),
             ..WordTrie::default()
         };
+        trie.ends.push(Vec::new());
+        trie.vocab.reserve(expected);
+        trie.edges.reserve(2 * expected);
         for (id, words) in keys {
             if words.is_empty() || words.len() > MAX_KEY_WORDS {
                 continue;
