@@ -129,7 +129,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if warnings > 0 {
-        ExitCode::from(1)
+        crate::exit::Exit::Failed.into()
     } else {
         ExitCode::SUCCESS
     })

@@ -1,11 +1,12 @@
 //! `glossa merge DIR... --out DIR`: the run folders of shards
 //! (`glossa run --shard I/N`) into one run, with its summary and table.
 
-use super::run::{incompatibility, load_config, load_posts, report, splits, write_config};
+use super::run::{load_posts, report, splits};
 use crate::cli::MergeArgs;
 use crate::fsutil::AtomicFile;
 use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::generate::prices::Prices;
+use crate::run_dir::config::{incompatibility, load_config, write_config};
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -26,7 +27,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let configs = dirs
         .iter()
         .map(|d| load_config(d))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     for (dir, config) in dirs.iter().zip(&configs).skip(1) {
         if let Some(why) = incompatibility(&configs[0], config) {
             anyhow::bail!(
@@ -165,14 +166,14 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             path.display(),
             out.display()
         );
-        code = ExitCode::from(1);
+        code = crate::exit::Exit::Failed.into();
     }
     if let Some(missing) = missing.filter(|&m| m > 0) {
         eprintln!(
             "{missing} calls are in no folder; make them with: glossa run --resume {}",
             out.display()
         );
-        code = ExitCode::from(1);
+        code = crate::exit::Exit::Failed.into();
     }
     Ok(code)
 }

@@ -1,0 +1,234 @@
+//! `summary.json`: a run's figures, always computed from `calls.jsonl`
+//! (never from memory), per retriever, repeat and retrieval group.
+
+use super::calls::{for_each_call, CallsError, CALLS_FILE};
+use crate::fsutil::{write_atomic, WriteError};
+use crate::generate::batch::{CallKey, CallRecord};
+use crate::generate::pipeline::Group;
+use crate::generate::prices::Prices;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// Write `DIR/summary.json` (atomically).
+pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), WriteError> {
+    let json = serde_json::to_string_pretty(summary).expect("a summary serialises");
+    write_atomic(&dir.join(SUMMARY_FILE), json + "\n")
+}
+
+/// How the posts of one retrieval group fared in one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRun {
+    pub posts: usize,
+    pub right: usize,
+}
+
+/// One repeat of one retriever.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub repeat: u32,
+    pub posts: usize,
+    pub right: usize,
+    pub failed: usize,
+    pub by_group: BTreeMap<Group, GroupRun>,
+}
+
+/// One retriever over every repeat.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrieverSummary {
+    pub name: String,
+    pub runs: Vec<RunFigures>,
+    /// (post, repeat) pairs where a wrong-sense entry was retrieved, and
+    /// those where the output then used its target.
+    pub wrong_sense_retrieved: usize,
+    pub wrong_sense_used: usize,
+}
+
+/// The tokens one model used in a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelTokens {
+    /// The served model (the one asked when the API named none).
+    pub model: String,
+    /// Calls that reported usage.
+    pub calls: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// From the price table, when one was given and prices this model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+/// Tokens over every call recorded in a run (failed calls whose reply was
+/// paid for, and calls later redone, included; cached replies cost none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// The sum over the models that have a price; absent without a price
+    /// table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Models the price table does not price.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpriced: Vec<String>,
+    pub by_model: Vec<ModelTokens>,
+}
+
+/// The summary of a batch run (`summary.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    pub run_dir: PathBuf,
+    pub calls: usize,
+    pub failed: usize,
+    pub retrievers: Vec<RetrieverSummary>,
+    /// Absent when no call reported usage (offline runs, cached replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+impl Summary {
+    /// Fill in costs from a price table.
+    pub fn price(&mut self, prices: &Prices) {
+        let Some(tokens) = &mut self.tokens else {
+            return;
+        };
+        let mut total = 0.0;
+        for m in &mut tokens.by_model {
+            m.cost = prices.cost(&m.model, m.input_tokens, m.output_tokens);
+            match m.cost {
+                Some(cost) => total += cost,
+                None => tokens.unpriced.push(m.model.clone()),
+            }
+        }
+        tokens.cost = Some(total);
+    }
+}
+
+/// What one call adds to the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Contribution {
+    group: Group,
+    right: bool,
+    failed: bool,
+    wrong_sense_retrieved: bool,
+    wrong_sense_used: bool,
+}
+
+impl Contribution {
+    fn of(r: &CallRecord) -> Contribution {
+        Contribution {
+            group: r.group,
+            right: r.error.is_none() && r.check.ok,
+            failed: r.error.is_some(),
+            wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
+            wrong_sense_used: !r.wrong_sense_used.is_empty(),
+        }
+    }
+}
+
+/// Builds a [`Summary`] one record at a time. A later record of the same
+/// call replaces the earlier one (a `--retry-errors` run appends).
+#[derive(Debug, Default)]
+pub struct Summariser {
+    latest: HashMap<CallKey, Contribution>,
+    runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
+    wrong: HashMap<String, (usize, usize)>,
+    tokens: BTreeMap<String, ModelTokens>,
+}
+
+impl Summariser {
+    pub fn add(&mut self, r: &CallRecord) {
+        if let Some(usage) = r.usage {
+            let model = r.served_model.as_deref().unwrap_or(&r.model);
+            let t = self.tokens.entry(model.to_string()).or_default();
+            t.calls += 1;
+            t.input_tokens += usage.input_tokens;
+            t.output_tokens += usage.output_tokens;
+        }
+        let c = Contribution::of(r);
+        if let Some(old) = self.latest.insert(r.key(), c) {
+            self.apply(&r.retriever, r.repeat, old, false);
+        }
+        self.apply(&r.retriever, r.repeat, c, true);
+    }
+
+    fn apply(&mut self, retriever: &str, repeat: u32, c: Contribution, add: bool) {
+        let step = |n: &mut usize, on: bool| {
+            if on {
+                if add {
+                    *n += 1
+                } else {
+                    *n -= 1
+                }
+            }
+        };
+        let run = self
+            .runs
+            .entry(retriever.to_string())
+            .or_default()
+            .entry(repeat)
+            .or_insert_with(|| RunFigures {
+                repeat,
+                ..RunFigures::default()
+            });
+        step(&mut run.posts, true);
+        step(&mut run.right, c.right);
+        step(&mut run.failed, c.failed);
+        let group = run.by_group.entry(c.group).or_default();
+        step(&mut group.posts, true);
+        step(&mut group.right, c.right);
+        let w = self.wrong.entry(retriever.to_string()).or_default();
+        step(&mut w.0, c.wrong_sense_retrieved);
+        step(&mut w.1, c.wrong_sense_retrieved && c.wrong_sense_used);
+    }
+
+    /// The summary, retrievers in the order given.
+    pub fn finish(mut self, run_dir: &Path, order: &[String]) -> Summary {
+        let retrievers = order
+            .iter()
+            .filter_map(|name| {
+                let mut runs: Vec<RunFigures> = self.runs.remove(name)?.into_values().collect();
+                for run in &mut runs {
+                    run.by_group.retain(|_, g| g.posts > 0);
+                }
+                let (retrieved, used) = self.wrong.get(name).copied().unwrap_or_default();
+                Some(RetrieverSummary {
+                    name: name.clone(),
+                    runs,
+                    wrong_sense_retrieved: retrieved,
+                    wrong_sense_used: used,
+                })
+            })
+            .collect();
+        let tokens = (!self.tokens.is_empty()).then(|| {
+            let by_model: Vec<ModelTokens> = self
+                .tokens
+                .into_iter()
+                .map(|(model, t)| ModelTokens { model, ..t })
+                .collect();
+            Tokens {
+                input_tokens: by_model.iter().map(|m| m.input_tokens).sum(),
+                output_tokens: by_model.iter().map(|m| m.output_tokens).sum(),
+                cost: None,
+                unpriced: Vec::new(),
+                by_model,
+            }
+        });
+        Summary {
+            run_dir: run_dir.to_path_buf(),
+            calls: self.latest.len(),
+            failed: self.latest.values().filter(|c| c.failed).count(),
+            retrievers,
+            tokens,
+        }
+    }
+}
+
+/// Summarise `dir/calls.jsonl`, streaming.
+pub fn summarise_file(dir: &Path, order: &[String]) -> Result<Summary, CallsError> {
+    let mut s = Summariser::default();
+    for_each_call(&dir.join(CALLS_FILE), |r| s.add(&r))?;
+    Ok(s.finish(dir, order))
+}
