@@ -31,6 +31,7 @@ use super::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use super::pipeline::{Generation, Pipeline, Prepared, Stage};
 use super::provider::{chat_body, chat_reply, MaxTokensField};
 use super::reply::{accept, Completion};
+use super::retry::Answered;
 use crate::dataset::LabelledPost;
 use crate::fsutil::AtomicFile;
 use crate::run_dir::calls::CallsAppender;
@@ -158,7 +159,7 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
         url: ENDPOINT,
         body: chat_body(
             &sampling.model,
-            &prepared.prompt.output.text,
+            &prepared.trace.prompt.output.text,
             sampling.temperature,
             sampling.seed,
             sampling.max_tokens.map(|m| {
@@ -511,24 +512,22 @@ fn check_result(
         },
         Err(e) => (Completion::default(), Some(e)),
     };
-    let generation = Generation {
+    let answered = Answered {
         provider: PROVIDER.to_string(),
         model: run
             .model
             .map(str::to_string)
             .or_else(|| reply.served_model.clone())
             .unwrap_or_default(),
-        text: error.is_none().then_some(reply.text),
         attempts: 1,
         cached: false,
-        error,
-        finish_reason: reply.finish_reason,
-        served_model: reply.served_model,
-        usage: reply.usage,
-        think: reply.think,
-        stops_run: false,
-        same_for_every_call: false,
     };
+    let mut generation = Generation::from(answered.reply(reply));
+    if error.is_some() {
+        // A refused reply is kept for its metadata, not as an output.
+        generation.text = None;
+        generation.error = error;
+    }
     let trace = pipeline.finish(
         prepared,
         Some(&post.label),

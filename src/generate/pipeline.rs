@@ -5,7 +5,7 @@
 
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{Client, ProviderError, Request, Substitution, Usage};
+use super::provider::{Client, ProviderError, Reply, Request, Substitution, Usage};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
@@ -29,7 +29,7 @@ pub struct Pipeline {
 }
 
 /// A stage's output and how long it took.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Stage<T> {
     pub ms: f64,
     pub output: T,
@@ -67,7 +67,7 @@ pub struct PromptOut {
 }
 
 /// The generate stage's output.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Generation {
     pub provider: String,
     pub model: String,
@@ -95,6 +95,26 @@ pub struct Generation {
     /// a few of them in a row.
     #[serde(skip)]
     pub same_for_every_call: bool,
+}
+
+impl From<Reply> for Generation {
+    /// A call that was answered.
+    fn from(reply: Reply) -> Generation {
+        Generation {
+            provider: reply.provider,
+            model: reply.model,
+            text: Some(reply.text),
+            attempts: reply.attempts,
+            cached: reply.cached,
+            error: None,
+            finish_reason: reply.finish_reason,
+            served_model: reply.served_model,
+            usage: reply.usage,
+            think: reply.think,
+            stops_run: false,
+            same_for_every_call: false,
+        }
+    }
 }
 
 /// Whether a retrieved target made it into the output.
@@ -161,12 +181,9 @@ pub struct Trace {
 /// whether the output came from a live call ([`Pipeline::run`]) or from a
 /// provider's batch results file.
 pub struct Prepared {
-    pub repeat: u32,
-    pub input: String,
-    pub simplify: Stage<Vec<String>>,
-    pub phrases: Stage<Vec<String>>,
-    pub retrieve: Stage<Vec<UsedEntry>>,
-    pub prompt: Stage<PromptOut>,
+    /// The trace so far: its generate stage, labelled side and review are
+    /// filled in by [`Pipeline::finish`].
+    pub trace: Trace,
     /// The simplified text, as retrieval and the prompt saw it.
     pub text: String,
     matches: Vec<Match>,
@@ -178,7 +195,8 @@ pub struct Prepared {
 impl Prepared {
     /// Milliseconds spent before the model call.
     pub fn ms(&self) -> f64 {
-        self.simplify.ms + self.phrases.ms + self.retrieve.ms + self.prompt.ms
+        let t = &self.trace;
+        t.simplify.ms + t.phrases.ms + t.retrieve.ms + t.prompt.ms
     }
 }
 
@@ -290,12 +308,18 @@ impl Pipeline {
 
         let uncovered = uncovered(&view, &matches);
         Prepared {
-            repeat,
-            input: text.to_string(),
-            simplify,
-            phrases,
-            retrieve,
-            prompt,
+            trace: Trace {
+                retriever: self.retriever_name.clone(),
+                repeat,
+                input: text.to_string(),
+                simplify,
+                phrases,
+                retrieve,
+                prompt,
+                generate: Stage::default(),
+                labelled: None,
+                review: Review::default(),
+            },
             text: joined,
             matches,
             uncovered,
@@ -306,9 +330,10 @@ impl Pipeline {
     /// The model request for a prepared post.
     pub fn request(&self, prepared: &Prepared) -> Request {
         Request {
-            prompt: prepared.prompt.output.text.clone(),
+            prompt: prepared.trace.prompt.output.text.clone(),
             text: prepared.text.clone(),
             substitutions: prepared
+                .trace
                 .retrieve
                 .output
                 .iter()
@@ -317,7 +342,7 @@ impl Pipeline {
                     target: u.target.clone(),
                 })
                 .collect(),
-            repeat: prepared.repeat,
+            repeat: prepared.trace.repeat,
         }
     }
 
@@ -327,20 +352,7 @@ impl Pipeline {
         let generation = match &prepared.simplify_error {
             Some(err) => self.failed(err, 0),
             None => match self.client.generate_counted(&self.request(prepared)).await {
-                (Ok(reply), _) => Generation {
-                    provider: reply.provider,
-                    model: reply.model,
-                    text: Some(reply.text),
-                    attempts: reply.attempts,
-                    cached: reply.cached,
-                    error: None,
-                    finish_reason: reply.finish_reason,
-                    served_model: reply.served_model,
-                    usage: reply.usage,
-                    think: reply.think,
-                    stops_run: false,
-                    same_for_every_call: false,
-                },
+                (Ok(reply), _) => Generation::from(reply),
                 (Err(err), attempts) => self.failed(&err, attempts),
             },
         };
@@ -404,18 +416,12 @@ impl Pipeline {
             }
         });
 
-        let review = review(prepared.uncovered, &prepared.retrieve.output, output);
+        let review = review(prepared.uncovered, &prepared.trace.retrieve.output, output);
         Trace {
-            retriever: self.retriever_name.clone(),
-            repeat: prepared.repeat,
-            input: prepared.input,
-            simplify: prepared.simplify,
-            phrases: prepared.phrases,
-            retrieve: prepared.retrieve,
-            prompt: prepared.prompt,
             generate,
             labelled,
             review,
+            ..prepared.trace
         }
     }
 
