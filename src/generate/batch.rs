@@ -8,8 +8,7 @@ use super::pipeline::{Group, Pipeline, Trace};
 use super::prompt::PromptId;
 use super::reply::Usage;
 use crate::dataset::LabelledPost;
-use crate::run_dir::calls::CallsAppender;
-use anyhow::Context as _;
+use crate::run_dir::calls::{CallsAppender, CallsError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
@@ -102,7 +101,7 @@ impl CallRecord {
 pub type CallKey = (String, u32, String);
 
 /// For every call in `calls.jsonl`, whether its latest record succeeded.
-pub fn call_status(path: &Path) -> anyhow::Result<HashMap<CallKey, bool>> {
+pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
     let mut status = HashMap::new();
     for_each_call(path, |r| {
         status.insert(r.key(), r.error.is_none());
@@ -173,11 +172,16 @@ impl std::fmt::Display for Shard {
     }
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// Text that is not `I/N` with `0 <= I < N`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a shard: expected I/N with 0 <= I < N, e.g. 0/4")]
+pub struct NotAShard(String);
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}` is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+impl std::str::FromStr for Shard {
+    type Err = NotAShard;
+
+    fn from_str(s: &str) -> Result<Shard, NotAShard> {
+        let bad = || NotAShard(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let count: u32 = n.trim().parse().map_err(|_| bad())?;
@@ -248,6 +252,15 @@ impl SameErrors {
     }
 }
 
+/// Why a batch run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecuteError {
+    #[error(transparent)]
+    Calls(#[from] CallsError),
+    #[error("a call panicked")]
+    Panicked(#[source] tokio::task::JoinError),
+}
+
 /// Run `calls` with at most `concurrency` in flight, appending each record
 /// to `dir/calls.jsonl` as it finishes. Ctrl-C stops starting new calls and
 /// waits for those in flight (a second Ctrl-C abandons them). After
@@ -261,7 +274,7 @@ pub async fn execute(
     concurrency: usize,
     stop_after: u32,
     progress: &indicatif::ProgressBar,
-) -> anyhow::Result<Outcome> {
+) -> Result<Outcome, ExecuteError> {
     let mut out = CallsAppender::open(&dir.join(CALLS_FILE))?;
     let mut outcome = Outcome::default();
     let mut queue = calls.into_iter();
@@ -290,7 +303,7 @@ pub async fn execute(
         tokio::select! {
             joined = running.join_next() => {
                 let Some(joined) = joined else { break };
-                let (pi, trace) = joined.context("a call panicked")?;
+                let (pi, trace) = joined.map_err(ExecuteError::Panicked)?;
                 let stops = trace.generate.output.stops_run;
                 let everywhere = trace.generate.output.same_for_every_call;
                 let record = CallRecord::from_trace(&posts[pi].post.id, trace);

@@ -34,8 +34,8 @@ use super::reply::{accept, Completion};
 use super::retry::Answered;
 use crate::dataset::LabelledPost;
 use crate::fsutil::AtomicFile;
-use crate::run_dir::calls::CallsAppender;
-use anyhow::Context as _;
+use crate::fsutil::WriteError;
+use crate::run_dir::calls::{CallsAppender, CallsError};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -69,22 +69,127 @@ pub const PROVIDER: &str = "openai";
 /// Most errors listed when a results file is refused.
 const MAX_LISTED_ERRORS: usize = 10;
 
+/// Why a batch file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    #[error(
+        "{count} requests are more than one OpenAI batch file may hold ({max}); split the run with \
+         --shard I/N for N >= {shards} (one run folder and one batch file per shard; `glossa merge` \
+         joins the folders); no batch file was written"
+    )]
+    TooManyRequests {
+        count: usize,
+        max: usize,
+        shards: u64,
+    },
+    #[error(
+        "the requests come to more than the {megabytes} MB one OpenAI batch file may hold (after \
+         {written} of {count} requests); split the run with --shard I/N for N >= {shards} (one \
+         batch file per shard); no batch file was written"
+    )]
+    TooManyBytes {
+        megabytes: u64,
+        written: usize,
+        count: usize,
+        shards: u64,
+    },
+    #[error("a batch file cannot hold a --simplify llm run")]
+    SimplifiesWithModel,
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read {}", path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: cannot read", path.display())]
+    Read {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{}:{line}: line longer than {}; a result line holds one reply, and glossa reads replies up to {}",
+        path.display(),
+        crate::limits::show_bytes(MAX_RESULT_LINE_BYTES),
+        crate::limits::show_bytes(crate::limits::MAX_REPLY_BYTES)
+    )]
+    LongLine { path: PathBuf, line: usize },
+    #[error("{}:{line}: not UTF-8 text", path.display())]
+    NotUtf8 { path: PathBuf, line: usize },
+    /// Lines that do not belong to the run: `listed` (`FILE:LINE: why`),
+    /// and how many more there were.
+    #[error(
+        "{}{}\nnothing was recorded: the results must come from this run's --batch-out file ({})",
+        listed.join("\n"),
+        if *more > 0 { format!("\n(and {more} more)") } else { String::new() },
+        dir.display()
+    )]
+    Foreign {
+        listed: Vec<String>,
+        more: usize,
+        dir: PathBuf,
+    },
+    #[error(transparent)]
+    AtomicWrite(#[from] WriteError),
+    #[error(transparent)]
+    Calls(#[from] CallsError),
+}
+
+/// A results line glossa cannot use (shown after its `FILE:LINE`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadLine {
+    #[error("custom_id {id:?} is not one glossa wrote ({why}; expected RETRIEVER|REPEAT|POST)")]
+    CustomId { id: String, why: String },
+    #[error("not a Batch API result line: {0}")]
+    NotAResult(String),
+    #[error("`custom_id` is not a string")]
+    IdNotAString,
+    #[error("no `custom_id`")]
+    NoId,
+    #[error("`response` is not an object")]
+    ResponseNotAnObject,
+    #[error("`response` has no numeric `status_code`")]
+    NoStatus,
+    /// A well-formed line naming a call this run does not hold.
+    #[error("{call}: {why}")]
+    NotInRun { call: String, why: String },
+    #[error("{call} appears again (first at {first})")]
+    Repeated { call: String, first: String },
+}
+
+/// A bad `%` escape in a `custom_id` part.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BadEscape {
+    #[error("a `%` at byte {0} without two hex digits")]
+    NoHexDigits(usize),
+    #[error("percent-escapes that are not UTF-8")]
+    NotUtf8,
+}
+
 /// The `custom_id` of a call (see the module documentation).
 pub fn custom_id(retriever: &str, repeat: u32, post: &str) -> String {
     format!("{}|{repeat}|{}", encode(retriever), encode(post))
 }
 
 /// The call a `custom_id` names: retriever, repeat, post.
-pub fn parse_custom_id(id: &str) -> Result<CallKey, String> {
-    let bad = |why: &str| {
-        format!("custom_id {id:?} is not one glossa wrote ({why}; expected RETRIEVER|REPEAT|POST)")
+pub fn parse_custom_id(id: &str) -> Result<CallKey, BadLine> {
+    let bad = |why: &str| BadLine::CustomId {
+        id: id.to_string(),
+        why: why.to_string(),
     };
     let parts: Vec<&str> = id.split('|').collect();
     let [retriever, repeat, post] = parts[..] else {
         return Err(bad(&format!("{} parts", parts.len())));
     };
-    let retriever = decode(retriever).map_err(|e| bad(&e))?;
-    let post = decode(post).map_err(|e| bad(&e))?;
+    let retriever = decode(retriever).map_err(|e| bad(&e.to_string()))?;
+    let post = decode(post).map_err(|e| bad(&e.to_string()))?;
     let repeat: u32 = repeat
         .parse()
         .ok()
@@ -111,7 +216,7 @@ fn encode(part: &str) -> String {
     out
 }
 
-fn decode(part: &str) -> Result<String, String> {
+fn decode(part: &str) -> Result<String, BadEscape> {
     let bytes = part.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -121,7 +226,7 @@ fn decode(part: &str) -> Result<String, String> {
                 .get(i + 1..i + 3)
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("a `%` at byte {i} without two hex digits"))?;
+                .ok_or(BadEscape::NoHexDigits(i))?;
             out.push(hex);
             i += 3;
         } else {
@@ -129,7 +234,7 @@ fn decode(part: &str) -> Result<String, String> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| "percent-escapes that are not UTF-8".to_string())
+    String::from_utf8(out).map_err(|_| BadEscape::NotUtf8)
 }
 
 /// The model and sampling parameters of the request bodies.
@@ -183,16 +288,13 @@ pub fn write_requests(
     calls: &[(usize, u32, usize)],
     sampling: &Sampling,
     limits: Limits,
-) -> anyhow::Result<usize> {
+) -> Result<usize, BatchError> {
     if calls.len() > limits.requests {
-        anyhow::bail!(
-            "{} requests are more than one OpenAI batch file may hold ({}); split the run with \
-             --shard I/N for N >= {} (one run folder and one batch file per shard; `glossa merge` \
-             joins the folders); no batch file was written",
-            calls.len(),
-            limits.requests,
-            shards_needed(calls.len() as u64, limits.requests as u64)
-        );
+        return Err(BatchError::TooManyRequests {
+            count: calls.len(),
+            max: limits.requests,
+            shards: shards_needed(calls.len() as u64, limits.requests as u64),
+        });
     }
     // Dropped unfinished (a refusal, an error), the temporary goes with it.
     let mut out = AtomicFile::create(path)?;
@@ -202,7 +304,7 @@ pub fn write_requests(
         let post = &posts[pi];
         let prepared = pipeline
             .prepare_local(&post.post.text, Some(&post.label), repeat)
-            .context("a batch file cannot hold a --simplify llm run")?;
+            .ok_or(BatchError::SimplifiesWithModel)?;
         let id = custom_id(&pipeline.retriever_name, repeat, &post.post.id);
         let line = request_line(&id, &prepared, sampling);
         bytes += line.len() as u64;
@@ -210,18 +312,18 @@ pub fn write_requests(
             // Estimate the shards needed from the lines written so far.
             let per_line = bytes / (n as u64 + 1);
             let total = per_line * calls.len() as u64;
-            anyhow::bail!(
-                "the requests come to more than the {} MB one OpenAI batch file may hold (after {} of {} \
-                 requests); split the run with --shard I/N for N >= {} (one batch file per shard); \
-                 no batch file was written",
-                limits.bytes / 1_000_000,
-                n + 1,
-                calls.len(),
-                shards_needed(total, limits.bytes).max(2)
-            );
+            return Err(BatchError::TooManyBytes {
+                megabytes: limits.bytes / 1_000_000,
+                written: n + 1,
+                count: calls.len(),
+                shards: shards_needed(total, limits.bytes).max(2),
+            });
         }
         out.write_all(line.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            .map_err(|source| BatchError::Write {
+                path: path.to_path_buf(),
+                source,
+            })?;
     }
     out.commit()?;
     Ok(calls.len())
@@ -244,23 +346,24 @@ pub struct BatchResult {
 
 /// Read one line of a Batch API output or error file. `Err` means the line
 /// is malformed; a call that failed is `Ok` with an `Err` answer.
-pub fn parse_result(line: &str) -> Result<BatchResult, String> {
-    let v: Value =
-        serde_json::from_str(line).map_err(|e| format!("not a Batch API result line: {e}"))?;
+pub fn parse_result(line: &str) -> Result<BatchResult, BadLine> {
+    let v: Value = serde_json::from_str(line).map_err(|e| BadLine::NotAResult(e.to_string()))?;
     let Some(obj) = v.as_object() else {
-        return Err("not a Batch API result line: not a JSON object".to_string());
+        return Err(BadLine::NotAResult("not a JSON object".to_string()));
     };
     let id = match obj.get("custom_id") {
         Some(Value::String(id)) => id,
-        Some(_) => return Err("`custom_id` is not a string".to_string()),
-        None => return Err("no `custom_id`".to_string()),
+        Some(_) => return Err(BadLine::IdNotAString),
+        None => return Err(BadLine::NoId),
     };
     let key = parse_custom_id(id)?;
     let answer = answer(obj)?;
     Ok(BatchResult { key, answer })
 }
 
-fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Completion, String>, String> {
+/// The answer a well-formed line carries: a completion, or why the call
+/// failed (recorded as the call's error).
+fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Completion, String>, BadLine> {
     if let Some(error) = obj.get("error").filter(|e| !e.is_null()) {
         let text = |name: &str| {
             error
@@ -292,12 +395,12 @@ fn answer(obj: &serde_json::Map<String, Value>) -> Result<Result<Completion, Str
             ))
         }
         Some(Value::Object(r)) => r,
-        Some(_) => return Err("`response` is not an object".to_string()),
+        Some(_) => return Err(BadLine::ResponseNotAnObject),
     };
     let status = response
         .get("status_code")
         .and_then(Value::as_u64)
-        .ok_or("`response` has no numeric `status_code`")?;
+        .ok_or(BadLine::NoStatus)?;
     let body = response.get("body").unwrap_or(&Value::Null);
     let request = response
         .get("request_id")
@@ -363,7 +466,7 @@ pub struct Ingested {
 /// call's output as a live run does and append its record to
 /// `DIR/calls.jsonl`. Any malformed or foreign line refuses the whole
 /// input, before anything is written.
-pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
+pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError> {
     let retriever_index: HashMap<&str, usize> = run
         .pipelines
         .iter()
@@ -376,34 +479,40 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
         .enumerate()
         .map(|(i, p)| (p.post.id.as_str(), i))
         .collect();
-    let resolve = |key: &CallKey| -> Result<(usize, u32, usize), String> {
+    let resolve = |key: &CallKey| -> Result<(usize, u32, usize), BadLine> {
+        let not_in_run = |why: String| BadLine::NotInRun {
+            call: show_id(key),
+            why,
+        };
         let (retriever, repeat, post) = key;
         let ri = *retriever_index.get(retriever.as_str()).ok_or_else(|| {
-            format!(
+            not_in_run(format!(
                 "retriever `{retriever}` is not in this run (it has {})",
                 run.pipelines
                     .iter()
                     .map(|p| p.retriever_name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )
+            ))
         })?;
-        let pi = *post_index
-            .get(post.as_str())
-            .ok_or_else(|| format!("post `{post}` is not among this run's labelled posts"))?;
+        let pi = *post_index.get(post.as_str()).ok_or_else(|| {
+            not_in_run(format!(
+                "post `{post}` is not among this run's labelled posts"
+            ))
+        })?;
         if *repeat > run.repeats {
-            return Err(format!(
+            return Err(not_in_run(format!(
                 "repeat {repeat} is beyond this run's {} repeats",
                 run.repeats
-            ));
+            )));
         }
         if !run.shard.contains(retriever, *repeat, post) {
-            return Err(format!(
+            return Err(not_in_run(format!(
                 "the call belongs to shard {}/{}, and this run folder holds shard {}",
                 Shard::of(retriever, *repeat, post, run.shard.count),
                 run.shard.count,
                 run.shard
-            ));
+            )));
         }
         Ok((ri, *repeat, pi))
     };
@@ -417,13 +526,12 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
         for_each_line(file, |n, line| {
             lines += 1;
             let found = parse_result(line).and_then(|r| {
-                let call = resolve(&r.key).map_err(|e| format!("{}: {e}", show_id(&r.key)))?;
+                let call = resolve(&r.key)?;
                 match seen.insert(call, (fi, n)) {
-                    Some((f0, n0)) => Err(format!(
-                        "{} appears again (first at {}:{n0})",
-                        show_id(&r.key),
-                        files[f0].display()
-                    )),
+                    Some((f0, n0)) => Err(BadLine::Repeated {
+                        call: show_id(&r.key),
+                        first: format!("{}:{n0}", files[f0].display()),
+                    }),
                     None => Ok(()),
                 }
             });
@@ -436,17 +544,11 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
         })?;
     }
     if error_count > 0 {
-        let more = error_count - errors.len();
-        anyhow::bail!(
-            "{}{}\nnothing was recorded: the results must come from this run's --batch-out file ({})",
-            errors.join("\n"),
-            if more > 0 {
-                format!("\n(and {more} more)")
-            } else {
-                String::new()
-            },
-            run.dir.display()
-        );
+        return Err(BatchError::Foreign {
+            more: error_count - errors.len(),
+            listed: errors,
+            dir: run.dir.to_path_buf(),
+        });
     }
     drop(seen);
 
@@ -457,7 +559,7 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
         lines,
         ..Ingested::default()
     };
-    let mut write_error: Option<anyhow::Error> = None;
+    let mut write_error: Option<CallsError> = None;
     for file in files {
         for_each_line(file, |_, line| {
             if write_error.is_some() {
@@ -479,12 +581,12 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> anyhow::Result<Ingested> {
                 ingested.failed += 1;
             }
             if let Err(e) = out.append(&record) {
-                write_error = Some(e.into());
+                write_error = Some(e);
             }
         })?;
     }
     if let Some(e) = write_error {
-        return Err(e);
+        return Err(e.into());
     }
     Ok(ingested)
 }
@@ -551,8 +653,11 @@ const MAX_RESULT_LINE_BYTES: usize = crate::limits::MAX_REPLY_BYTES + (64 << 10)
 /// byte-order mark at its start is dropped, as everywhere). A line longer
 /// than [`MAX_RESULT_LINE_BYTES`] is an error naming it, found without
 /// reading it whole.
-fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<()> {
-    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> Result<(), BatchError> {
+    let file = File::open(path).map_err(|source| BatchError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut reader = BufReader::new(file);
     let mut bytes = Vec::new();
     for number in 1.. {
@@ -561,21 +666,24 @@ fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> anyhow::Result<
         let n = (&mut reader)
             .take(cap)
             .read_until(b'\n', &mut bytes)
-            .with_context(|| format!("{}:{number}: cannot read", path.display()))?;
+            .map_err(|source| BatchError::Read {
+                path: path.to_path_buf(),
+                line: number,
+                source,
+            })?;
         if n == 0 {
             break;
         }
         if bytes.len() > MAX_RESULT_LINE_BYTES {
-            anyhow::bail!(
-                "{}:{number}: line longer than {}; a result line holds one reply, and glossa \
-                 reads replies up to {}",
-                path.display(),
-                crate::limits::show_bytes(MAX_RESULT_LINE_BYTES),
-                crate::limits::show_bytes(crate::limits::MAX_REPLY_BYTES)
-            );
+            return Err(BatchError::LongLine {
+                path: path.to_path_buf(),
+                line: number,
+            });
         }
-        let line = std::str::from_utf8(&bytes)
-            .map_err(|_| anyhow::anyhow!("{}:{number}: not UTF-8 text", path.display()))?;
+        let line = std::str::from_utf8(&bytes).map_err(|_| BatchError::NotUtf8 {
+            path: path.to_path_buf(),
+            line: number,
+        })?;
         let line = if number == 1 {
             line.trim_start_matches('\u{feff}')
         } else {
