@@ -3,10 +3,7 @@
 //! once, so an interrupted run loses nothing and `--resume` skips what is
 //! done. The summary is computed from `calls.jsonl`, never from memory.
 
-use super::check::Verdict;
-use super::pipeline::{Group, Pipeline, Trace};
-use super::prompt::PromptId;
-use super::reply::Usage;
+use super::pipeline::{Pipeline, Trace};
 use crate::dataset::LabelledPost;
 use crate::run_dir::calls::{CallsAppender, CallsError};
 use serde::{Deserialize, Serialize};
@@ -15,99 +12,12 @@ use std::path::Path;
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-pub use crate::run_dir::calls::{for_each_call, CALLS_FILE};
+pub use crate::run_dir::calls::{call_status, for_each_call, CALLS_FILE};
+pub use crate::run_dir::record::{CallKey, CallRecord};
 pub use crate::run_dir::summary::{
     summarise_file, GroupRun, ModelTokens, RetrieverSummary, RunFigures, Summariser, Summary,
     Tokens, SUMMARY_FILE,
 };
-
-/// One line of `calls.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallRecord {
-    pub retriever: String,
-    /// 1-based.
-    pub repeat: u32,
-    pub post: String,
-    pub prompt: PromptId,
-    pub provider: String,
-    pub model: String,
-    pub output: Option<String>,
-    pub check: Verdict,
-    /// Where retrieval left the post: complete, missed, wrong_sense.
-    pub group: Group,
-    pub retrieved: Vec<String>,
-    pub wrong_sense_retrieved: Vec<String>,
-    pub wrong_sense_used: Vec<String>,
-    pub attempts: u32,
-    pub cached: bool,
-    /// `null` on success.
-    pub error: Option<String>,
-    pub ms: f64,
-    // Fields added after the first release: absent in older files.
-    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
-    /// API said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
-    /// The model snapshot that answered, when the API named it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub served_model: Option<String>,
-    /// Tokens the call used; absent for cached replies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// A `<think>` block was stripped from the reply before the check.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub think: bool,
-}
-
-impl CallRecord {
-    /// The record of one post's trace (the post must be labelled).
-    pub fn from_trace(post: &str, trace: Trace) -> CallRecord {
-        let labelled = trace.labelled.expect("batch posts are labelled");
-        let g = trace.generate.output;
-        CallRecord {
-            retriever: trace.retriever,
-            repeat: trace.repeat,
-            post: post.to_string(),
-            prompt: trace.prompt.output.template,
-            provider: g.provider,
-            model: g.model,
-            output: g.text,
-            check: labelled.check,
-            group: labelled.group,
-            retrieved: trace.retrieve.output.into_iter().map(|u| u.entry).collect(),
-            wrong_sense_retrieved: labelled.wrong_sense_retrieved,
-            wrong_sense_used: labelled.wrong_sense_used,
-            attempts: g.attempts,
-            cached: g.cached,
-            error: g.error,
-            finish_reason: g.finish_reason,
-            served_model: g.served_model,
-            usage: g.usage,
-            think: g.think,
-            ms: trace.simplify.ms
-                + trace.phrases.ms
-                + trace.retrieve.ms
-                + trace.prompt.ms
-                + trace.generate.ms,
-        }
-    }
-
-    pub fn key(&self) -> CallKey {
-        (self.retriever.clone(), self.repeat, self.post.clone())
-    }
-}
-
-/// A call's identity: retriever, repeat, post.
-pub type CallKey = (String, u32, String);
-
-/// For every call in `calls.jsonl`, whether its latest record succeeded.
-pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
-    let mut status = HashMap::new();
-    for_each_call(path, |r| {
-        status.insert(r.key(), r.error.is_none());
-    })?;
-    Ok(status)
-}
 
 /// Which calls a run still has to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -346,105 +256,6 @@ pub async fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::prices::Prices;
-
-    fn record(
-        retriever: &str,
-        repeat: u32,
-        post: &str,
-        group: Group,
-        ok: bool,
-        error: bool,
-    ) -> CallRecord {
-        CallRecord {
-            retriever: retriever.into(),
-            repeat,
-            post: post.into(),
-            prompt: PromptId {
-                name: "translate".into(),
-                version: "v1".into(),
-            },
-            provider: "offline".into(),
-            model: String::new(),
-            output: (!error).then(|| "x".into()),
-            check: Verdict {
-                ok,
-                ..Verdict::default()
-            },
-            group,
-            retrieved: vec![],
-            wrong_sense_retrieved: if group == Group::WrongSense {
-                vec!["date".into()]
-            } else {
-                vec![]
-            },
-            wrong_sense_used: if group == Group::WrongSense && !ok {
-                vec!["date".into()]
-            } else {
-                vec![]
-            },
-            attempts: 1,
-            cached: false,
-            error: error.then(|| "boom".into()),
-            ms: 1.0,
-            finish_reason: None,
-            served_model: None,
-            usage: None,
-            think: false,
-        }
-    }
-
-    #[test]
-    fn summary_counts_right_posts_per_group_and_run() {
-        let records = [
-            record("exact", 1, "a", Group::Complete, true, false),
-            record("exact", 1, "b", Group::Missed, false, false),
-            record("exact", 2, "a", Group::Complete, false, true),
-            record("exact", 2, "b", Group::Missed, true, false),
-            record("exact", 1, "c", Group::WrongSense, false, false),
-        ];
-        let mut s = Summariser::default();
-        records.iter().for_each(|r| s.add(r));
-        let s = s.finish(Path::new("d"), &["exact".into(), "absent".into()]);
-        assert_eq!(s.calls, 5);
-        assert_eq!(s.failed, 1);
-        assert_eq!(s.retrievers.len(), 1);
-        let r = &s.retrievers[0];
-        assert_eq!(r.runs[0].repeat, 1);
-        assert_eq!((r.runs[0].posts, r.runs[0].right), (3, 1));
-        assert_eq!(
-            r.runs[1].by_group[&Group::Complete],
-            GroupRun { posts: 1, right: 0 }
-        );
-        assert_eq!(r.runs[1].failed, 1);
-        assert_eq!((r.wrong_sense_retrieved, r.wrong_sense_used), (1, 1));
-    }
-
-    #[test]
-    fn a_later_record_replaces_an_earlier_one_and_a_torn_tail_is_skipped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(CALLS_FILE);
-        let first = record("exact", 1, "a", Group::Complete, false, true);
-        let second = record("exact", 1, "a", Group::Complete, true, false);
-        let other = record("exact", 1, "b", Group::Missed, false, false);
-        let text = [&first, &second, &other]
-            .iter()
-            .map(|r| serde_json::to_string(r).unwrap() + "\n")
-            .collect::<String>()
-            + "{\"retriever\":\"ex";
-        std::fs::write(&path, text).unwrap();
-        let status = call_status(&path).unwrap();
-        assert_eq!(status.len(), 2);
-        assert!(status[&("exact".to_string(), 1, "a".to_string())]);
-        let s = summarise_file(dir.path(), &["exact".into()]).unwrap();
-        assert_eq!((s.calls, s.failed), (2, 0));
-        let run = &s.retrievers[0].runs[0];
-        assert_eq!((run.posts, run.right, run.failed), (2, 1, 0));
-        assert_eq!(
-            run.by_group[&Group::Complete],
-            GroupRun { posts: 1, right: 1 }
-        );
-    }
 
     #[test]
     fn shards_parse_and_are_pinned_to_the_documented_hash() {
@@ -466,45 +277,6 @@ mod tests {
     }
 
     #[test]
-    fn records_written_before_replies_carried_usage_still_load() {
-        let old = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"ok":true,"missing":[],"leaked":[]},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.0}"#;
-        let record: CallRecord = serde_json::from_str(old).unwrap();
-        assert_eq!(record.finish_reason, None);
-        assert_eq!(record.usage, None);
-        assert!(!record.think);
-        // And a record without them is written as before.
-        assert!(!serde_json::to_string(&record).unwrap().contains("usage"));
-    }
-
-    #[test]
-    fn tokens_are_totalled_per_served_model_over_every_record_and_priced() {
-        let mut paid = record("exact", 1, "a", Group::Complete, false, true);
-        paid.usage = Some(Usage {
-            input_tokens: 1000,
-            output_tokens: 100,
-        });
-        paid.served_model = Some("gpt-x-2025".into());
-        let mut redone = record("exact", 1, "a", Group::Complete, true, false);
-        redone.usage = paid.usage;
-        redone.model = "gpt-x".into();
-        let mut s = Summariser::default();
-        s.add(&paid);
-        s.add(&redone);
-        let mut summary = s.finish(Path::new("d"), &["exact".into()]);
-        let tokens = summary.tokens.clone().unwrap();
-        assert_eq!((tokens.input_tokens, tokens.output_tokens), (2000, 200));
-        let models: Vec<&str> = tokens.by_model.iter().map(|m| m.model.as_str()).collect();
-        assert_eq!(models, ["gpt-x", "gpt-x-2025"]);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("prices.json");
-        std::fs::write(&path, r#"{"gpt-x-2025": {"input": 1, "output": 10}}"#).unwrap();
-        summary.price(&Prices::load(&path).unwrap());
-        let tokens = summary.tokens.unwrap();
-        assert_eq!(tokens.unpriced, ["gpt-x"]);
-        assert!((tokens.cost.unwrap() - 0.002).abs() < 1e-12);
-    }
-
-    #[test]
     fn only_identical_errors_every_call_would_get_count_in_a_row() {
         let mut same = SameErrors::default();
         assert_eq!(same.note(Some("400 x"), true), 1);
@@ -513,16 +285,5 @@ mod tests {
         assert_eq!(same.note(Some("400 x"), true), 1);
         assert_eq!(same.note(Some("404 z"), true), 1);
         assert_eq!(same.note(None, false), 0);
-    }
-
-    #[test]
-    fn a_bad_line_in_the_middle_is_an_error_naming_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(CALLS_FILE);
-        let good =
-            serde_json::to_string(&record("exact", 1, "a", Group::Complete, true, false)).unwrap();
-        std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
-        let err = call_status(&path).unwrap_err().to_string();
-        assert!(err.contains("calls.jsonl:2"), "{err}");
     }
 }

@@ -467,25 +467,51 @@ pub struct Ingested {
 /// `DIR/calls.jsonl`. Any malformed or foreign line refuses the whole
 /// input, before anything is written.
 pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError> {
-    let retriever_index: HashMap<&str, usize> = run
-        .pipelines
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.retriever_name.as_str(), i))
-        .collect();
-    let post_index: HashMap<&str, usize> = run
-        .posts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.post.id.as_str(), i))
-        .collect();
-    let resolve = |key: &CallKey| -> Result<(usize, u32, usize), BadLine> {
+    let index = CallIndex::of(run);
+    let lines = check_lines(files, run, &index)?;
+    let mut ingested = record_results(files, run, &index)?;
+    ingested.lines = lines;
+    Ok(ingested)
+}
+
+/// A call (retriever, repeat, post) as positions in the run.
+type Call = (usize, u32, usize);
+
+/// Finds the call of this run a `custom_id` names.
+struct CallIndex<'a> {
+    run: &'a IngestRun<'a>,
+    retrievers: HashMap<&'a str, usize>,
+    posts: HashMap<&'a str, usize>,
+}
+
+impl<'a> CallIndex<'a> {
+    fn of(run: &'a IngestRun<'a>) -> CallIndex<'a> {
+        CallIndex {
+            run,
+            retrievers: run
+                .pipelines
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.retriever_name.as_str(), i))
+                .collect(),
+            posts: run
+                .posts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.post.id.as_str(), i))
+                .collect(),
+        }
+    }
+
+    /// The call `key` names, or why it is not one of this run's.
+    fn resolve(&self, key: &CallKey) -> Result<Call, BadLine> {
+        let run = self.run;
         let not_in_run = |why: String| BadLine::NotInRun {
             call: show_id(key),
             why,
         };
         let (retriever, repeat, post) = key;
-        let ri = *retriever_index.get(retriever.as_str()).ok_or_else(|| {
+        let ri = *self.retrievers.get(retriever.as_str()).ok_or_else(|| {
             not_in_run(format!(
                 "retriever `{retriever}` is not in this run (it has {})",
                 run.pipelines
@@ -495,7 +521,7 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError
                     .join(", ")
             ))
         })?;
-        let pi = *post_index.get(post.as_str()).ok_or_else(|| {
+        let pi = *self.posts.get(post.as_str()).ok_or_else(|| {
             not_in_run(format!(
                 "post `{post}` is not among this run's labelled posts"
             ))
@@ -515,18 +541,21 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError
             )));
         }
         Ok((ri, *repeat, pi))
-    };
+    }
+}
 
-    // Pass 1: every line must be readable and name a call of this run, once.
+/// Pass 1: every line must be readable and name a call of this run, once;
+/// otherwise nothing is recorded. Returns how many lines there are.
+fn check_lines(files: &[PathBuf], run: &IngestRun, index: &CallIndex) -> Result<usize, BatchError> {
     let mut errors: Vec<String> = Vec::new();
     let mut error_count = 0usize;
-    let mut seen: HashMap<(usize, u32, usize), (usize, usize)> = HashMap::new();
+    let mut seen: HashMap<Call, (usize, usize)> = HashMap::new();
     let mut lines = 0usize;
     for (fi, file) in files.iter().enumerate() {
         for_each_line(file, |n, line| {
             lines += 1;
             let found = parse_result(line).and_then(|r| {
-                let call = resolve(&r.key)?;
+                let call = index.resolve(&r.key)?;
                 match seen.insert(call, (fi, n)) {
                     Some((f0, n0)) => Err(BadLine::Repeated {
                         call: show_id(&r.key),
@@ -550,25 +579,29 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError
             dir: run.dir.to_path_buf(),
         });
     }
-    drop(seen);
+    Ok(lines)
+}
 
-    // Pass 2: check each wanted call's output and record it.
-    let wanted: HashSet<(usize, u32, usize)> = run.wanted.iter().copied().collect();
+/// Pass 2: check each wanted call's output and append its record.
+fn record_results(
+    files: &[PathBuf],
+    run: &IngestRun,
+    index: &CallIndex,
+) -> Result<Ingested, BatchError> {
+    let wanted: HashSet<Call> = run.wanted.iter().copied().collect();
     let mut out = CallsAppender::open(&run.dir.join(CALLS_FILE))?;
-    let mut ingested = Ingested {
-        lines,
-        ..Ingested::default()
-    };
+    let mut ingested = Ingested::default();
     let mut write_error: Option<CallsError> = None;
     for file in files {
         for_each_line(file, |_, line| {
             if write_error.is_some() {
                 return;
             }
-            let Ok(result) = parse_result(line) else {
-                return;
-            };
-            let Ok(call) = resolve(&result.key) else {
+            // Pass 1 found every line well-formed and of this run.
+            let Some((call, result)) = parse_result(line)
+                .ok()
+                .and_then(|r| Some((index.resolve(&r.key).ok()?, r)))
+            else {
                 return;
             };
             if !wanted.contains(&call) {
@@ -585,10 +618,10 @@ pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError
             }
         })?;
     }
-    if let Some(e) = write_error {
-        return Err(e.into());
+    match write_error {
+        Some(e) => Err(e.into()),
+        None => Ok(ingested),
     }
-    Ok(ingested)
 }
 
 /// The record of one call answered through a batch file.

@@ -8,7 +8,8 @@
 //! it repairs the tail when it opens, and undoes a line it could not write
 //! whole, so every append starts at a line boundary.
 
-use crate::generate::batch::CallRecord;
+use super::record::{CallKey, CallRecord};
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -59,6 +60,15 @@ fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, NotARecord> {
         text
     };
     Ok(serde_json::from_str(text)?)
+}
+
+/// For every call in `calls.jsonl`, whether its latest record succeeded.
+pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
+    let mut status = HashMap::new();
+    for_each_call(path, |r| {
+        status.insert(r.key(), r.error.is_none());
+    })?;
+    Ok(status)
 }
 
 /// Call `f` on every record in file order (records are not kept, so memory
