@@ -244,67 +244,20 @@ impl Pipeline {
         simplify: Stage<Vec<String>>,
         simplify_error: Option<ProviderError>,
     ) -> Prepared {
-        let g = &self.glossary;
         let joined = simplify.output.join("\n");
 
         let started = Instant::now();
         let view = PostView::new(&joined, label.map(|l| l.needed.as_slice()));
-        let phrases = timed(
-            started,
-            view.lookup_phrases()
-                .map(|p| p.key.clone())
-                .collect::<Vec<_>>(),
-        );
+        let keys = view.lookup_phrases().map(|p| p.key.clone()).collect();
+        let phrases = timed(started, keys);
 
         let started = Instant::now();
         let matches = best_per_entry(self.retriever.retrieve(&view));
-        let used: Vec<UsedEntry> = matches
-            .iter()
-            .map(|m| {
-                let e = &g.entries[m.entry];
-                let phrase = match m.words {
-                    Some((first, len)) => {
-                        joined[view.words[first].start..view.words[first + len - 1].end].to_string()
-                    }
-                    None => e.source.clone(),
-                };
-                UsedEntry {
-                    entry: e.id.clone(),
-                    source: e.source.clone(),
-                    target: e.target.clone(),
-                    kind: m.kind,
-                    phrase,
-                    score: m.score,
-                    sense: e.sense.clone(),
-                    forms: e.forms.clone(),
-                }
-            })
-            .collect();
-        let retrieve = timed(started, used);
+        let used = matches.iter().map(|m| self.used_entry(m, &view, &joined));
+        let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
-        let lines: Vec<GlossaryLine> = retrieve
-            .output
-            .iter()
-            .map(|u| GlossaryLine {
-                source: u.source.clone(),
-                target: u.target.clone(),
-                sense: u.sense.clone(),
-            })
-            .collect();
-        let rendered = self.template.render(
-            &joined,
-            &glossary_block(&lines),
-            &g.source_lang,
-            &g.target_lang,
-        );
-        let prompt = timed(
-            started,
-            PromptOut {
-                template: self.template.id(),
-                text: rendered,
-            },
-        );
+        let prompt = timed(started, self.prompt(&joined, &retrieve.output));
 
         let uncovered = uncovered(&view, &matches);
         Prepared {
@@ -324,6 +277,48 @@ impl Pipeline {
             matches,
             uncovered,
             simplify_error,
+        }
+    }
+
+    /// A match as given to the model: the entry, and the words it matched
+    /// as written in `text`.
+    fn used_entry(&self, m: &Match, view: &PostView, text: &str) -> UsedEntry {
+        let e = &self.glossary.entries[m.entry];
+        let phrase = match m.words {
+            Some((first, len)) => {
+                text[view.words[first].start..view.words[first + len - 1].end].to_string()
+            }
+            None => e.source.clone(),
+        };
+        UsedEntry {
+            entry: e.id.clone(),
+            source: e.source.clone(),
+            target: e.target.clone(),
+            kind: m.kind,
+            phrase,
+            score: m.score,
+            sense: e.sense.clone(),
+            forms: e.forms.clone(),
+        }
+    }
+
+    /// The translate prompt for `text` with the entries retrieved.
+    fn prompt(&self, text: &str, used: &[UsedEntry]) -> PromptOut {
+        let g = &self.glossary;
+        let lines: Vec<GlossaryLine> = used
+            .iter()
+            .map(|u| GlossaryLine {
+                source: u.source.clone(),
+                target: u.target.clone(),
+                sense: u.sense.clone(),
+            })
+            .collect();
+        let block = glossary_block(&lines);
+        PromptOut {
+            template: self.template.id(),
+            text: self
+                .template
+                .render(text, &block, &g.source_lang, &g.target_lang),
         }
     }
 
@@ -367,61 +362,62 @@ impl Pipeline {
         label: Option<&Label>,
         generate: Stage<Generation>,
     ) -> Trace {
-        let g = &self.glossary;
-        let matches = &prepared.matches;
         let output = generate.output.text.as_deref();
-
-        let labelled = label.map(|label| {
-            let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), label);
-            let group = if !score.missed.is_empty() {
-                Group::Missed
-            } else if !score.wrong_sense.is_empty() {
-                Group::WrongSense
-            } else {
-                Group::Complete
-            };
-            let target = |&e: &usize| Target {
-                id: &g.entries[e].id,
-                text: &g.entries[e].target,
-                forms: &g.entries[e].forms,
-            };
-            let needed: Vec<Target> = label.needed.iter().map(target).collect();
-            let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
-            let verdict = match output {
-                Some(out) => self.check.check(out, &needed, &wrong),
-                // No output: everything needed is missing.
-                None => Verdict {
-                    missing: needed.iter().map(|t| t.id.to_string()).collect(),
-                    leaked: Vec::new(),
-                    ok: false,
-                    by_stem: Vec::new(),
-                },
-            };
-            let wrong_sense_retrieved: Vec<String> = score
-                .wrong_sense
-                .iter()
-                .map(|&e| g.entries[e].id.clone())
-                .collect();
-            let wrong_sense_used = score
-                .wrong_sense
-                .iter()
-                .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
-                .map(|&e| g.entries[e].id.clone())
-                .collect();
-            Labelled {
-                group,
-                check: verdict,
-                wrong_sense_retrieved,
-                wrong_sense_used,
-            }
-        });
-
+        let labelled = label.map(|label| self.labelled(&prepared.matches, label, output));
         let review = review(prepared.uncovered, &prepared.trace.retrieve.output, output);
         Trace {
             generate,
             labelled,
             review,
             ..prepared.trace
+        }
+    }
+
+    /// The labelled side: the retrieval group, the output check, and the
+    /// wrong-sense entries retrieved and used.
+    fn labelled(&self, matches: &[Match], label: &Label, output: Option<&str>) -> Labelled {
+        let g = &self.glossary;
+        let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), label);
+        let group = if !score.missed.is_empty() {
+            Group::Missed
+        } else if !score.wrong_sense.is_empty() {
+            Group::WrongSense
+        } else {
+            Group::Complete
+        };
+        let target = |&e: &usize| Target {
+            id: &g.entries[e].id,
+            text: &g.entries[e].target,
+            forms: &g.entries[e].forms,
+        };
+        let needed: Vec<Target> = label.needed.iter().map(target).collect();
+        let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
+        let verdict = match output {
+            Some(out) => self.check.check(out, &needed, &wrong),
+            // No output: everything needed is missing.
+            None => Verdict {
+                missing: needed.iter().map(|t| t.id.to_string()).collect(),
+                leaked: Vec::new(),
+                ok: false,
+                by_stem: Vec::new(),
+            },
+        };
+        let wrong_sense_retrieved: Vec<String> = score
+            .wrong_sense
+            .iter()
+            .map(|&e| g.entries[e].id.clone())
+            .collect();
+        let wrong_sense_used = score
+            .wrong_sense
+            .iter()
+            .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
+            .map(|&e| g.entries[e].id.clone())
+            .collect();
+        Labelled {
+            group,
+            check: verdict,
+            wrong_sense_retrieved,
+            wrong_sense_used,
         }
     }
 
