@@ -185,15 +185,18 @@ pub async fn execute(
     stop_after: u32,
     progress: &indicatif::ProgressBar,
 ) -> Result<Outcome, ExecuteError> {
-    let mut out = CallsAppender::open(&dir.join(CALLS_FILE))?;
-    let mut outcome = Outcome::default();
+    let mut tracker = Tracker {
+        out: CallsAppender::open(&dir.join(CALLS_FILE))?,
+        outcome: Outcome::default(),
+        same: SameErrors::default(),
+        stop_after,
+        stopping: false,
+    };
     let mut queue = calls.into_iter();
     let mut running: JoinSet<(usize, Trace)> = JoinSet::new();
-    let mut stopping = false;
-    let mut same = SameErrors::default();
     let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
     loop {
-        while !stopping && running.len() < concurrency.max(1) {
+        while !tracker.stopping && running.len() < concurrency.max(1) {
             let Some((ri, repeat, pi)) = queue.next() else {
                 break;
             };
@@ -214,43 +217,71 @@ pub async fn execute(
             joined = running.join_next() => {
                 let Some(joined) = joined else { break };
                 let (pi, trace) = joined.map_err(ExecuteError::Panicked)?;
-                let stops = trace.generate.output.stops_run;
-                let everywhere = trace.generate.output.same_for_every_call;
-                let record = CallRecord::from_trace(&posts[pi].post.id, trace);
-                out.append(&record)?;
-                outcome.done += 1;
-                let in_a_row = same.note(record.error.as_deref(), everywhere);
-                if stop_after > 0 && in_a_row == stop_after && outcome.stopped.is_none() {
-                    outcome.stopped = Some(format!(
-                        "{in_a_row} calls in a row failed with the same error, which every call would get: {}",
-                        record.error.as_deref().unwrap_or_default()
-                    ));
-                    stopping = true;
-                }
-                if let Some(err) = &record.error {
-                    outcome.failed += 1;
-                    progress.println(format!("call failed: {} repeat {} post {}: {err}", record.retriever, record.repeat, record.post));
-                    if stops && outcome.stopped.is_none() {
-                        outcome.stopped = Some(err.clone());
-                        stopping = true;
-                    }
-                }
-                progress.set_message(format!("{} failed", outcome.failed));
-                progress.inc(1);
+                tracker.finished(&posts[pi].post.id, trace, progress)?;
             }
             _ = &mut ctrl_c => {
-                if outcome.interrupted {
+                if tracker.outcome.interrupted {
                     running.abort_all();
                     break;
                 }
-                outcome.interrupted = true;
-                stopping = true;
+                tracker.outcome.interrupted = true;
+                tracker.stopping = true;
                 progress.println(format!("stopping: waiting for {} calls in flight (Ctrl-C again to abandon them)", running.len()));
                 ctrl_c = Box::pin(tokio::signal::ctrl_c());
             }
         }
     }
-    Ok(outcome)
+    Ok(tracker.outcome)
+}
+
+/// Records finished calls and decides when a run stops starting new ones.
+struct Tracker {
+    out: CallsAppender,
+    outcome: Outcome,
+    same: SameErrors,
+    stop_after: u32,
+    /// No new call starts (the run stopped early or was interrupted).
+    stopping: bool,
+}
+
+impl Tracker {
+    /// Append a finished call's record and count it; stop the run after
+    /// `stop_after` identical errors in a row, or an error that stops runs.
+    fn finished(
+        &mut self,
+        post: &str,
+        trace: Trace,
+        progress: &indicatif::ProgressBar,
+    ) -> Result<(), CallsError> {
+        let stops = trace.generate.output.stops_run;
+        let everywhere = trace.generate.output.same_for_every_call;
+        let record = CallRecord::from_trace(post, trace);
+        self.out.append(&record)?;
+        let outcome = &mut self.outcome;
+        outcome.done += 1;
+        let in_a_row = self.same.note(record.error.as_deref(), everywhere);
+        if self.stop_after > 0 && in_a_row == self.stop_after && outcome.stopped.is_none() {
+            outcome.stopped = Some(format!(
+                "{in_a_row} calls in a row failed with the same error, which every call would get: {}",
+                record.error.as_deref().unwrap_or_default()
+            ));
+            self.stopping = true;
+        }
+        if let Some(err) = &record.error {
+            outcome.failed += 1;
+            progress.println(format!(
+                "call failed: {} repeat {} post {}: {err}",
+                record.retriever, record.repeat, record.post
+            ));
+            if stops && outcome.stopped.is_none() {
+                outcome.stopped = Some(err.clone());
+                self.stopping = true;
+            }
+        }
+        progress.set_message(format!("{} failed", outcome.failed));
+        progress.inc(1);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
