@@ -662,55 +662,7 @@ fn diff_run(
         .iter()
         .filter_map(|(id, p)| b_index.get(id.as_str()).map(|q| (id.as_str(), p, *q)))
         .collect();
-    let complete = |p: &PostRun| p.group == Some(Group::Complete);
-    let sum = |f: &dyn Fn(&PostRun) -> usize, side: usize| -> usize {
-        pairs
-            .iter()
-            .map(|(_, x, y)| f(if side == 0 { x } else { y }))
-            .sum()
-    };
-    let right_test = paired_test(
-        &pairs
-            .iter()
-            .map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls))
-            .collect::<Vec<_>>(),
-        test.resamples,
-        test.seed,
-    );
-    let complete_test = paired_test(
-        &pairs
-            .iter()
-            .map(|(_, x, y)| Pair::flag(complete(x), complete(y)))
-            .collect::<Vec<_>>(),
-        test.resamples,
-        test.seed,
-    );
-    let figures = vec![
-        FigureChange::new(
-            "right",
-            Value::ratio(sum(&|p| p.right, 0), sum(&|p| p.calls, 0)),
-            Value::ratio(sum(&|p| p.right, 1), sum(&|p| p.calls, 1)),
-            Some(right_test),
-        ),
-        FigureChange::new(
-            "complete",
-            Value::ratio(sum(&|p| usize::from(complete(p)), 0), pairs.len()),
-            Value::ratio(sum(&|p| usize::from(complete(p)), 1), pairs.len()),
-            Some(complete_test),
-        ),
-        FigureChange::new(
-            "wrong_sense_used",
-            Value::count(sum(&|p| p.wrong_sense_used, 0)),
-            Value::count(sum(&|p| p.wrong_sense_used, 1)),
-            None,
-        ),
-        FigureChange::new(
-            "failed",
-            Value::count(sum(&|p| p.failed, 0)),
-            Value::count(sum(&|p| p.failed, 1)),
-            None,
-        ),
-    ];
+    let figures = run_figures(&pairs, test);
     let changed = pairs
         .iter()
         .filter_map(|(id, pa, pb)| {
@@ -740,6 +692,60 @@ fn diff_run(
         figures,
         changed,
     }
+}
+
+/// The figures of a run diff over the posts both sides hold: right
+/// calls and complete posts (with paired tests), wrong senses used, failed.
+fn run_figures(pairs: &[(&str, &PostRun, &PostRun)], test: TestSettings) -> Vec<FigureChange> {
+    let complete = |p: &PostRun| p.group == Some(Group::Complete);
+    let sum = |f: &dyn Fn(&PostRun) -> usize, side: usize| -> usize {
+        pairs
+            .iter()
+            .map(|(_, x, y)| f(if side == 0 { x } else { y }))
+            .sum()
+    };
+    let right_test = paired_test(
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls))
+            .collect::<Vec<_>>(),
+        test.resamples,
+        test.seed,
+    );
+    let complete_test = paired_test(
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::flag(complete(x), complete(y)))
+            .collect::<Vec<_>>(),
+        test.resamples,
+        test.seed,
+    );
+    vec![
+        FigureChange::new(
+            "right",
+            Value::ratio(sum(&|p| p.right, 0), sum(&|p| p.calls, 0)),
+            Value::ratio(sum(&|p| p.right, 1), sum(&|p| p.calls, 1)),
+            Some(right_test),
+        ),
+        FigureChange::new(
+            "complete",
+            Value::ratio(sum(&|p| usize::from(complete(p)), 0), pairs.len()),
+            Value::ratio(sum(&|p| usize::from(complete(p)), 1), pairs.len()),
+            Some(complete_test),
+        ),
+        FigureChange::new(
+            "wrong_sense_used",
+            Value::count(sum(&|p| p.wrong_sense_used, 0)),
+            Value::count(sum(&|p| p.wrong_sense_used, 1)),
+            None,
+        ),
+        FigureChange::new(
+            "failed",
+            Value::count(sum(&|p| p.failed, 0)),
+            Value::count(sum(&|p| p.failed, 1)),
+            None,
+        ),
+    ]
 }
 
 /// One pair of retrievers of one eval result, for `eval --compare`.
