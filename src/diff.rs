@@ -792,6 +792,44 @@ pub fn load_both(a: &Path, b: &Path) -> Result<(Saved, Saved), DiffError> {
 mod tests {
     use super::*;
 
+    fn run_of(names: &[&str]) -> Saved {
+        Saved::Run(SavedRun {
+            dir: PathBuf::from("d"),
+            splits: HashMap::new(),
+            retrievers: names.iter().map(|n| n.to_string()).collect(),
+            posts: BTreeMap::new(),
+        })
+    }
+
+    #[test]
+    fn unpaired_retrievers_are_refused_naming_what_each_side_has() {
+        let (a, b) = (run_of(&["exact", "fuzzy"]), run_of(&["edit", "stem"]));
+        let err = pair_names(&a, &b, &None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "A (exact, fuzzy) and B (edit, stem) share no retriever name; pick two with \
+             --retriever A_NAME=B_NAME"
+        );
+        let pairing = Some(("exact".to_string(), "fuzzy".to_string()));
+        let err = pair_names(&a, &b, &pairing).unwrap_err().to_string();
+        assert_eq!(err, "B has no retriever `fuzzy`; it has: edit, stem");
+    }
+
+    #[test]
+    fn a_folder_without_calls_is_not_a_run_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        let calls = dir.path().join(CALLS_FILE);
+        assert_eq!(
+            err,
+            format!(
+                "{}: no such file; is {} a run folder made by `glossa run`?",
+                calls.display(),
+                dir.path().display()
+            )
+        );
+    }
+
     fn post(id: &str, complete: bool, missed: &[&str], wrong: &[&str]) -> PostResult {
         let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         PostResult {

@@ -164,6 +164,17 @@ mod tests {
     }
 
     #[test]
+    fn a_result_that_cannot_be_saved_names_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, "").unwrap();
+        let err = save_json(&file, "cafe", "eval", &1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, format!("cannot save a result in {}", file.display()));
+    }
+
+    #[test]
     fn suite_names_are_file_safe() {
         assert_eq!(suite_name("posts/cafe.jsonl"), "cafe");
         assert_eq!(suite_name("a b.jsonl"), "a-b");
