@@ -20,7 +20,7 @@ use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
 use crate::run_dir::calls;
 use crate::run_dir::config::{
-    write_config, Inputs, ProviderConfig, RetrieverParams, RunConfig, CONFIG_FILE, CONFIG_VERSION,
+    write_config, Inputs, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
 };
 use crate::run_dir::summary::write_summary;
 use crate::runs;
@@ -193,7 +193,7 @@ fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
         posts: args.data.posts.clone(),
         labels: args.data.labels.clone(),
         retrievers: expand_list(&args.retriever),
-        params: RetrieverParams::from(&Params::from(&args.params)),
+        params: Params::from(&args.params),
         split: args.split,
         repeat: args.repeat,
         provider,
@@ -305,7 +305,7 @@ fn pipelines(
     } else {
         super::build_client(&config.provider)?
     });
-    let params = Params::from(&config.params);
+
     config
         .retrievers
         .iter()
@@ -313,7 +313,7 @@ fn pipelines(
             Ok(Arc::new(Pipeline {
                 glossary: Arc::clone(glossary),
                 retriever_name: spec.clone(),
-                retriever: Arc::from(retrieve::build(spec, glossary, &params)?),
+                retriever: Arc::from(retrieve::build(spec, glossary, &config.params)?),
                 template: template.clone(),
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
