@@ -185,7 +185,7 @@ struct Scored {
 
 /// Score each retriever spec on a stream of posts, in parallel on the
 /// current rayon pool (`glossa eval` installs one of `--threads`), with
-/// memory bounded by [`CHUNK`] posts (plus per-post details when kept).
+/// memory bounded by `CHUNK` posts (plus per-post details when kept).
 pub fn evaluate_stream(
     glossary: &Arc<Glossary>,
     posts: impl Iterator<Item = Result<LabelledPost, InputError>> + Send,

@@ -1,7 +1,7 @@
 //! The generation check (SPEC.md, "Generation check"): every needed
 //! entry's target (or one of its forms) must stand in the output, and no
 //! wrong-sense entry's target or form may. Where a target "stands" is
-//! [`target_match`]'s rule (case-insensitive; word boundaries only for ends
+//! [`super::target_match`]'s rule (case-insensitive; word boundaries only for ends
 //! in scripts written with spaces).
 //!
 //! By default ([`CheckMode::Shared`]) a needed target counts wherever it
