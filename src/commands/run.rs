@@ -22,7 +22,7 @@ use crate::run_dir::calls;
 use crate::run_dir::config::{
     write_config, Inputs, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
 };
-use crate::run_dir::summary::write_summary;
+use crate::run_dir::summary::save_summary;
 use crate::runs;
 use anyhow::Context as _;
 use std::collections::HashMap;
@@ -59,11 +59,7 @@ pub(crate) fn report(
     format: Format,
     prices: Option<&Prices>,
 ) -> anyhow::Result<Summary> {
-    let mut summary = batch::summarise_file(dir, retrievers)?;
-    if let Some(prices) = prices {
-        summary.price(prices);
-    }
-    write_summary(dir, &summary)?;
+    let summary = save_summary(dir, retrievers, prices)?;
     // Dev and test side by side when the posts carry both.
     let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
     if let Some(prices) = prices {

@@ -12,10 +12,29 @@ use std::path::{Path, PathBuf};
 
 pub const SUMMARY_FILE: &str = "summary.json";
 
-/// Write `DIR/summary.json` (atomically).
-pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), WriteError> {
-    let json = serde_json::to_string_pretty(summary).expect("a summary serialises");
-    write_atomic(&dir.join(SUMMARY_FILE), json + "\n")
+/// A summary that could not be made or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    #[error(transparent)]
+    Calls(#[from] CallsError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Summarise `DIR/calls.jsonl` (retrievers in `order`; costs from
+/// `prices` when given) and save it as `DIR/summary.json`, atomically.
+pub fn save_summary(
+    dir: &Path,
+    order: &[String],
+    prices: Option<&Prices>,
+) -> Result<Summary, SummaryError> {
+    let mut summary = summarise_file(dir, order)?;
+    if let Some(prices) = prices {
+        summary.price(prices);
+    }
+    let json = serde_json::to_string_pretty(&summary).expect("a summary serialises");
+    write_atomic(&dir.join(SUMMARY_FILE), json + "\n")?;
+    Ok(summary)
 }
 
 /// How the posts of one retrieval group fared in one run.
