@@ -1,7 +1,9 @@
 //! Command-line definitions only (clap derive); behaviour lives in
 //! `commands/`.
 
+use crate::generate::provider;
 use crate::report::Format;
+use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -197,17 +199,25 @@ pub struct CompletionsArgs {
 /// Which labelled posts to score (a library type; its flag words below).
 pub use crate::dataset::SplitChoice;
 
+// Defaults, help and accepted values come from the library's tunables
+// table, so they are written once (`retrieve::params`).
 #[derive(Debug, Clone, Args)]
 pub struct RetrieverArgs {
-    /// Minimum character-trigram Dice coefficient for `fuzzy`, in [0, 1]
-    #[arg(long, default_value_t = 0.75, value_parser = parse_unit)]
+    #[arg(long, default_value_t = THRESHOLD.default, help = THRESHOLD.flag_help(),
+          value_parser = |s: &str| THRESHOLD.parse(s))]
     pub threshold: f64,
-    /// `edit`: key words of at least this many characters tolerate one edit (shorter: none)
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[arg(long, default_value_t = default_edit_one_from(), help = EDIT_ONE_FROM.flag_help(),
+          value_parser = |s: &str| parse_whole(&EDIT_ONE_FROM, s), value_name = "CHARS")]
     pub edit_one_from: u16,
-    /// `edit`: key words of at least this many characters tolerate two edits
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), value_name = "CHARS")]
+    #[arg(long, default_value_t = default_edit_two_from(), help = EDIT_TWO_FROM.flag_help(),
+          value_parser = |s: &str| parse_whole(&EDIT_TWO_FROM, s), value_name = "CHARS")]
     pub edit_two_from: u16,
+}
+
+/// A whole-number tunable's flag value (the table's range fits a `u16`,
+/// which a test checks).
+fn parse_whole(t: &Tunable, s: &str) -> Result<u16, BadParam> {
+    Ok(t.parse(s)? as u16)
 }
 
 impl From<&RetrieverArgs> for crate::retrieve::Params {
@@ -268,6 +278,14 @@ value_enum!(crate::generate::simplify::Simplify {
     Llm => "llm", "One model call with prompts/simplify.v1.md";
     None => "none", "Use the text as it is";
 });
+
+fn default_edit_one_from() -> u16 {
+    EDIT_ONE_FROM.default as u16
+}
+
+fn default_edit_two_from() -> u16 {
+    EDIT_TWO_FROM.default as u16
+}
 
 /// A glossary with labelled posts: what `eval`, `run` and `sweep` read
 /// (the café demo by default).
@@ -363,8 +381,8 @@ pub struct PhrasesArgs {
 /// Which model to call and how (shared by `translate` and `run`).
 #[derive(Debug, Clone, Args)]
 pub struct ProviderArgs {
-    /// Provider, or several comma-separated for failover: offline, openai, gemini
-    #[arg(long, default_value = "offline")]
+    /// Provider, or several comma-separated for failover
+    #[arg(long, default_value = "offline", help = provider_help())]
     pub provider: String,
     /// Model name (required for openai; gemini defaults to gemini-2.5-flash)
     #[arg(long)]
@@ -372,8 +390,8 @@ pub struct ProviderArgs {
     /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
     #[arg(long)]
     pub base_url: Option<String>,
-    /// Environment variable that holds the API key (default OPENAI_API_KEY / GEMINI_API_KEY)
-    #[arg(long)]
+    /// Environment variable that holds the API key
+    #[arg(long, help = api_key_env_help())]
     pub api_key_env: Option<String>,
     /// Sampling temperature
     #[arg(long)]
@@ -500,15 +518,6 @@ pub struct MergeArgs {
     pub format: Format,
 }
 
-fn parse_unit(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside [0, 1]"))
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Glossary JSON file to check [default: the built-in café demo]
@@ -541,15 +550,15 @@ pub struct ServeArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
-    /// Model for the `openai` provider (offered when OPENAI_API_KEY is set, or with --openai-base-url)
-    #[arg(long, default_value = "gpt-4o-mini")]
-    pub openai_model: String,
-    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1 for Ollama
-    #[arg(long)]
-    pub openai_base_url: Option<String>,
-    /// Model for the `gemini` provider (offered when GEMINI_API_KEY is set)
-    #[arg(long, default_value = "gemini-2.5-flash")]
-    pub gemini_model: String,
+    /// A provider's model, as PROVIDER=MODEL (repeatable)
+    #[arg(long = "model", value_name = "PROVIDER=MODEL", value_parser = provider_value, help = serve_model_help())]
+    pub models: Vec<(String, String)>,
+    /// A provider's base URL, as PROVIDER=URL, e.g. openai=http://127.0.0.1:11434/v1 for Ollama (offered without a key)
+    #[arg(long = "base-url", value_name = "PROVIDER=URL", value_parser = provider_value)]
+    pub base_urls: Vec<(String, String)>,
+    /// The variable holding a provider's key, as PROVIDER=VAR (repeatable)
+    #[arg(long = "api-key-env", value_name = "PROVIDER=VAR", value_parser = provider_value, help = serve_key_help())]
+    pub api_key_envs: Vec<(String, String)>,
     /// Seconds before one model attempt is abandoned
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
@@ -562,6 +571,63 @@ pub struct ServeArgs {
     /// Do not log a line per request on stderr
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--provider`'s help, from the provider table.
+fn provider_help() -> String {
+    format!(
+        "Provider, or several comma-separated for failover: {}",
+        provider::names()
+    )
+}
+
+/// `--api-key-env`'s help, from the provider table.
+fn api_key_env_help() -> String {
+    format!(
+        "Environment variable that holds the API key (default {})",
+        provider::key_vars()
+    )
+}
+
+/// `serve --model`'s help: every provider with a default model.
+fn serve_model_help() -> String {
+    let defaults = provider::PROVIDERS
+        .iter()
+        .filter_map(|kind| Some(format!("{}={}", kind.name, kind.default_model?)));
+    format!(
+        "A provider's model, as PROVIDER=MODEL (repeatable) [defaults: {}]",
+        defaults.collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `serve --api-key-env`'s help: which providers are offered when.
+fn serve_key_help() -> String {
+    let defaults = provider::PROVIDERS
+        .iter()
+        .filter_map(|kind| Some(format!("{}={}", kind.name, kind.key_var?)));
+    format!(
+        "The variable holding a provider's key, as PROVIDER=VAR (repeatable); \
+         a provider is offered when its variable is set [defaults: {}]",
+        defaults.collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `PROVIDER=VALUE`, naming a registered provider.
+fn provider_value(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected PROVIDER=VALUE, got `{s}`"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if provider::kind(name).is_none() {
+        return Err(format!(
+            "unknown provider `{name}` (known: {})",
+            provider::names()
+        ));
+    }
+    if value.is_empty() {
+        return Err(format!("no value after `{name}=`"));
+    }
+    Ok((name.to_string(), value.to_string()))
 }
 
 const SWEEP_HELP: &str = "Examples:\n  \
@@ -587,7 +653,7 @@ pub struct SweepArgs {
     #[arg(long, short = 'r', default_value = "fuzzy")]
     pub retriever: String,
     /// The numeric parameter to vary (see --list-params)
-    #[arg(long, default_value = "threshold")]
+    #[arg(long, default_value = THRESHOLD.name)]
     pub param: String,
     /// List the parameters --param accepts (default, accepted values, default range) and exit
     #[arg(long)]
@@ -655,13 +721,13 @@ pub struct ImportArgs {
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
     /// Glossary name (default: the --out file name, else the input's)
-    #[arg(long)]
+    #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources (default en; for TBX, which terms are sources)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
     /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
-    #[arg(long)]
+    #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Overwrite --out if it exists
     #[arg(long)]
@@ -682,4 +748,49 @@ pub struct ExportArgs {
     /// Write a header row even for a plain two-column glossary
     #[arg(long)]
     pub header: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::{Params, TUNABLE};
+    use clap::CommandFactory;
+
+    #[test]
+    fn retriever_flags_take_default_and_help_from_the_tunables_table() {
+        let cli = Cli::command();
+        let eval = cli.find_subcommand("eval").expect("eval");
+        for t in TUNABLE {
+            let flag = eval
+                .get_arguments()
+                .find(|a| a.get_id() == t.name)
+                .unwrap_or_else(|| panic!("no flag for tunable {}", t.name));
+            let default: Vec<f64> = flag
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_str().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(default, [t.default], "{}", t.name);
+            assert_eq!(
+                flag.get_help().map(ToString::to_string),
+                Some(t.flag_help())
+            );
+            if t.kind == crate::retrieve::ParamKind::Integer {
+                assert!(t.max <= f64::from(u16::MAX), "{} is read as a u16", t.name);
+            }
+        }
+        // No flag given: the same numbers as `Params::default()`.
+        let Command::Eval(args) = Cli::try_parse_from(["glossa", "eval"]).unwrap().command else {
+            panic!("eval")
+        };
+        assert_eq!(Params::from(&args.params), Params::default());
+    }
+
+    #[test]
+    fn retriever_flags_check_values_against_the_table() {
+        let err = Cli::try_parse_from(["glossa", "eval", "--threshold", "1.5"]).unwrap_err();
+        assert!(err.to_string().contains("outside [0, 1]"), "{err}");
+        let err = Cli::try_parse_from(["glossa", "eval", "--edit-two-from", "2.5"]).unwrap_err();
+        assert!(err.to_string().contains("whole numbers"), "{err}");
+    }
 }

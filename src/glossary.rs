@@ -64,7 +64,20 @@ pub fn word_count(key: &str) -> usize {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The top-level fields of a glossary file besides `entries`, kept as
+/// written (absent stays absent), so a file can be written back as it was.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_lang: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_lang: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GlossaryFile<'a> {
     #[serde(default)]
@@ -106,6 +119,15 @@ impl Glossary {
     /// Parse and validate glossary JSON; `path` is used in messages and
     /// `default_name` when the file has no `name`.
     pub fn parse(path: &str, default_name: &str, text: &str) -> Result<Glossary, InputError> {
+        Glossary::parse_with_head(path, default_name, text).map(|(glossary, _)| glossary)
+    }
+
+    /// [`Glossary::parse`], also returning the top-level fields as written.
+    pub fn parse_with_head(
+        path: &str,
+        default_name: &str,
+        text: &str,
+    ) -> Result<(Glossary, Head), InputError> {
         if text.trim().is_empty() {
             return Err(InputError::file(
                 path,
@@ -135,13 +157,23 @@ impl Glossary {
             entry.line = line;
             entries.push(entry);
         }
-        Glossary::new(
+        let head = Head {
+            name: file.name,
+            source_lang: file.source_lang,
+            target_lang: file.target_lang,
+        };
+        let glossary = Glossary::new(
             path,
-            file.name.unwrap_or_else(|| default_name.to_string()),
-            file.source_lang.unwrap_or_else(|| "en".to_string()),
-            file.target_lang.unwrap_or_else(|| "target".to_string()),
+            head.name
+                .clone()
+                .unwrap_or_else(|| default_name.to_string()),
+            head.source_lang.clone().unwrap_or_else(|| "en".to_string()),
+            head.target_lang
+                .clone()
+                .unwrap_or_else(|| "target".to_string()),
             entries,
-        )
+        )?;
+        Ok((glossary, head))
     }
 
     /// Validate entries, fill in default ids and compute keys.

@@ -14,7 +14,6 @@ pub mod gate;
 pub mod generate;
 pub mod glossary;
 pub mod interchange;
-pub mod interchange_header;
 pub mod limits;
 pub mod lint;
 pub mod phrase;

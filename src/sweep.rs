@@ -1,146 +1,18 @@
 //! Parameter sweeps: score one retriever at a range of values of one of its
 //! numeric parameters (the engine behind `glossa sweep`).
 //!
-//! [`TUNABLE`] names every numeric field of [`Params`] with a setter, so
-//! any of them can be swept by name (`Params::set("threshold", 0.8)`). A
-//! unit test fails when `Params` gains a numeric field that is not listed.
+//! Any parameter of the tunables table ([`TUNABLE`], declared with
+//! [`Params`] in `retrieve::params`) can be swept by name
+//! (`Params::set("threshold", 0.8)`).
 
 use crate::dataset::LabelledPost;
 use crate::eval::{evaluate, PerPost, Sources};
 use crate::glossary::Glossary;
+pub use crate::retrieve::params::{format_value, tunable, BadParam, ParamKind, Tunable, TUNABLE};
 use crate::retrieve::{Params, UnknownRetriever};
 use crate::score::Counts;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::sync::Arc;
-
-/// Whether a parameter takes any number or only whole numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamKind {
-    Real,
-    Integer,
-}
-
-/// A numeric retriever parameter that can be set by name.
-pub struct Tunable {
-    /// The `Params` field (the command-line flag with `-` for `_`).
-    pub name: &'static str,
-    /// What it does, for `glossa sweep --help`.
-    pub summary: &'static str,
-    pub kind: ParamKind,
-    /// Smallest and largest accepted values.
-    pub min: f64,
-    pub max: f64,
-    /// The range `glossa sweep` scans when none is given: from, to, step.
-    pub range: (f64, f64, f64),
-    pub get: fn(&Params) -> f64,
-    pub put: fn(&mut Params, f64),
-}
-
-/// Every numeric parameter of every retriever.
-pub const TUNABLE: &[Tunable] = &[
-    Tunable {
-        name: "threshold",
-        summary: "fuzzy: minimum character-trigram Dice coefficient",
-        kind: ParamKind::Real,
-        min: 0.0,
-        max: 1.0,
-        range: (0.5, 1.0, 0.05),
-        get: |p| p.threshold,
-        put: |p, v| p.threshold = v,
-    },
-    Tunable {
-        name: "edit_one_from",
-        summary: "edit: key words of at least this many characters tolerate one edit",
-        kind: ParamKind::Integer,
-        min: 1.0,
-        max: 65535.0,
-        range: (1.0, 12.0, 1.0),
-        get: |p| p.edit_one_from as f64,
-        put: |p, v| p.edit_one_from = v as usize,
-    },
-    Tunable {
-        name: "edit_two_from",
-        summary: "edit: key words of at least this many characters tolerate two edits",
-        kind: ParamKind::Integer,
-        min: 1.0,
-        max: 65535.0,
-        range: (1.0, 12.0, 1.0),
-        get: |p| p.edit_two_from as f64,
-        put: |p, v| p.edit_two_from = v as usize,
-    },
-];
-
-/// A parameter name that is not in [`TUNABLE`], or a value it does not take.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadParam(pub String);
-
-impl fmt::Display for BadParam {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadParam {}
-
-/// The parameter called `name` (`-` and `_` are the same).
-pub fn tunable(name: &str) -> Result<&'static Tunable, BadParam> {
-    let wanted = name.trim().replace('-', "_");
-    TUNABLE.iter().find(|t| t.name == wanted).ok_or_else(|| {
-        BadParam(format!(
-            "unknown parameter `{name}`; numeric retriever parameters: {}",
-            TUNABLE
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })
-}
-
-impl Tunable {
-    /// Check that `value` is one this parameter takes.
-    pub fn check(&self, value: f64) -> Result<(), BadParam> {
-        if !value.is_finite() || value < self.min || value > self.max {
-            return Err(BadParam(format!(
-                "{} = {} is outside [{}, {}]",
-                self.name,
-                format_value(value),
-                format_value(self.min),
-                format_value(self.max)
-            )));
-        }
-        if self.kind == ParamKind::Integer && value.fract() != 0.0 {
-            return Err(BadParam(format!(
-                "{} takes whole numbers, not {}",
-                self.name,
-                format_value(value)
-            )));
-        }
-        Ok(())
-    }
-
-    /// The default value (`Params::default()`).
-    pub fn default_value(&self) -> f64 {
-        (self.get)(&Params::default())
-    }
-}
-
-impl Params {
-    /// Set the numeric parameter `name` (see [`TUNABLE`]) to `value`.
-    pub fn set(&mut self, name: &str, value: f64) -> Result<(), BadParam> {
-        let t = tunable(name)?;
-        t.check(value)?;
-        (t.put)(self, value);
-        Ok(())
-    }
-
-    /// The value of the numeric parameter `name`.
-    pub fn get(&self, name: &str) -> Result<f64, BadParam> {
-        Ok((tunable(name)?.get)(self))
-    }
-}
 
 /// `--help` text listing the parameters that can be swept.
 pub fn params_help() -> String {
@@ -159,17 +31,6 @@ pub fn params_help() -> String {
         ));
     }
     out
-}
-
-/// A number as people write it: `0.75`, `4`, `0.05`.
-pub fn format_value(v: f64) -> String {
-    let s = format!("{:.6}", v);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
 }
 
 /// `from`, `from + step`, ... up to `to` inclusive (with a little slack
@@ -216,7 +77,8 @@ pub struct SweepRow {
 }
 
 impl SweepRow {
-    fn new(value: f64, counts: Counts) -> SweepRow {
+    /// The row of `counts` at `value`, its ratios computed.
+    pub fn new(value: f64, counts: Counts) -> SweepRow {
         SweepRow {
             value,
             counts,
@@ -330,65 +192,17 @@ pub fn sweep(
 }
 
 /// Why a sweep could not run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SweepError {
-    Param(BadParam),
-    Retriever(UnknownRetriever),
+    #[error(transparent)]
+    Param(#[from] BadParam),
+    #[error(transparent)]
+    Retriever(#[from] UnknownRetriever),
 }
-
-impl fmt::Display for SweepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SweepError::Param(e) => e.fmt(f),
-            SweepError::Retriever(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for SweepError {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_numeric_params_field_is_tunable() {
-        // A new numeric field in `Params` must get a line in TUNABLE.
-        let v = serde_json::to_value(Params::default()).unwrap();
-        for (field, value) in v.as_object().unwrap() {
-            if value.is_number() {
-                let t = tunable(field).unwrap_or_else(|_| {
-                    panic!("Params::{field} is numeric but not in sweep::TUNABLE")
-                });
-                assert_eq!((t.get)(&Params::default()), value.as_f64().unwrap());
-            }
-        }
-    }
-
-    #[test]
-    fn set_and_get_by_name() {
-        let mut p = Params::default();
-        p.set("threshold", 0.8).unwrap();
-        assert_eq!(p.threshold, 0.8);
-        p.set("edit-one-from", 5.0).unwrap();
-        assert_eq!(p.edit_one_from, 5);
-        assert_eq!(p.get("edit_one_from").unwrap(), 5.0);
-        assert!(p
-            .set("threshold", 1.5)
-            .unwrap_err()
-            .0
-            .contains("outside [0, 1]"));
-        assert!(p
-            .set("edit_two_from", 2.5)
-            .unwrap_err()
-            .0
-            .contains("whole numbers"));
-        assert!(p
-            .set("treshold", 0.5)
-            .unwrap_err()
-            .0
-            .contains("unknown parameter `treshold`"));
-    }
 
     #[test]
     fn steps_hit_the_values_a_user_would_type() {
@@ -400,13 +214,6 @@ mod tests {
         assert_eq!(steps(2.0, 10.0, 4.0).unwrap(), [2.0, 6.0, 10.0]);
         assert!(steps(1.0, 0.5, 0.1).is_err());
         assert!(steps(0.0, 1.0, 0.0).is_err());
-    }
-
-    #[test]
-    fn values_format_without_noise() {
-        assert_eq!(format_value(0.75), "0.75");
-        assert_eq!(format_value(4.0), "4");
-        assert_eq!(format_value(0.0), "0");
     }
 
     #[test]

@@ -212,12 +212,12 @@ fn unknown_provider_lists_the_known_ones() {
     let err = build("claude", &Settings::default()).err().unwrap();
     let message = err.to_string();
     assert!(message.contains("unknown provider `claude`"), "{message}");
-    for (name, _) in PROVIDERS {
-        assert!(message.contains(name), "{message}");
+    for kind in PROVIDERS {
+        assert!(message.contains(kind.name), "{message}");
     }
     assert_eq!(
-        PROVIDERS.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
-        ["openai", "gemini", "offline"]
+        PROVIDERS.iter().map(|kind| kind.name).collect::<Vec<_>>(),
+        ["offline", "openai", "gemini"]
     );
 }
 
@@ -946,4 +946,24 @@ async fn a_reply_larger_than_the_cap_fails_the_call_without_being_read_or_retrie
         .await
         .unwrap();
     assert_eq!(reply.text.len(), glossa::limits::MAX_REPLY_BYTES - 200);
+}
+
+#[test]
+fn serve_settings_name_a_registered_provider() {
+    // A usage error: exit 2 and the reason on stderr.
+    let refused = |args: &[&str]| {
+        let out = support::glossa().arg("serve").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let stderr = refused(&["--model", "claude=opus"]);
+    assert!(
+        stderr.contains("unknown provider `claude` (known: offline, openai, gemini)"),
+        "{stderr}"
+    );
+    let stderr = refused(&["--base-url", "openai"]);
+    assert!(
+        stderr.contains("expected PROVIDER=VALUE, got `openai`"),
+        "{stderr}"
+    );
 }

@@ -3,7 +3,6 @@
 
 use crate::cli::DiffArgs;
 use crate::diff::{self, parse_pairing, shown};
-use crate::report;
 use crate::stats::TestSettings;
 use std::process::ExitCode;
 
@@ -12,7 +11,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let pairing = args.retriever.as_deref().and_then(parse_pairing);
     let test = TestSettings::new(args.resamples, args.seed);
     let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
-    super::emit(&report::diff::render(&d, args.format))?;
+    super::emit_report(&d, args.format)?;
     if !d.unpaired_a.is_empty() {
         eprintln!(
             "{}: only in A, not compared: {}",

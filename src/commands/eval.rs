@@ -6,7 +6,8 @@ use crate::diff;
 use crate::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
 use crate::fsutil::AtomicFile;
 use crate::gate;
-use crate::report::{self, Format};
+use crate::report::eval::EvalReport;
+use crate::report::Format;
 use crate::retrieve::{expand_list, Params};
 use crate::runs;
 use crate::stats::TestSettings;
@@ -110,33 +111,18 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         let test = TestSettings::new(args.resamples, args.seed);
         (test, diff::compare_all(&result, test))
     });
-    let saved = match &compared {
-        // The result with the comparisons beside it.
-        Some((test, comparisons)) => {
-            let mut v = serde_json::to_value(&result)?;
-            v["test"] = serde_json::to_value(test)?;
-            v["comparisons"] = serde_json::to_value(comparisons)?;
-            v
-        }
-        None => serde_json::to_value(&result)?,
+    let report = EvalReport {
+        result: &result,
+        by_tag: args.by_tag,
+        compared: compared.as_ref().map(|(test, c)| (test, c.as_slice())),
     };
-    match (&compared, args.format) {
-        (Some(_), Format::Json) => super::emit(&(serde_json::to_string_pretty(&saved)? + "\n"))?,
-        (Some((test, comparisons)), format) => {
-            let mut out = report::eval::render(&result, format, args.by_tag);
-            let table = report::diff::comparison_table(comparisons, test);
-            out.push('\n');
-            out.push_str(&report::exporter(format).expect("not JSON").render(&[table]));
-            super::emit(&out)?;
-        }
-        (None, format) => super::emit(&report::eval::render(&result, format, args.by_tag))?,
-    }
+    super::emit_report(&report, args.format)?;
     if !args.no_save {
         let path = runs::save_json(
             &args.runs_dir,
             &runs::suite_name(&posts_file),
             "eval",
-            &saved,
+            &report.document()?,
         )?;
         eprintln!("saved {}", path.display());
     }

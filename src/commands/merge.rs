@@ -3,10 +3,11 @@
 
 use super::run::{load_posts, report, splits};
 use crate::cli::MergeArgs;
+use crate::dataset::Split;
 use crate::fsutil::AtomicFile;
 use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::generate::prices::Prices;
-use crate::run_dir::config::{incompatibility, load_config, write_config};
+use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -28,69 +29,10 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|d| load_config(d))
         .collect::<Result<Vec<_>, _>>()?;
-    for (dir, config) in dirs.iter().zip(&configs).skip(1) {
-        if let Some(why) = incompatibility(&configs[0], config) {
-            anyhow::bail!(
-                "cannot merge {} with {}: they differ in {why}; only shards of one run can be merged",
-                dirs[0].display(),
-                dir.display()
-            );
-        }
-    }
-    if let Some(d) = dirs.iter().find(|d| same_folder(d, out)) {
-        anyhow::bail!(
-            "--out {} is one of the folders to merge ({}); merge into a new folder",
-            out.display(),
-            d.display()
-        );
-    }
-    if out.join(CALLS_FILE).exists() {
-        anyhow::bail!(
-            "{} already holds a run; merge into a new folder",
-            out.display()
-        );
-    }
-
-    // Pass 1: which record of each call is the latest (later folders win,
-    // and within a folder later lines, as the summary reads them).
-    let mut latest: HashMap<CallKey, usize> = HashMap::new();
-    let mut seq = 0usize;
-    for dir in dirs {
-        let before = seq;
-        for_each_call(&dir.join(CALLS_FILE), |r| {
-            latest.insert(r.key(), seq);
-            seq += 1;
-        })?;
-        if seq == before {
-            eprintln!(
-                "warning: {} holds no calls (a --batch-out folder whose results were never read in?)",
-                dir.display()
-            );
-        }
-    }
-
-    // Pass 2: write those records, atomically.
+    check_folders(dirs, out, &configs)?;
+    let (latest, seq) = latest_records(dirs)?;
     let path = out.join(CALLS_FILE);
-    let mut writer = AtomicFile::create(&path)?;
-    let mut at = 0usize;
-    let mut written = 0usize;
-    let mut failure: Option<std::io::Error> = None;
-    for dir in dirs {
-        for_each_call(&dir.join(CALLS_FILE), |r| {
-            if failure.is_none() && latest.get(&r.key()) == Some(&at) {
-                let line = serde_json::to_string(&r).expect("a record serialises") + "\n";
-                match writer.write_all(line.as_bytes()) {
-                    Ok(()) => written += 1,
-                    Err(e) => failure = Some(e),
-                }
-            }
-            at += 1;
-        })?;
-    }
-    if let Some(e) = failure {
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    writer.commit()?;
+    let written = write_latest(dirs, &latest, &path)?;
 
     let mut merged = configs[0].clone();
     merged.shard = None;
@@ -109,46 +51,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             String::new()
         }
     );
-
-    // Shards of one split that are not among the folders.
-    let counts: BTreeSet<Option<u32>> = configs.iter().map(|c| c.shard.map(|s| s.count)).collect();
-    if let [Some(count)] = counts.iter().copied().collect::<Vec<_>>()[..] {
-        let have: BTreeSet<u32> = configs
-            .iter()
-            .filter_map(|c| c.shard)
-            .map(|s| s.index)
-            .collect();
-        let absent: Vec<String> = (0..count)
-            .filter(|i| !have.contains(i))
-            .map(|i| format!("{i}/{count}"))
-            .collect();
-        if !absent.is_empty() {
-            eprintln!("warning: no folder holds shard {}", absent.join(", "));
-        }
-    }
-
-    let (split_of, missing) = match load_posts(&merged) {
-        Ok((_, posts)) => {
-            let mut missing = 0usize;
-            for retriever in &merged.retrievers {
-                for repeat in 1..=merged.repeat {
-                    for p in &posts {
-                        let key = (retriever.clone(), repeat, p.post.id.clone());
-                        if !latest.contains_key(&key) {
-                            missing += 1;
-                        }
-                    }
-                }
-            }
-            (splits(&posts), Some(missing))
-        }
-        Err(e) => {
-            eprintln!(
-                "warning: cannot read the run's posts and labels ({e:#}); no dev/test tables, and missing calls are not counted"
-            );
-            (HashMap::new(), None)
-        }
-    };
+    warn_absent_shards(&configs);
+    let (split_of, missing) = splits_and_missing(&merged, &latest);
     drop(latest);
 
     let summary = report(
@@ -176,4 +80,131 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         code = crate::exit::Exit::Failed.into();
     }
     Ok(code)
+}
+
+/// The folders are shards of one run, and `out` is a new folder.
+fn check_folders(dirs: &[PathBuf], out: &Path, configs: &[RunConfig]) -> anyhow::Result<()> {
+    for (dir, config) in dirs.iter().zip(configs).skip(1) {
+        if let Some(why) = incompatibility(&configs[0], config) {
+            anyhow::bail!(
+                "cannot merge {} with {}: they differ in {why}; only shards of one run can be merged",
+                dirs[0].display(),
+                dir.display()
+            );
+        }
+    }
+    if let Some(d) = dirs.iter().find(|d| same_folder(d, out)) {
+        anyhow::bail!(
+            "--out {} is one of the folders to merge ({}); merge into a new folder",
+            out.display(),
+            d.display()
+        );
+    }
+    if out.join(CALLS_FILE).exists() {
+        anyhow::bail!(
+            "{} already holds a run; merge into a new folder",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Pass 1: which record of each call is the latest (later folders win,
+/// and within a folder later lines, as the summary reads them), by its
+/// place among all records; and how many records there are.
+fn latest_records(dirs: &[PathBuf]) -> anyhow::Result<(HashMap<CallKey, usize>, usize)> {
+    let mut latest: HashMap<CallKey, usize> = HashMap::new();
+    let mut seq = 0usize;
+    for dir in dirs {
+        let before = seq;
+        for_each_call(&dir.join(CALLS_FILE), |r| {
+            latest.insert(r.key(), seq);
+            seq += 1;
+        })?;
+        if seq == before {
+            eprintln!(
+                "warning: {} holds no calls (a --batch-out folder whose results were never read in?)",
+                dir.display()
+            );
+        }
+    }
+    Ok((latest, seq))
+}
+
+/// Pass 2: write the latest records to `path`, atomically; how many.
+fn write_latest(
+    dirs: &[PathBuf],
+    latest: &HashMap<CallKey, usize>,
+    path: &Path,
+) -> anyhow::Result<usize> {
+    let mut writer = AtomicFile::create(path)?;
+    let mut at = 0usize;
+    let mut written = 0usize;
+    let mut failure: Option<std::io::Error> = None;
+    for dir in dirs {
+        for_each_call(&dir.join(CALLS_FILE), |r| {
+            if failure.is_none() && latest.get(&r.key()) == Some(&at) {
+                let line = serde_json::to_string(&r).expect("a record serialises") + "\n";
+                match writer.write_all(line.as_bytes()) {
+                    Ok(()) => written += 1,
+                    Err(e) => failure = Some(e),
+                }
+            }
+            at += 1;
+        })?;
+    }
+    if let Some(e) = failure {
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    writer.commit()?;
+    Ok(written)
+}
+
+/// Shards of one split that are not among the folders.
+fn warn_absent_shards(configs: &[RunConfig]) {
+    let counts: BTreeSet<Option<u32>> = configs.iter().map(|c| c.shard.map(|s| s.count)).collect();
+    if let [Some(count)] = counts.iter().copied().collect::<Vec<_>>()[..] {
+        let have: BTreeSet<u32> = configs
+            .iter()
+            .filter_map(|c| c.shard)
+            .map(|s| s.index)
+            .collect();
+        let absent: Vec<String> = (0..count)
+            .filter(|i| !have.contains(i))
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        if !absent.is_empty() {
+            eprintln!("warning: no folder holds shard {}", absent.join(", "));
+        }
+    }
+}
+
+/// Each post's split, and how many of the run's calls no folder holds
+/// (`None` when the posts cannot be read).
+fn splits_and_missing(
+    merged: &RunConfig,
+    latest: &HashMap<CallKey, usize>,
+) -> (HashMap<String, Split>, Option<usize>) {
+    match load_posts(merged) {
+        Ok((_, posts)) => {
+            let mut missing = 0usize;
+            for retriever in &merged.retrievers {
+                for repeat in 1..=merged.repeat {
+                    for p in &posts {
+                        let key = (retriever.clone(), repeat, p.post.id.clone());
+                        if !latest.contains_key(&key) {
+                            missing += 1;
+                        }
+                    }
+                }
+            }
+            (splits(&posts), Some(missing))
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: cannot read the run's posts and labels ({e:#}); no dev/test tables, and missing calls are not counted"
+            );
+            (HashMap::new(), None)
+        }
+    }
 }

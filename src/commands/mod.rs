@@ -25,6 +25,7 @@ use crate::generate::cache::Cache;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::glossary::Glossary;
+use crate::report::{self, Format, Report};
 use crate::run_dir::config::ProviderConfig;
 use anyhow::Context as _;
 use std::io::{Read, Write};
@@ -135,7 +136,18 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// is not an error.
 pub fn emit(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    closed_pipe_is_fine(out.write_all(text.as_bytes()).and_then(|_| out.flush()))
+}
+
+/// Print `report` in `format` on stdout (CSV's prose on stderr).
+pub fn emit_report(report: &dyn Report, format: Format) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let written = report::render(report, format, &mut out, &mut std::io::stderr().lock());
+    closed_pipe_is_fine(written.and_then(|_| out.flush()))
+}
+
+fn closed_pipe_is_fine(written: std::io::Result<()>) -> anyhow::Result<()> {
+    match written {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(e).context("cannot write to standard output")
         }

@@ -1,24 +1,11 @@
 //! `glossa retrieve`: one post's matches.
 
 use crate::cli::RetrieveArgs;
-use crate::report::{exporter, Align, Table};
-use crate::retrieve::{self, best_per_entry, MatchKind, Params, PostView};
-use serde::Serialize;
+use crate::report::retrieve::{MatchRow, RetrieveReport};
+use crate::report::Format;
+use crate::retrieve::{self, best_per_entry, Params, PostView};
 use std::process::ExitCode;
 use std::sync::Arc;
-
-#[derive(Serialize)]
-struct MatchRow<'a> {
-    entry: &'a str,
-    source: &'a str,
-    target: &'a str,
-    kind: MatchKind,
-    phrase: &'a str,
-    score: f64,
-    /// Byte range of the matched phrase in the text.
-    start: Option<usize>,
-    end: Option<usize>,
-}
 
 pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let text = super::text_or_stdin(args.text)?;
@@ -52,44 +39,19 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
             }
         })
         .collect();
-    match exporter(args.format) {
-        None => {
-            let out = serde_json::json!({
-                "glossary": glossary.name,
-                "retriever": args.retriever,
-                "text": text,
-                "matches": rows,
-            });
-            super::emit(&(serde_json::to_string_pretty(&out)? + "\n"))?;
-        }
-        Some(e) => {
-            let mut t = Table::new(
-                None,
-                &[
-                    ("Entry", Align::Left),
-                    ("Target", Align::Left),
-                    ("Kind", Align::Left),
-                    ("Phrase", Align::Left),
-                    ("Score", Align::Right),
-                ],
-            );
-            for r in &rows {
-                t.push(vec![
-                    r.entry.to_string(),
-                    r.target.to_string(),
-                    r.kind.to_string(),
-                    r.phrase.to_string(),
-                    format!("{:.3}", r.score),
-                ]);
-            }
-            super::emit(&e.render(&[t]))?;
-            if rows.is_empty() {
-                eprintln!(
-                    "no entry of {} matched (`glossa phrases` shows what was looked up)",
-                    glossary.path
-                );
-            }
-        }
+    let nothing = rows.is_empty();
+    let report = RetrieveReport {
+        glossary: &glossary.name,
+        retriever: &args.retriever,
+        text: &text,
+        matches: rows,
+    };
+    super::emit_report(&report, args.format)?;
+    if nothing && args.format != Format::Json {
+        eprintln!(
+            "no entry of {} matched (`glossa phrases` shows what was looked up)",
+            glossary.path
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -25,37 +25,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .context("--timeout must be a positive number of seconds")?;
-    let (providers, warnings) = serve::providers_from_env(&ModelSettings {
-        openai_model: args.openai_model.clone(),
-        openai_base_url: args.openai_base_url.clone(),
-        gemini_model: args.gemini_model.clone(),
-        cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
-        timeout: Some(timeout),
-    });
-    for w in &warnings {
-        eprintln!("warning: {w}");
-    }
+    let providers = offered_providers(&args, timeout);
     let offered: Vec<String> = providers.iter().map(|p| p.name.clone()).collect();
-    let store = Store::new(args.glossaries.clone());
-    let cleaned = store.clean_temporaries();
-    if cleaned > 0 {
-        eprintln!(
-            "note: removed {cleaned} temporary file(s) left in {} by an interrupted save (the glossaries themselves are whole)",
-            args.glossaries.display()
-        );
-    }
-    match store.list() {
-        Ok(list) if list.is_empty() => eprintln!(
-            "note: no glossaries (NAME.json) in {}; pass --glossaries DIR, or run from the folder that holds glossaries/",
-            args.glossaries.display()
-        ),
-        Ok(list) => {
-            for bad in list.iter().filter(|s| s.error.is_some()) {
-                eprintln!("warning: {}", bad.error.as_deref().unwrap_or_default());
-            }
-        }
-        Err(e) => eprintln!("warning: {e}"),
-    }
+    check_folder(&args.glossaries);
 
     super::runtime()?.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&args.addr)
@@ -98,4 +70,43 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .context("the server stopped")?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The providers the page offers; why others are not, on stderr.
+fn offered_providers(args: &ServeArgs, timeout: Duration) -> Vec<serve::ProviderChoice> {
+    let (providers, warnings) = serve::providers_from_env(&ModelSettings {
+        models: args.models.iter().cloned().collect(),
+        base_urls: args.base_urls.iter().cloned().collect(),
+        api_key_envs: args.api_key_envs.iter().cloned().collect(),
+        cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
+        timeout: Some(timeout),
+    });
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    providers
+}
+
+/// Tidy the glossaries folder and say what is wrong with it, on stderr.
+fn check_folder(dir: &std::path::Path) {
+    let store = Store::new(dir);
+    let cleaned = store.clean_temporaries();
+    if cleaned > 0 {
+        eprintln!(
+            "note: removed {cleaned} temporary file(s) left in {} by an interrupted save (the glossaries themselves are whole)",
+            dir.display()
+        );
+    }
+    match store.list() {
+        Ok(list) if list.is_empty() => eprintln!(
+            "note: no glossaries (NAME.json) in {}; pass --glossaries DIR, or run from the folder that holds glossaries/",
+            dir.display()
+        ),
+        Ok(list) => {
+            for bad in list.iter().filter(|s| s.error.is_some()) {
+                eprintln!("warning: {}", bad.error.as_deref().unwrap_or_default());
+            }
+        }
+        Err(e) => eprintln!("warning: {e}"),
+    }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if args.list_params {
-        super::emit(&report::sweep::render_params(args.format)?)?;
+        super::emit_report(&report::sweep::ParamsReport, args.format)?;
         return Ok(ExitCode::SUCCESS);
     }
     let param = sweep::tunable(&args.param)?;
@@ -62,7 +62,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         &glossary, &posts, &specs[0], param, &values, &base, &sources,
     )?;
 
-    let svg = chart::sweep_svg(&result).map_err(anyhow::Error::msg)?;
+    let svg = chart::sweep_svg(&result)?;
     let mut written = Vec::new();
     if let Some(path) = &args.svg {
         runs::write_atomic(path, &svg)?;
@@ -74,14 +74,14 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         let svg_path = json_path.with_extension("svg");
         runs::write_atomic(&svg_path, &svg)?;
         result.chart = Some(svg_path.display().to_string());
-        runs::write_atomic(&json_path, &(serde_json::to_string_pretty(&result)? + "\n"))?;
+        runs::write_atomic(&json_path, &report::pretty_json(&result)?)?;
         written.push(json_path.display().to_string());
         written.push(svg_path.display().to_string());
     } else if let Some(path) = &args.svg {
         result.chart = Some(path.display().to_string());
     }
 
-    super::emit(&report::sweep::render(&result, args.format))?;
+    super::emit_report(&result, args.format)?;
     if !written.is_empty() {
         eprintln!("saved {}", written.join(", "));
     }

@@ -133,6 +133,19 @@ pub struct WordNet {
     data: HashMap<Pos, Vec<u8>>,
 }
 
+/// A WordNet data file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "WordNet data files not found: cannot read {} ({reason}); install them \
+     (Debian/Ubuntu: `apt-get install wordnet-base`) or point --wordnet \
+     (or WNSEARCHDIR) at the folder holding index.noun and data.noun",
+    path.display()
+)]
+pub struct MissingWordNet {
+    pub path: PathBuf,
+    pub reason: std::io::Error,
+}
+
 impl WordNet {
     /// `$WNSEARCHDIR`, else Debian's `/usr/share/wordnet`.
     pub fn default_dir() -> PathBuf {
@@ -142,21 +155,14 @@ impl WordNet {
     }
 
     /// Load `dir`, or say which file is missing and how to get it.
-    pub fn load(dir: &Path) -> Result<WordNet, String> {
+    pub fn load(dir: &Path) -> Result<WordNet, MissingWordNet> {
         let mut index = HashMap::new();
         let mut tagged = std::collections::HashSet::new();
         let mut data = HashMap::new();
         for pos in Pos::ALL {
             let read = |name: String| {
                 let path = dir.join(&name);
-                std::fs::read(&path).map_err(|e| {
-                    format!(
-                        "WordNet data files not found: cannot read {} ({e}); install them \
-                         (Debian/Ubuntu: `apt-get install wordnet-base`) or point --wordnet \
-                         (or WNSEARCHDIR) at the folder holding index.noun and data.noun",
-                        path.display()
-                    )
-                })
+                std::fs::read(&path).map_err(|reason| MissingWordNet { path, reason })
             };
             let idx = read(format!("index.{}", pos.file()))?;
             for line in String::from_utf8_lossy(&idx).lines() {

@@ -18,11 +18,17 @@ type RatioOf = fn(&SweepRow) -> Option<f64>;
 /// A sweep as a line chart: recall, precision and the share of complete
 /// posts (left axis, 0–1) and wrong-sense entries (right axis, a count)
 /// against the parameter's value; the default value is a dashed line.
-pub fn sweep_svg(result: &SweepResult) -> Result<String, String> {
+pub fn sweep_svg(result: &SweepResult) -> Result<String, ChartError> {
     let mut svg = String::new();
-    draw(result, &mut svg).map_err(|e| format!("cannot draw the chart: {e}"))?;
+    draw(result, &mut svg).map_err(|e| ChartError(e.to_string()))?;
     Ok(svg)
 }
+
+/// plotters could not draw a chart (its errors are not `Send`, so the
+/// message is kept).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the chart: {0}")]
+pub struct ChartError(String);
 
 fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error::Error>> {
     let rows = &result.rows;
@@ -152,13 +158,7 @@ mod tests {
             extra: wrong,
             wrong_sense: wrong,
         };
-        SweepRow {
-            value,
-            counts,
-            recall: counts.recall(),
-            precision: counts.precision(),
-            complete_rate: counts.complete_rate(),
-        }
+        SweepRow::new(value, counts)
     }
 
     fn result(rows: Vec<SweepRow>) -> SweepResult {

@@ -1,26 +1,19 @@
-//! Comma-separated values (the csv crate does the quoting). Several tables
-//! are separated by a blank line.
+//! Comma-separated values (the csv crate does the quoting).
 
 use super::{Exporter, Table};
 
 pub struct Csv;
 
 impl Exporter for Csv {
-    fn render(&self, tables: &[Table]) -> String {
-        let mut out = Vec::new();
-        for (i, t) in tables.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\n');
-            }
-            let mut w = csv::Writer::from_writer(Vec::new());
-            // Writing to a Vec cannot fail.
-            w.write_record(&t.headers).expect("write to memory");
-            for row in &t.rows {
-                w.write_record(row).expect("write to memory");
-            }
-            out.extend(w.into_inner().expect("flush to memory"));
+    fn table(&self, t: &Table) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        // Writing to a Vec cannot fail.
+        w.write_record(&t.headers).expect("write to memory");
+        for row in &t.rows {
+            w.write_record(row).expect("write to memory");
         }
-        String::from_utf8(out).expect("csv of UTF-8 cells is UTF-8")
+        let bytes = w.into_inner().expect("flush to memory");
+        String::from_utf8(bytes).expect("csv of UTF-8 cells is UTF-8")
     }
 }
 
@@ -33,6 +26,6 @@ mod tests {
     fn quotes_cells_with_commas() {
         let mut t = Table::new(None, &[("id", Align::Left)]);
         t.push(vec!["a,b".into()]);
-        assert_eq!(Csv.render(&[t]), "id\n\"a,b\"\n");
+        assert_eq!(Csv.table(&t), "id\n\"a,b\"\n");
     }
 }

@@ -1,6 +1,6 @@
 //! Tables of a [`Diff`] (`glossa diff`) and of `eval --compare`.
 
-use super::{Align, Format, Table};
+use super::{pretty_json, Align, Format, Report, Table};
 use crate::diff::{Comparison, Diff, FigureChange, Value};
 use crate::stats::{format_p, TestSettings};
 
@@ -104,11 +104,13 @@ pub fn tables(diff: &Diff) -> Vec<Table> {
     vec![figures, changed]
 }
 
-/// Render a diff in any format.
-pub fn render(diff: &Diff, format: Format) -> String {
-    match super::exporter(format) {
-        Some(e) => e.render(&tables(diff)),
-        None => serde_json::to_string_pretty(diff).expect("diffs serialise") + "\n",
+impl Report for Diff {
+    fn json(&self) -> serde_json::Result<String> {
+        pretty_json(self)
+    }
+
+    fn tables(&self, _: Format) -> Vec<Table> {
+        tables(self)
     }
 }
 

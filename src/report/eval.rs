@@ -1,8 +1,10 @@
 //! Tables of an [`EvalResult`].
 
-use super::{n_of, Align, Format, Table};
-use crate::eval::EvalResult;
+use super::{n_of, pretty_json, Align, Format, Report, Table};
+use crate::diff::Comparison;
+use crate::eval::{EvalResult, RetrieverResult};
 use crate::score::Counts;
+use crate::stats::TestSettings;
 
 const HEADERS: [(&str, Align); 5] = [
     ("Posts complete", Align::Right),
@@ -34,35 +36,48 @@ pub fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
         summary.push(row);
     }
     let mut out = vec![summary];
-
-    let several_splits = result.retrievers.iter().any(|r| r.by_split.len() > 1);
-    if several_splits {
-        let mut headers = vec![("Retriever", Align::Left), ("Split", Align::Left)];
-        headers.extend(HEADERS);
-        let mut t = Table::new(Some("By split (tune on dev, report test)"), &headers);
-        for r in &result.retrievers {
-            for (split, f) in &r.by_split {
-                let mut row = vec![r.name.clone(), split.to_string()];
-                row.extend(cells(&f.0));
-                t.push(row);
-            }
-        }
-        out.push(t);
+    if result.retrievers.iter().any(|r| r.by_split.len() > 1) {
+        out.push(breakdown(
+            result,
+            "By split (tune on dev, report test)",
+            "Split",
+            |r| {
+                r.by_split
+                    .iter()
+                    .map(|(split, f)| (split.to_string(), &f.0))
+                    .collect()
+            },
+        ));
     }
     if by_tag {
-        let mut headers = vec![("Retriever", Align::Left), ("Tag", Align::Left)];
-        headers.extend(HEADERS);
-        let mut t = Table::new(Some("By tag"), &headers);
-        for r in &result.retrievers {
-            for (tag, f) in &r.by_tag {
-                let mut row = vec![r.name.clone(), tag.clone()];
-                row.extend(cells(&f.0));
-                t.push(row);
-            }
-        }
-        out.push(t);
+        out.push(breakdown(result, "By tag", "Tag", |r| {
+            r.by_tag
+                .iter()
+                .map(|(tag, f)| (tag.clone(), &f.0))
+                .collect()
+        }));
     }
     out
+}
+
+/// A row per retriever and part (split, tag) with that part's counts.
+fn breakdown(
+    result: &EvalResult,
+    title: &str,
+    part: &str,
+    parts: impl Fn(&RetrieverResult) -> Vec<(String, &Counts)>,
+) -> Table {
+    let mut headers = vec![("Retriever", Align::Left), (part, Align::Left)];
+    headers.extend(HEADERS);
+    let mut t = Table::new(Some(title), &headers);
+    for r in &result.retrievers {
+        for (name, counts) in parts(r) {
+            let mut row = vec![r.name.clone(), name];
+            row.extend(cells(counts));
+            t.push(row);
+        }
+    }
+    t
 }
 
 /// One flat, numeric table for spreadsheets: a row per retriever and scope
@@ -84,14 +99,43 @@ pub fn flat_table(result: &EvalResult) -> Table {
     t
 }
 
-/// Render `result` in a non-JSON format.
-pub fn render(result: &EvalResult, format: Format, by_tag: bool) -> String {
-    let tables = match format {
-        Format::Csv => vec![flat_table(result)],
-        _ => tables(result, by_tag),
-    };
-    match super::exporter(format) {
-        Some(e) => e.render(&tables),
-        None => serde_json::to_string_pretty(result).expect("results serialise") + "\n",
+/// `glossa eval`'s output: the result, with `--compare`'s paired tests.
+pub struct EvalReport<'a> {
+    pub result: &'a EvalResult,
+    /// A table per tag (`--by-tag`).
+    pub by_tag: bool,
+    pub compared: Option<(&'a TestSettings, &'a [Comparison])>,
+}
+
+impl EvalReport<'_> {
+    /// The document saved in the runs folder: the result, with the
+    /// comparisons and their test settings beside it when there are some.
+    pub fn document(&self) -> serde_json::Result<serde_json::Value> {
+        let mut v = serde_json::to_value(self.result)?;
+        if let Some((test, comparisons)) = self.compared {
+            v["test"] = serde_json::to_value(test)?;
+            v["comparisons"] = serde_json::to_value(comparisons)?;
+        }
+        Ok(v)
+    }
+}
+
+impl Report for EvalReport<'_> {
+    fn json(&self) -> serde_json::Result<String> {
+        match self.compared {
+            Some(_) => pretty_json(&self.document()?),
+            None => pretty_json(self.result),
+        }
+    }
+
+    fn tables(&self, format: Format) -> Vec<Table> {
+        let mut out = match format {
+            Format::Csv => vec![flat_table(self.result)],
+            _ => tables(self.result, self.by_tag),
+        };
+        if let Some((test, comparisons)) = self.compared {
+            out.push(super::diff::comparison_table(comparisons, test));
+        }
+        out
     }
 }

@@ -10,38 +10,27 @@ fn cell(text: &str) -> String {
 }
 
 impl Exporter for Markdown {
-    fn render(&self, tables: &[Table]) -> String {
-        let mut out = String::new();
-        for (i, t) in tables.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            if let Some(title) = &t.title {
-                out.push_str(&format!("**{}**\n\n", cell(title)));
-            }
-            let row = |cells: &[String]| {
-                format!(
-                    "| {} |\n",
-                    cells
-                        .iter()
-                        .map(|c| cell(c))
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                )
-            };
-            out.push_str(&row(&t.headers));
-            let rule: Vec<String> = t
-                .align
-                .iter()
-                .map(|a| match a {
-                    Align::Left => "---".to_string(),
-                    Align::Right => "---:".to_string(),
-                })
-                .collect();
-            out.push_str(&format!("|{}|\n", rule.join("|")));
-            for r in &t.rows {
-                out.push_str(&row(r));
-            }
+    fn table(&self, t: &Table) -> String {
+        let row = |cells: &[String]| {
+            let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
+        let rule: Vec<&str> = t
+            .align
+            .iter()
+            .map(|a| match a {
+                Align::Left => "---",
+                Align::Right => "---:",
+            })
+            .collect();
+        let mut out = t
+            .title
+            .as_ref()
+            .map_or(String::new(), |title| format!("**{}**\n\n", cell(title)));
+        out.push_str(&row(&t.headers));
+        out.push_str(&format!("|{}|\n", rule.join("|")));
+        for r in &t.rows {
+            out.push_str(&row(r));
         }
         out
     }
@@ -55,9 +44,6 @@ mod tests {
     fn renders_header_rule_and_escapes_pipes() {
         let mut t = Table::new(None, &[("A", Align::Left), ("B", Align::Right)]);
         t.push(vec!["x|y".into(), "1".into()]);
-        assert_eq!(
-            Markdown.render(&[t]),
-            "| A | B |\n|---|---:|\n| x\\|y | 1 |\n"
-        );
+        assert_eq!(Markdown.table(&t), "| A | B |\n|---|---:|\n| x\\|y | 1 |\n");
     }
 }

@@ -1,6 +1,6 @@
 //! Tables of a batch run's [`Summary`].
 
-use super::{Align, Format, Table};
+use super::{Align, Table};
 use crate::generate::batch::{RunFigures, Summary, Tokens};
 use crate::generate::pipeline::Group;
 
@@ -122,17 +122,6 @@ pub fn tokens_table(tokens: &Tokens) -> Table {
         t.push(row);
     }
     t
-}
-
-pub fn render(summary: &Summary, format: Format) -> String {
-    match super::exporter(format) {
-        Some(e) => {
-            let mut tables = vec![table(summary)];
-            tables.extend(summary.tokens.as_ref().map(tokens_table));
-            e.render(&tables)
-        }
-        None => serde_json::to_string_pretty(summary).expect("summary serialises") + "\n",
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! `glossa run` with dev and test side by side: the run's summary per
 //! split (tune on dev, report test), computed by streaming `calls.jsonl`.
 
-use super::{Format, Table};
+use super::{pretty_json, Format, Report, Table};
 use crate::dataset::Split;
 use crate::generate::batch::{for_each_call, Summariser, Summary, CALLS_FILE};
+use crate::run_dir::calls::CallsError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -12,7 +13,7 @@ pub fn summarise(
     dir: &Path,
     order: &[String],
     split_of: &HashMap<String, Split>,
-) -> anyhow::Result<BTreeMap<Split, Summary>> {
+) -> Result<BTreeMap<Split, Summary>, CallsError> {
     let mut per: BTreeMap<Split, Summariser> = BTreeMap::new();
     for_each_call(&dir.join(CALLS_FILE), |r| {
         if let Some(split) = split_of.get(&r.post) {
@@ -25,31 +26,38 @@ pub fn summarise(
         .collect())
 }
 
-/// The run table, then one per split when there are several.
-pub fn tables(summary: &Summary, by_split: &BTreeMap<Split, Summary>) -> Vec<Table> {
-    let mut out = vec![super::run::table(summary)];
-    if by_split.len() > 1 {
-        for (split, s) in by_split {
-            let mut t = super::run::table(s);
-            t.title = Some(format!("{split} posts only (tune on dev, report test)"));
-            out.push(t);
-        }
-    }
-    out.extend(summary.tokens.as_ref().map(super::run::tokens_table));
-    out
+/// A run's summary, with one per split beside it when there are several.
+pub struct RunReport<'a> {
+    pub summary: &'a Summary,
+    pub by_split: &'a BTreeMap<Split, Summary>,
 }
 
-/// Render in any format; JSON is the summary with `by_split` beside it
-/// when there are several splits.
-pub fn render(summary: &Summary, by_split: &BTreeMap<Split, Summary>, format: Format) -> String {
-    match super::exporter(format) {
-        Some(e) => e.render(&tables(summary, by_split)),
-        None => {
-            let mut v = serde_json::to_value(summary).expect("summary serialises");
-            if by_split.len() > 1 {
-                v["by_split"] = serde_json::to_value(by_split).expect("summaries serialise");
-            }
-            serde_json::to_string_pretty(&v).expect("JSON serialises") + "\n"
+impl Report for RunReport<'_> {
+    /// The summary, with `by_split` beside it when there are several splits.
+    fn json(&self) -> serde_json::Result<String> {
+        let mut v = serde_json::to_value(self.summary)?;
+        if self.by_split.len() > 1 {
+            v["by_split"] = serde_json::to_value(self.by_split)?;
         }
+        pretty_json(&v)
     }
+
+    /// The run table, then one per split when there are several, then tokens.
+    fn tables(&self, _: Format) -> Vec<Table> {
+        let mut out = vec![super::run::table(self.summary)];
+        if self.by_split.len() > 1 {
+            for (split, s) in self.by_split {
+                let mut t = super::run::table(s);
+                t.title = Some(format!("{split} posts only (tune on dev, report test)"));
+                out.push(t);
+            }
+        }
+        out.extend(self.summary.tokens.as_ref().map(super::run::tokens_table));
+        out
+    }
+}
+
+/// The run's output in `format` (what `glossa run` and `merge` print).
+pub fn render(summary: &Summary, by_split: &BTreeMap<Split, Summary>, format: Format) -> String {
+    super::to_string(&RunReport { summary, by_split }, format)
 }

@@ -1,6 +1,6 @@
 //! Tables of a [`SweepResult`].
 
-use super::{n_of, Align, Format, Table};
+use super::{n_of, pretty_json, Align, Format, Report, Table};
 use crate::sweep::{format_value, ParamKind, SweepResult, Tunable, TUNABLE};
 
 /// Value, recall, precision, wrong sense, complete: one row per value, the
@@ -70,15 +70,16 @@ pub fn flat_table(result: &SweepResult) -> Table {
     t
 }
 
-/// Render a sweep in any format.
-pub fn render(result: &SweepResult, format: Format) -> String {
-    let tables = match format {
-        Format::Csv => vec![flat_table(result)],
-        _ => vec![table(result)],
-    };
-    match super::exporter(format) {
-        Some(e) => e.render(&tables),
-        None => serde_json::to_string_pretty(result).expect("sweeps serialise") + "\n",
+impl Report for SweepResult {
+    fn json(&self) -> serde_json::Result<String> {
+        pretty_json(self)
+    }
+
+    fn tables(&self, format: Format) -> Vec<Table> {
+        match format {
+            Format::Csv => vec![flat_table(self)],
+            _ => vec![table(self)],
+        }
     }
 }
 
@@ -109,40 +110,48 @@ impl From<&Tunable> for ParamRow {
     }
 }
 
-/// Every parameter `--param` accepts, in `format`.
-pub fn render_params(format: Format) -> Result<String, serde_json::Error> {
-    let rows: Vec<ParamRow> = TUNABLE.iter().map(ParamRow::from).collect();
-    let Some(exporter) = super::exporter(format) else {
-        return Ok(serde_json::to_string_pretty(&rows)? + "\n");
-    };
-    let mut t = Table::new(
-        Some("Parameters (--param)"),
-        &[
-            ("Parameter", Align::Left),
-            ("What it does", Align::Left),
-            ("Default", Align::Right),
-            ("Accepts", Align::Left),
-            ("Swept by default", Align::Left),
-        ],
-    );
-    for r in &rows {
-        let [from, to, step] = r.default_range.map(format_value);
-        t.push(vec![
-            r.name.to_string(),
-            r.summary.to_string(),
-            format_value(r.default),
-            format!(
-                "{} to {}{}",
-                format_value(r.min),
-                format_value(r.max),
-                if r.whole_numbers {
-                    ", whole numbers"
-                } else {
-                    ""
-                }
-            ),
-            format!("{from} to {to} by {step}"),
-        ]);
+/// Every parameter `--param` accepts (`sweep --list-params`).
+pub struct ParamsReport;
+
+impl Report for ParamsReport {
+    fn json(&self) -> serde_json::Result<String> {
+        pretty_json(&param_rows())
     }
-    Ok(exporter.render(&[t]))
+
+    fn tables(&self, _: Format) -> Vec<Table> {
+        let mut t = Table::new(
+            Some("Parameters (--param)"),
+            &[
+                ("Parameter", Align::Left),
+                ("What it does", Align::Left),
+                ("Default", Align::Right),
+                ("Accepts", Align::Left),
+                ("Swept by default", Align::Left),
+            ],
+        );
+        for r in &param_rows() {
+            t.push(param_cells(r));
+        }
+        vec![t]
+    }
+}
+
+fn param_rows() -> Vec<ParamRow> {
+    TUNABLE.iter().map(ParamRow::from).collect()
+}
+
+fn param_cells(r: &ParamRow) -> Vec<String> {
+    let [from, to, step] = r.default_range.map(format_value);
+    let whole = if r.whole_numbers {
+        ", whole numbers"
+    } else {
+        ""
+    };
+    vec![
+        r.name.to_string(),
+        r.summary.to_string(),
+        format_value(r.default),
+        format!("{} to {}{whole}", format_value(r.min), format_value(r.max)),
+        format!("{from} to {to} by {step}"),
+    ]
 }

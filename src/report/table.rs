@@ -7,33 +7,22 @@ use std::io::IsTerminal;
 pub struct TextTable;
 
 impl Exporter for TextTable {
-    fn render(&self, tables: &[Table]) -> String {
-        let mut out = String::new();
-        for (i, t) in tables.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            if let Some(title) = &t.title {
-                out.push_str(title);
-                out.push('\n');
-            }
-            let mut grid = comfy_table::Table::new();
-            grid.load_style(presets::UTF8_FULL_CONDENSED)
-                .set_header(&t.headers);
-            fit(&mut grid, width());
-            for row in &t.rows {
-                grid.add_row(row);
-            }
-            for (column, align) in grid.column_iter_mut().zip(&t.align) {
-                column.set_cell_alignment(match align {
-                    Align::Left => CellAlignment::Left,
-                    Align::Right => CellAlignment::Right,
-                });
-            }
-            out.push_str(&grid.to_string());
-            out.push('\n');
+    fn table(&self, t: &Table) -> String {
+        let mut grid = comfy_table::Table::new();
+        grid.load_style(presets::UTF8_FULL_CONDENSED)
+            .set_header(&t.headers);
+        fit(&mut grid, width());
+        for row in &t.rows {
+            grid.add_row(row);
         }
-        out
+        for (column, align) in grid.column_iter_mut().zip(&t.align) {
+            column.set_cell_alignment(match align {
+                Align::Left => CellAlignment::Left,
+                Align::Right => CellAlignment::Right,
+            });
+        }
+        let title = t.title.as_ref().map_or(String::new(), |t| format!("{t}\n"));
+        format!("{title}{grid}\n")
     }
 }
 

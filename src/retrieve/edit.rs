@@ -83,37 +83,95 @@ impl EditBounds {
     }
 }
 
-/// FNV-1a over the characters of `word` except those at `skip` (sorted).
-fn hash_skipping(word: &[char], skip: [usize; 2]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (i, &c) in word.iter().enumerate() {
-        if i == skip[0] || i == skip[1] {
-            continue;
-        }
-        for b in (c as u32).to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
+/// The base of the polynomial hash of a string of characters (odd, so
+/// that multiplying by it modulo 2^64 loses nothing).
+const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Polynomial hashes of every prefix of a word: `prefix[k]` hashes its first
+/// `k` characters, so the hash of the word with one or two characters
+/// deleted is a few multiplications (no string is made for a deletion).
+struct PrefixHashes {
+    prefix: Vec<u64>,
+    power: Vec<u64>,
 }
 
-/// Hashes of every distinct string made by deleting at most `max` (0, 1
-/// or 2) characters from `word` (the word itself included).
-fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
+impl PrefixHashes {
+    fn new(word: &[char]) -> PrefixHashes {
+        let mut prefix = Vec::with_capacity(word.len() + 1);
+        let mut power = Vec::with_capacity(word.len() + 1);
+        let (mut h, mut p) = (0u64, 1u64);
+        prefix.push(h);
+        power.push(p);
+        for &c in word {
+            h = h.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
+            p = p.wrapping_mul(BASE);
+            prefix.push(h);
+            power.push(p);
+        }
+        PrefixHashes { prefix, power }
+    }
+
+    /// The hash of characters `from..to`.
+    fn range(&self, from: usize, to: usize) -> u64 {
+        self.prefix[to].wrapping_sub(self.prefix[from].wrapping_mul(self.power[to - from]))
+    }
+
+    /// The hash of the word without the characters at `skip` (sorted;
+    /// `usize::MAX` for none), finished so that its top bits (the bucket)
+    /// are as random as its low ones.
+    fn skipping(&self, skip: [usize; 2]) -> u64 {
+        let n = self.prefix.len() - 1;
+        let mut h = 0u64;
+        let mut from = 0;
+        for at in skip.into_iter().filter(|&at| at < n) {
+            h = h
+                .wrapping_mul(self.power[at - from])
+                .wrapping_add(self.range(from, at));
+            from = at + 1;
+        }
+        h = h
+            .wrapping_mul(self.power[n - from])
+            .wrapping_add(self.range(from, n));
+        // The length goes in too: deleting different letters of different
+        // words must not agree by accident of the polynomial.
+        finish(h ^ (n as u64).wrapping_sub(skip.iter().filter(|&&at| at < n).count() as u64))
+    }
+}
+
+/// A 64-bit finaliser (from MurmurHash3): every input bit moves the top
+/// bits, which pick the bucket.
+fn finish(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Calls `each` with the hash of every string made by deleting at most
+/// `max` (0, 1 or 2) characters from `word` (the word itself included). A
+/// string made in two ways (a doubled letter) comes twice.
+fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     debug_assert!(max <= 2);
+    let hashes = PrefixHashes::new(word);
     let n = word.len();
     let none = usize::MAX;
-    let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
-    out.push(hash_skipping(word, [none, none]));
+    each(hashes.skipping([none, none]));
     if max >= 1 {
-        out.extend((0..n).map(|i| hash_skipping(word, [i, none])));
+        (0..n).for_each(|i| each(hashes.skipping([i, none])));
     }
     if max >= 2 {
         for i in 0..n {
-            out.extend((i + 1..n).map(|j| hash_skipping(word, [i, j])));
+            (i + 1..n).for_each(|j| each(hashes.skipping([i, j])));
         }
     }
+}
+
+/// The distinct hashes of [`for_each_deletion`], sorted.
+fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
+    let n = word.len();
+    let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
+    for_each_deletion(word, max, |h| out.push(h));
     out.sort_unstable();
     out.dedup();
     out
@@ -121,19 +179,26 @@ fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
 
 /// Every word's deletion hashes, bucketed by the hash's top bits so that a
 /// look-up reads a bucket of a few entries rather than searching millions.
-/// Words are collected first and bucketed once in [`DeletionIndex::finish`]
-/// (counted, then filled), so no large array is sorted or grown.
+/// Words are collected first and bucketed once in [`DeletionIndex::finish`].
 #[derive(Default)]
 struct DeletionIndex {
     words: Vec<(Vec<char>, usize, u32)>,
-    /// Per entry: the hash's low 32 bits and the word id. The bucket holds
-    /// the top bits; a rare false match only adds a candidate, and every
-    /// candidate's distance is computed.
+    /// Per entry: the hash's top 32 bits and the word id. The bucket is the
+    /// first `bits` of them; a rare false match only adds a candidate, and
+    /// every candidate's distance is computed.
     entries: Vec<(u32, u32)>,
     /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
     directory: Vec<u32>,
     bits: u32,
 }
+
+/// The bucketing is done in two steps (the SymSpell index of a 100k-entry
+/// glossary has millions of deletions): first into `2^PARTITION_BITS`
+/// partitions by the bucket's leading bits, then each partition into its
+/// buckets. Each step writes to few places at a time, so the build runs
+/// from the cache, not from memory, and needs no second array of entries
+/// (deletions are hashed again rather than kept: that is cheaper).
+const PARTITION_BITS: u32 = 10;
 
 impl DeletionIndex {
     fn add(&mut self, word: &[char], max: usize, id: u32) {
@@ -149,24 +214,51 @@ impl DeletionIndex {
             .map(|(w, _, _)| 1 + w.len() * (w.len() + 1) / 2)
             .sum();
         self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
-        let mut directory = vec![0u32; (1 << self.bits) + 1];
+        let spread = self.bits.min(PARTITION_BITS);
+        let partition_of = |h: u64| (h >> (64 - spread)) as usize;
+        // Where each partition starts in `entries`.
+        let mut starts = vec![0u32; (1 << spread) + 1];
         for (word, max, _) in &self.words {
-            for h in deletion_hashes(word, *max) {
-                directory[self.bucket_of(h) + 1] += 1;
-            }
+            for_each_deletion(word, *max, |h| starts[partition_of(h) + 1] += 1);
         }
-        for b in 1..directory.len() {
-            directory[b] += directory[b - 1];
+        for p in 1..starts.len() {
+            starts[p] += starts[p - 1];
         }
-        let mut filled = directory.clone();
-        let mut entries = vec![(0, 0); directory[directory.len() - 1] as usize];
+        let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
+        let mut next = starts.clone();
         for (word, max, id) in std::mem::take(&mut self.words) {
-            for h in deletion_hashes(&word, max) {
-                let at = &mut filled[self.bucket_of(h)];
-                entries[*at as usize] = (h as u32, id);
+            for_each_deletion(&word, max, |h| {
+                let at = &mut next[partition_of(h)];
+                entries[*at as usize] = ((h >> 32) as u32, id);
                 *at += 1;
+            });
+        }
+        let per_partition = 1usize << (self.bits - spread);
+        let mut directory = vec![0u32; (1 << self.bits) + 1];
+        let mut partition = Vec::new();
+        let mut slot = vec![0u32; per_partition];
+        for p in 0..1usize << spread {
+            let (from, to) = (starts[p] as usize, starts[p + 1] as usize);
+            partition.clear();
+            partition.extend_from_slice(&entries[from..to]);
+            let first_bucket = p * per_partition;
+            let local = |top: u32| (top >> (32 - self.bits)) as usize - first_bucket;
+            slot.fill(0);
+            for &(top, _) in &partition {
+                slot[local(top)] += 1;
+            }
+            let mut at = from as u32;
+            for (b, count) in slot.iter_mut().enumerate() {
+                directory[first_bucket + b] = at;
+                (*count, at) = (at, at + *count);
+            }
+            for &(top, id) in &partition {
+                let s = &mut slot[local(top)];
+                entries[*s as usize] = (top, id);
+                *s += 1;
             }
         }
+        directory[1 << self.bits] = entries.len() as u32;
         self.entries = entries;
         self.directory = directory;
     }
@@ -184,7 +276,7 @@ impl DeletionIndex {
             out.extend(
                 bucket
                     .iter()
-                    .filter(|&&(low, _)| low == h as u32)
+                    .filter(|&&(top, _)| top == (h >> 32) as u32)
                     .map(|&(_, id)| id),
             );
         }

@@ -3,12 +3,9 @@
 //! Every retriever implements [`Retriever`] and is registered by name in
 //! [`REGISTRY`]; every filter implements [`Filter`] and is registered in
 //! [`FILTERS`]; a few recommended compositions have short names in
-//! [`COMPOSITIONS`] (`glossa`). A spec is parsed by [`build`]:
-//!
-//! ```text
-//! spec  = union ("|" filter)*        normalised+fuzzy+edit+alias|sense|longest
-//! union = name ("+" name)*           a retriever or a composition name
-//! ```
+//! [`COMPOSITIONS`] (`glossa`). A spec such as
+//! `normalised+fuzzy+edit+alias|sense|longest` is parsed once into a
+//! [`Spec`] (`spec.rs`) and built by [`build`].
 //!
 //! `a+b` is the union of the matches of `a` and `b`; `x|f` passes the
 //! matches of `x` through the filter `f`, left to right. Adding a retriever
@@ -24,7 +21,9 @@ mod known;
 mod longest;
 mod normalised;
 mod oracle;
+pub mod params;
 mod sense;
+mod spec;
 mod split;
 mod terms;
 mod union;
@@ -32,11 +31,12 @@ mod union;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use normalised::Stems;
+pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
 pub use sense::{stems_to_own_key, Sense, Verdict};
+pub use spec::{Part, Spec, UnknownRetriever};
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -224,41 +224,6 @@ pub trait Filter: Send + Sync {
     fn filter(&self, post: &PostView, matches: Vec<Match>) -> Vec<Match>;
 }
 
-/// Tunable numbers shared by retrievers; each reads the ones it uses.
-/// The CLI builds it from its flags (`cli.rs`); a library user starts
-/// from `Params::default()` (`Params { threshold, ..Default::default() }`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct Params {
-    /// Minimum trigram Dice coefficient for `fuzzy`.
-    pub threshold: f64,
-    /// `edit`: key words of at least this many characters tolerate one edit.
-    pub edit_one_from: usize,
-    /// `edit`: key words of at least this many characters tolerate two edits.
-    pub edit_two_from: usize,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        let edit = EditBounds::default();
-        Params {
-            threshold: 0.75,
-            edit_one_from: edit.one_from,
-            edit_two_from: edit.two_from,
-        }
-    }
-}
-
-impl Params {
-    /// Edit-distance bounds for `edit` (and `alias`).
-    pub fn edit_bounds(&self) -> EditBounds {
-        EditBounds {
-            one_from: self.edit_one_from,
-            two_from: self.edit_two_from,
-        }
-    }
-}
-
 /// A registered retriever.
 pub struct RetrieverInfo {
     pub name: &'static str,
@@ -308,72 +273,6 @@ pub const COMPOSITIONS: &[Composition] = &[Composition {
 /// The five reference retrievers of SPEC.md, in report order.
 pub const REFERENCE: &[&str] = &["exact", "normalised", "fuzzy", "normalised+fuzzy", "oracle"];
 
-/// An unknown or malformed retriever spec: the part that is wrong, and
-/// what would have been accepted there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownRetriever {
-    pub spec: String,
-    /// The unknown name (empty for an empty part such as `a+`).
-    pub name: String,
-    /// The names accepted in that place, comma-separated.
-    pub known: String,
-    /// `retriever` or `filter`.
-    pub what: &'static str,
-}
-
-impl UnknownRetriever {
-    fn retriever(spec: &str, name: &str) -> UnknownRetriever {
-        let known: Vec<&str> = REGISTRY
-            .iter()
-            .map(|i| i.name)
-            .chain(COMPOSITIONS.iter().map(|c| c.name))
-            .collect();
-        UnknownRetriever {
-            spec: spec.to_string(),
-            name: name.to_string(),
-            known: known.join(", "),
-            what: "retriever",
-        }
-    }
-
-    fn filter(spec: &str, name: &str) -> UnknownRetriever {
-        UnknownRetriever {
-            spec: spec.to_string(),
-            name: name.to_string(),
-            known: FILTERS
-                .iter()
-                .map(|i| i.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-            what: "filter",
-        }
-    }
-}
-
-impl fmt::Display for UnknownRetriever {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.name.is_empty() {
-            write!(f, "empty {} name in `{}`", self.what, self.spec)?;
-        } else {
-            write!(
-                f,
-                "unknown {} `{}` in `{}`",
-                self.what, self.name, self.spec
-            )?;
-        }
-        write!(
-            f,
-            "; known {}s: {} (`a+b` is a union, `a|{}` a filter, e.g. normalised+fuzzy|sense; \
-             `all` runs the reference five; see `glossa retrievers`)",
-            self.what,
-            self.known,
-            FILTERS.first().map_or("filter", |i| i.name),
-        )
-    }
-}
-
-impl std::error::Error for UnknownRetriever {}
-
 /// Expand a comma-separated list of specs (`all` → the reference five).
 pub fn expand_list(list: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -392,68 +291,14 @@ pub fn expand_list(list: &str) -> Vec<String> {
     out
 }
 
-/// Build the retriever named by `spec` (see the module documentation):
-/// registered retrievers and compositions joined by `+`, then filters
-/// after `|`.
+/// Build the retriever named by `spec` (see [`Spec`]): registered
+/// retrievers and compositions joined by `+`, then filters after `|`.
 pub fn build(
     spec: &str,
     glossary: &Arc<Glossary>,
     params: &Params,
 ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
-    build_part(spec, spec, glossary, params, 0)
-}
-
-fn build_part(
-    whole: &str,
-    spec: &str,
-    glossary: &Arc<Glossary>,
-    params: &Params,
-    depth: usize,
-) -> Result<Box<dyn Retriever>, UnknownRetriever> {
-    let mut pieces = spec.split('|');
-    let union_part = pieces.next().unwrap_or_default();
-    let names: Vec<&str> = union_part.split('+').map(str::trim).collect();
-    let known = |name: &&str| {
-        REGISTRY.iter().any(|info| info.name == *name)
-            || COMPOSITIONS.iter().any(|c| c.name == *name && depth < 4)
-    };
-    // Names are checked in order first, so the error names the first
-    // unknown one; then the parts' indexes are built side by side.
-    if let Some(name) = names.iter().find(|name| !known(name)) {
-        return Err(UnknownRetriever::retriever(whole, name));
-    }
-    let mut parts = names
-        .par_iter()
-        .map(
-            |name| match REGISTRY.iter().find(|info| info.name == *name) {
-                Some(info) => Ok((info.build)(glossary, params)),
-                None => {
-                    let c = COMPOSITIONS.iter().find(|c| c.name == *name);
-                    build_part(whole, c.expect("checked").spec, glossary, params, depth + 1)
-                }
-            },
-        )
-        .collect::<Result<Vec<_>, _>>()?;
-    let inner = if parts.len() == 1 {
-        parts.pop().expect("one part")
-    } else {
-        Box::new(union::Union::new(parts))
-    };
-    let filters = pieces
-        .map(str::trim)
-        .map(|name| {
-            FILTERS
-                .iter()
-                .find(|info| info.name == name)
-                .map(|info| (info.build)(glossary, params))
-                .ok_or_else(|| UnknownRetriever::filter(whole, name))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(if filters.is_empty() {
-        inner
-    } else {
-        Box::new(union::Filtered::new(inner, filters))
-    })
+    Spec::parse(spec)?.build(glossary, params)
 }
 
 /// One match per entry, in glossary order: the highest score, the earliest
@@ -511,19 +356,6 @@ mod tests {
     fn expand_list_dedups_and_expands_all() {
         assert_eq!(expand_list("exact, all"), REFERENCE);
         assert_eq!(expand_list("fuzzy,fuzzy"), ["fuzzy"]);
-    }
-
-    #[test]
-    fn unknown_names_are_errors_naming_the_part() {
-        let g = glossary(&[("tea", "tea")]);
-        let err = build("normalised+fuzy", &g, &Params::default())
-            .err()
-            .unwrap();
-        assert_eq!(err.name, "fuzy");
-        assert_eq!(err.what, "retriever");
-        assert!(err.to_string().starts_with(
-            "unknown retriever `fuzy` in `normalised+fuzy`; known retrievers: exact, normalised, fuzzy,"
-        ));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
+use crate::phrase::Phrase;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -17,15 +18,111 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
     build: |g, _: &Params| Box::new(Split::new(g)),
 };
 
-/// A key by its space-less form: (entry, number of words).
+/// Entries by a space-less form: (entry, number of words of its key).
 type Joined = HashMap<String, Vec<(usize, usize)>>;
 
+/// The space-less forms, with hashes of their beginnings and of the whole
+/// forms: a post's phrases are read byte by byte from each word on, and a
+/// walk that leaves every form's beginning stops at once (no string is made
+/// or hashed per phrase). A hash collision only lets a walk go on; what it
+/// finds is still looked up in `targets`.
+struct Forms {
+    targets: Joined,
+    /// FNV-1a hashes of every form's prefixes of up to [`PREFIX_BYTES`].
+    prefixes: FxHashSet<u64>,
+    /// FNV-1a hashes of the whole forms.
+    wholes: FxHashSet<u64>,
+}
+
+/// How far into a form a walk checks that it is still on some form's path.
+/// Random phrases leave every form within a few bytes; longer prefixes
+/// would only make the set larger (it is built for every glossary word).
+const PREFIX_BYTES: usize = 8;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv_step(hash: u64, byte: u8) -> u64 {
+    (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+}
+
+impl Forms {
+    fn new(targets: Joined) -> Forms {
+        let mut prefixes = FxHashSet::default();
+        let mut wholes = FxHashSet::default();
+        wholes.reserve(targets.len());
+        for form in targets.keys() {
+            let mut hash = FNV_OFFSET;
+            for (i, &b) in form.as_bytes().iter().enumerate() {
+                hash = fnv_step(hash, b);
+                if i < PREFIX_BYTES {
+                    prefixes.insert(hash);
+                }
+            }
+            wholes.insert(hash);
+        }
+        Forms {
+            targets,
+            prefixes,
+            wholes,
+        }
+    }
+
+    fn get(&self, form: &str) -> Option<&Vec<(usize, usize)>> {
+        self.targets.get(form)
+    }
+}
+
+/// A walk through [`Forms`] along a phrase's space-less bytes.
+struct Walk<'f> {
+    forms: &'f Forms,
+    /// The hash of each prefix read while still (as far as checked) on a
+    /// path of some form.
+    hashes: Vec<u64>,
+    dead: bool,
+}
+
+impl<'f> Walk<'f> {
+    fn new(forms: &'f Forms) -> Walk<'f> {
+        Walk {
+            forms,
+            hashes: Vec::new(),
+            dead: false,
+        }
+    }
+
+    fn restart(&mut self) {
+        self.hashes.clear();
+        self.dead = false;
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.dead {
+                return;
+            }
+            let hash = fnv_step(self.hashes.last().copied().unwrap_or(FNV_OFFSET), b);
+            if self.hashes.len() < PREFIX_BYTES && !self.forms.prefixes.contains(&hash) {
+                self.dead = true;
+                return;
+            }
+            self.hashes.push(hash);
+        }
+    }
+
+    /// Bytes read while still on a path of some form.
+    fn alive(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether the first `len` bytes read may be a whole form.
+    fn whole_at(&self, len: usize) -> bool {
+        len >= 1 && len <= self.alive() && self.forms.wholes.contains(&self.hashes[len - 1])
+    }
+}
+
 pub struct Split {
-    joined: Joined,
-    joined_stem: Joined,
-    /// Every length of a key in `joined_stem`, in bytes: a phrase is only
-    /// stemmed when a key's stem could be a prefix of it.
-    stem_lengths: FxHashSet<usize>,
+    joined: Forms,
+    joined_stem: Forms,
 }
 
 impl Split {
@@ -49,11 +146,9 @@ impl Split {
                 }
             }
         }
-        let stem_lengths = joined_stem.keys().map(String::len).collect();
         Split {
-            joined,
-            joined_stem,
-            stem_lengths,
+            joined: Forms::new(joined),
+            joined_stem: Forms::new(joined_stem),
         }
     }
 }
@@ -64,48 +159,94 @@ impl Split {
 const MAX_STRIPPED: usize = 10;
 
 impl Split {
-    /// Whether some key's stem is a prefix of `joined`. Stemming (the
-    /// costly step) only strips or rewrites an ending, so a phrase whose
-    /// stem equals a key's stem starts with that stem, except where Porter2
-    /// turns a final `y` into `i` (`happy` → `happi`), checked as well.
-    fn may_stem_like_a_key(&self, joined: &str) -> bool {
-        let fits = |prefix: &str| {
-            self.stem_lengths.contains(&prefix.len()) && self.joined_stem.contains_key(prefix)
-        };
-        // Stemming strips at most a few letters ("-ization", "-fulness").
-        joined
-            .char_indices()
-            .map(|(i, _)| i)
-            .skip(1)
-            .chain([joined.len()])
-            .filter(|&end| end + MAX_STRIPPED >= joined.len())
-            .any(|end| fits(&joined[..end]))
-            || joined.ends_with('y') && {
-                let mut i_form = joined[..joined.len() - 1].to_string();
+    /// Whether some key's stem may equal the stem of `joined`, from a walk
+    /// over `joined`. Stemming (the costly step) only strips or rewrites an
+    /// ending, so such a stem is a prefix of `joined` missing at most
+    /// [`MAX_STRIPPED`] bytes, except where Porter2 turns a final `y` into
+    /// `i` (`happy` → `happi`), checked as well.
+    fn may_stem_like_a_key(&self, walk: &Walk, joined: &str) -> bool {
+        let len = joined.len();
+        (len.saturating_sub(MAX_STRIPPED)..=len).any(|at| walk.whole_at(at))
+            || joined.ends_with('y') && walk.alive() + 1 >= len && {
+                let mut i_form = joined[..len - 1].to_string();
                 i_form.push('i');
-                fits(&i_form)
+                self.joined_stem.get(&i_form).is_some()
             }
     }
+
+    /// The entries whose space-less key (or its stem) is the phrase's.
+    fn found<'s>(
+        &'s self,
+        phrase: &Phrase,
+        post: &PostView,
+        walks: &Walks<'s>,
+        joined: &str,
+    ) -> impl Iterator<Item = &'s (usize, usize)> {
+        // A single word's stem is the post's; a longer phrase is stemmed
+        // only when a walk says that some key's stem may be its own.
+        let (exact, stem) = if phrase.len == 1 {
+            (
+                self.joined.get(joined),
+                self.joined_stem.get(&post.stems()[phrase.first_word]),
+            )
+        } else {
+            let exact = walks
+                .exact
+                .whole_at(joined.len())
+                .then(|| self.joined.get(joined))
+                .flatten();
+            let stem = self
+                .may_stem_like_a_key(&walks.stemmed, joined)
+                .then(|| self.joined_stem.get(&stem_word(joined)))
+                .flatten();
+            (exact, stem)
+        };
+        exact.into_iter().chain(stem).flatten()
+    }
+}
+
+/// The two walks from one word on: over the space-less keys and over their
+/// stems.
+struct Walks<'f> {
+    exact: Walk<'f>,
+    stemmed: Walk<'f>,
 }
 
 impl Retriever for Split {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
-        for phrase in post.lookup_phrases() {
-            let j = phrase.key.replace(' ', "");
-            seen.clear();
-            let exact = self.joined.get(&j).into_iter().flatten();
-            let stemmed = self
-                .may_stem_like_a_key(&j)
-                .then(|| self.joined_stem.get(&stem_word(&j)))
-                .flatten()
-                .into_iter()
-                .flatten();
-            for &(entry, words) in exact.chain(stemmed) {
-                if words != phrase.len && !seen.contains(&entry) {
-                    seen.push(entry);
-                    out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
+        let mut joined = String::new();
+        let mut walks = Walks {
+            exact: Walk::new(&self.joined),
+            stemmed: Walk::new(&self.joined_stem),
+        };
+        // Phrases come by first word, then by length: each first word's
+        // phrases extend one walk per set of forms, a word at a time.
+        for from_one_word in post.phrases().chunk_by(|a, b| a.first_word == b.first_word) {
+            walks.exact.restart();
+            walks.stemmed.restart();
+            joined.clear();
+            for phrase in from_one_word {
+                let last = &post.words[phrase.first_word + phrase.len - 1].text;
+                joined.push_str(last);
+                walks.exact.feed(last.as_bytes());
+                walks.stemmed.feed(last.as_bytes());
+                if phrase.len > 1
+                    && walks.exact.dead
+                    && walks.stemmed.alive() + MAX_STRIPPED < joined.len()
+                {
+                    break; // no longer phrase from here can match either way
+                }
+                if !phrase.lookup {
+                    continue;
+                }
+                seen.clear();
+                for &(entry, words) in self.found(phrase, post, &walks, &joined) {
+                    if words != phrase.len && !seen.contains(&entry) {
+                        seen.push(entry);
+                        out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
+                    }
                 }
             }
         }

@@ -7,12 +7,12 @@
 
 use super::explain::{self, LeftOut, Segment};
 use super::store::{Loaded, StoreError};
-use super::AppState;
+use super::{AppState, ProviderChoice};
 use crate::generate::pipeline::{Pipeline, Trace};
 use crate::generate::prompt::Template;
 use crate::generate::simplify::Simplify;
-use crate::glossary::Entry;
-use crate::retrieve::{MatchKind, UnknownRetriever};
+use crate::glossary::{Entry, Glossary};
+use crate::retrieve::{MatchKind, Retriever, UnknownRetriever};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, Path, Query, Request, State};
@@ -130,6 +130,24 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         serde_json::from_slice(&bytes)
             .map(JsonBody)
             .map_err(|e| ApiError::bad(format!("the request body is not what was expected: {e}")))
+    }
+}
+
+/// A JSON object body that may name the version the client loaded (an
+/// `If-Match` header, else its `version` field, which is taken out of it).
+pub struct Versioned {
+    pub version: Option<String>,
+    pub body: Value,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Versioned {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let headers = req.headers().clone();
+        let JsonBody(mut body) = JsonBody::<Value>::from_request(req, state).await?;
+        let version = expected_version(&headers, take_version(&mut body)?);
+        Ok(Versioned { version, body })
     }
 }
 
@@ -254,10 +272,8 @@ fn as_file(body: &mut Value) {
 pub async fn put_glossary(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, mut body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     as_file(&mut body);
     let document = serde_json::to_string(&body).map_err(|e| ApiError::bad(e.to_string()))?;
     let (loaded, created) = blocking(move || {
@@ -305,10 +321,8 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
 pub async fn add_entry(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     let entry = entry_from(body)?;
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
@@ -335,10 +349,8 @@ pub async fn add_entry(
 pub async fn edit_entry(
     State(state): State<Arc<AppState>>,
     Path((name, id)): Path<(String, String)>,
-    headers: HeaderMap,
-    JsonBody(mut body): JsonBody<Value>,
+    Versioned { version, body }: Versioned,
 ) -> Result<Response, ApiError> {
-    let version = expected_version(&headers, take_version(&mut body)?);
     let entry = entry_from(body)?;
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
@@ -458,30 +470,8 @@ async fn analyse(
             "the post is empty: paste the text to translate",
         ));
     }
-    let provider = match (&req.provider, translate) {
-        (_, false) => &state.options.providers[0],
-        (None, true) => &state.options.providers[0],
-        (Some(name), true) => state
-            .options
-            .providers
-            .iter()
-            .find(|p| &p.name == name)
-            .ok_or_else(|| {
-                let offered: Vec<&str> = state
-                    .options
-                    .providers
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect();
-                ApiError::bad(format!(
-                    "provider `{name}` is not available on this server (available: {}); \
-                 a provider is offered when its key is set in the server's environment",
-                    offered.join(", ")
-                ))
-            })?,
-    };
     let client = if translate {
-        Arc::clone(&provider.client)
+        Arc::clone(&chosen_provider(&state, req.provider.as_deref())?.client)
     } else {
         // Retrieval only: the offline provider costs nothing.
         Arc::clone(&super::offline().client)
@@ -494,20 +484,7 @@ async fn analyse(
         .retriever
         .clone()
         .unwrap_or_else(|| state.options.retriever.clone());
-    // Indexes are built off the async threads, once per glossary version.
-    let unfiltered = explain::unfiltered_spec(&spec);
-    let (retriever, unfiltered) = {
-        let (st, glossary, spec) = (Arc::clone(&state), Arc::clone(&glossary), spec.clone());
-        let (name, version) = (loaded.name.clone(), loaded.version.clone());
-        blocking(move || {
-            let get = |spec: &str| {
-                let params = &st.options.params;
-                st.retrievers.get(&name, &version, &glossary, spec, params)
-            };
-            Ok::<_, UnknownRetriever>((get(&spec)?, unfiltered.as_deref().map(get).transpose()?))
-        })
-        .await?
-    };
+    let (retriever, unfiltered) = built_retrievers(&state, &loaded, &glossary, &spec).await?;
     if retriever.needs_labels() {
         return Err(ApiError::bad(format!(
             "`{spec}` needs labelled posts; pick another retriever"
@@ -534,7 +511,63 @@ async fn analyse(
         ),
         None => Vec::new(),
     };
-    let used: Vec<UsedOut> = trace
+    let used = used_entries(&trace, &glossary, translate);
+    let warnings = warnings(&trace, &used, &left_out, &joined, translate);
+    Ok(Analysis {
+        loaded,
+        trace,
+        used,
+        left_out,
+        warnings,
+        retriever: spec,
+    })
+}
+
+/// The provider asked for, or the first one offered.
+fn chosen_provider<'s>(
+    state: &'s AppState,
+    name: Option<&str>,
+) -> Result<&'s ProviderChoice, ApiError> {
+    let offered = &state.options.providers;
+    let Some(name) = name else {
+        return Ok(&offered[0]);
+    };
+    offered.iter().find(|p| p.name == name).ok_or_else(|| {
+        let names: Vec<&str> = offered.iter().map(|p| p.name.as_str()).collect();
+        ApiError::bad(format!(
+            "provider `{name}` is not available on this server (available: {}); \
+             a provider is offered when its key is set in the server's environment",
+            names.join(", ")
+        ))
+    })
+}
+
+/// The retriever of `spec` and, when it filters, the same without its
+/// filters (to explain what they left out). Indexes are built off the
+/// async threads, once per glossary version.
+async fn built_retrievers(
+    state: &Arc<AppState>,
+    loaded: &Loaded,
+    glossary: &Arc<Glossary>,
+    spec: &str,
+) -> Result<(Arc<dyn Retriever>, Option<Arc<dyn Retriever>>), ApiError> {
+    let unfiltered = explain::unfiltered_spec(spec);
+    let (st, glossary, spec) = (Arc::clone(state), Arc::clone(glossary), spec.to_string());
+    let (name, version) = (loaded.name.clone(), loaded.version.clone());
+    blocking(move || {
+        let get = |spec: &str| {
+            let params = &st.options.params;
+            st.retrievers.get(&name, &version, &glossary, spec, params)
+        };
+        Ok::<_, UnknownRetriever>((get(&spec)?, unfiltered.as_deref().map(get).transpose()?))
+    })
+    .await
+}
+
+/// The entries used, with whether their target is in the translation.
+fn used_entries(trace: &Trace, glossary: &Glossary, translate: bool) -> Vec<UsedOut> {
+    let translated = translate && trace.generate.output.text.is_some();
+    trace
         .retrieve
         .output
         .iter()
@@ -552,18 +585,9 @@ async fn analyse(
             kind: u.kind,
             phrase: u.phrase.clone(),
             score: u.score,
-            in_output: (translate && trace.generate.output.text.is_some()).then_some(t.in_output),
+            in_output: translated.then_some(t.in_output),
         })
-        .collect();
-    let warnings = warnings(&trace, &used, &left_out, &joined, translate);
-    Ok(Analysis {
-        loaded,
-        trace,
-        used,
-        left_out,
-        warnings,
-        retriever: spec,
-    })
+        .collect()
 }
 
 fn warnings(

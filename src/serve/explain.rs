@@ -5,7 +5,7 @@
 use crate::generate::pipeline::UsedEntry;
 use crate::generate::target_match::{self, Haystack};
 use crate::glossary::{Entry, Glossary};
-use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Verdict, COMPOSITIONS};
+use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Spec, Verdict};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -83,27 +83,10 @@ pub struct LeftOut {
 
 /// The part of a retriever spec before its filters, with compositions
 /// expanded: `glossa` → `normalised+edit+split+alias`. `None` when the spec
-/// has no filter anywhere.
+/// has no filter anywhere, or does not parse (building it says why).
 pub fn unfiltered_spec(spec: &str) -> Option<String> {
-    fn expand(spec: &str, depth: usize, filtered: &mut bool) -> String {
-        let mut pieces = spec.split('|');
-        let union = pieces.next().unwrap_or_default();
-        if pieces.next().is_some() {
-            *filtered = true;
-        }
-        union
-            .split('+')
-            .map(str::trim)
-            .map(|name| match COMPOSITIONS.iter().find(|c| c.name == name) {
-                Some(c) if depth < 4 => expand(c.spec, depth + 1, filtered),
-                _ => name.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("+")
-    }
-    let mut filtered = false;
-    let union = expand(spec, 0, &mut filtered);
-    filtered.then_some(union)
+    let unfiltered = Spec::parse(spec).ok()?.unfiltered()?;
+    Some(unfiltered.to_string())
 }
 
 /// Entries that `unfiltered` (the retriever without its filters, see

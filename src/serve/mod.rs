@@ -17,10 +17,11 @@
 
 pub mod api;
 pub mod explain;
+mod providers;
 pub mod store;
 
-use crate::generate::cache::Cache;
-use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+pub use providers::{offline, providers_from_env, ModelSettings, ProviderChoice};
+
 use crate::glossary::Glossary;
 use crate::retrieve::{self, Params, Retriever, UnknownRetriever, RECOMMENDED};
 use axum::extract::{DefaultBodyLimit, Request};
@@ -49,15 +50,6 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
-
-/// A provider the page may pick.
-pub struct ProviderChoice {
-    /// The registered name: `offline`, `openai`, `gemini`.
-    pub name: String,
-    /// What the picker shows.
-    pub label: String,
-    pub client: Arc<Client>,
-}
 
 /// What the server is set up with.
 pub struct Options {
@@ -93,80 +85,6 @@ impl Options {
             header_timeout: HEADER_TIMEOUT,
         }
     }
-}
-
-/// The offline provider: glossary substitution, no model, no key.
-pub fn offline() -> ProviderChoice {
-    let p = provider::build("offline", &Settings::default()).expect("offline always builds");
-    ProviderChoice {
-        name: "offline".into(),
-        label: "Offline (no model)".into(),
-        client: Arc::new(Client::new(vec![p], RetryPolicy::default(), None)),
-    }
-}
-
-/// How to reach the model providers, when their keys are set.
-#[derive(Debug, Clone, Default)]
-pub struct ModelSettings {
-    pub openai_model: String,
-    pub openai_base_url: Option<String>,
-    pub gemini_model: String,
-    pub cache_dir: Option<PathBuf>,
-    pub timeout: Option<std::time::Duration>,
-}
-
-/// The providers to offer: offline always; `openai` when `OPENAI_API_KEY`
-/// is set (or a base URL was given, e.g. a local Ollama), `gemini` when
-/// `GEMINI_API_KEY` is set. Keys stay in this process: the page only sees
-/// names and labels. Problems are returned as warnings.
-pub fn providers_from_env(m: &ModelSettings) -> (Vec<ProviderChoice>, Vec<String>) {
-    let mut out = vec![offline()];
-    let mut warnings = Vec::new();
-    let has = |var: &str| std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
-    let mut add =
-        |name: &str, label: String, settings: Settings| match provider::build(name, &settings) {
-            Ok(p) => out.push(ProviderChoice {
-                name: name.to_string(),
-                label,
-                client: Arc::new(Client::new(
-                    vec![p],
-                    RetryPolicy {
-                        max_attempts: 3,
-                        ..RetryPolicy::default()
-                    },
-                    m.cache_dir.as_ref().map(Cache::new),
-                )),
-            }),
-            Err(e) => warnings.push(format!("{name} is not offered: {e}")),
-        };
-    if has("OPENAI_API_KEY") || m.openai_base_url.is_some() {
-        let label = match &m.openai_base_url {
-            Some(url) => format!("{} at {url}", m.openai_model),
-            None => format!("OpenAI {}", m.openai_model),
-        };
-        add(
-            "openai",
-            label,
-            Settings {
-                model: Some(m.openai_model.clone()),
-                base_url: m.openai_base_url.clone(),
-                timeout: m.timeout,
-                ..Settings::default()
-            },
-        );
-    }
-    if has("GEMINI_API_KEY") {
-        add(
-            "gemini",
-            format!("Gemini {}", m.gemini_model),
-            Settings {
-                model: Some(m.gemini_model.clone()),
-                timeout: m.timeout,
-                ..Settings::default()
-            },
-        );
-    }
-    (out, warnings)
 }
 
 /// Shared by every request.

@@ -21,10 +21,10 @@
 //! refused, so a link cannot expose or overwrite files elsewhere.
 
 use crate::error::InputError;
+pub use crate::glossary::Head;
 use crate::glossary::{Entry, Glossary};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::fmt;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -46,67 +46,35 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub const FAULT_ENV: &str = "GLOSSA_SERVE_FAULT";
 
 /// Why a store operation failed; each maps to one HTTP status.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The name is not a plain glossary name (400).
+    #[error("{0}")]
     BadName(String),
     /// No such glossary, or no such entry (404).
+    #[error("{0}")]
     NotFound(String),
     /// The document or entry breaks the glossary rules (400).
+    #[error("{0}")]
     Invalid(String),
     /// The file changed since the editor loaded it (409).
+    #[error(
+        "the glossary changed since you loaded it (another tab or person saved it); \
+         reload it, then make your change again"
+    )]
     Stale { current: String },
     /// An existing glossary was overwritten without a version (428).
+    #[error(
+        "send the version you loaded (the ETag, as an If-Match header or a \"version\" field) \
+         so that a newer version is not overwritten"
+    )]
     NeedVersion,
     /// The file is a symbolic link out of the glossaries folder (403).
+    #[error("{0}")]
     Outside(String),
     /// The disk said no (500).
+    #[error("{0}")]
     Io(String),
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::BadName(m)
-            | StoreError::NotFound(m)
-            | StoreError::Invalid(m)
-            | StoreError::Outside(m)
-            | StoreError::Io(m) => f.write_str(m),
-            StoreError::Stale { .. } => f.write_str(
-                "the glossary changed since you loaded it (another tab or person saved it); \
-                 reload it, then make your change again",
-            ),
-            StoreError::NeedVersion => f.write_str(
-                "send the version you loaded (the ETag, as an If-Match header or a \"version\" field) \
-                 so that a newer version is not overwritten",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-/// The top-level fields of a glossary file besides `entries`, kept as
-/// written (absent stays absent).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Head {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_lang: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_lang: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct HeadOnly {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    source_lang: Option<String>,
-    #[serde(default)]
-    target_lang: Option<String>,
 }
 
 /// A glossary as loaded, with its version.
@@ -276,14 +244,8 @@ impl Store {
         // Validate what was sent first, so that its errors point into it:
         // they name the request body, not the file it would replace.
         let shown = format!("the request body (for {})", path.display());
-        let glossary = Glossary::parse(&shown, name, document).map_err(invalid)?;
-        let head: HeadOnly =
-            serde_json::from_str(document).map_err(|e| StoreError::Invalid(e.to_string()))?;
-        let head = Head {
-            name: head.name,
-            source_lang: head.source_lang,
-            target_lang: head.target_lang,
-        };
+        let (glossary, head) =
+            Glossary::parse_with_head(&shown, name, document).map_err(invalid)?;
         let _lock = FolderLock::acquire(&self.dir)?;
         let current = read_current(&path)?;
         match (&current, expected) {
@@ -527,11 +489,7 @@ impl serde_json::ser::Formatter for Spaced {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+        comma_unless_first(w, first)
     }
 
     fn begin_object_key<W: ?Sized + io::Write>(
@@ -539,11 +497,7 @@ impl serde_json::ser::Formatter for Spaced {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+        comma_unless_first(w, first)
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -551,21 +505,23 @@ impl serde_json::ser::Formatter for Spaced {
     }
 }
 
+/// `, ` between items of an array or object, none before the first.
+fn comma_unless_first<W: ?Sized + io::Write>(w: &mut W, first: bool) -> io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        w.write_all(b", ")
+    }
+}
+
 fn parse(name: &str, path: &Path, bytes: &[u8]) -> Result<Loaded, StoreError> {
     let shown = path.display().to_string();
     let text = crate::error::decode_text(&shown, bytes.to_vec()).map_err(invalid)?;
-    let glossary = Glossary::parse(&shown, name, &text).map_err(invalid)?;
-    // Parse succeeded, so the head is well-formed.
-    let head: HeadOnly =
-        serde_json::from_str(&text).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    let (glossary, head) = Glossary::parse_with_head(&shown, name, &text).map_err(invalid)?;
     Ok(Loaded {
         name: name.to_string(),
         glossary,
-        head: Head {
-            name: head.name,
-            source_lang: head.source_lang,
-            target_lang: head.target_lang,
-        },
+        head,
         version: version_of(bytes),
     })
 }

@@ -1,9 +1,7 @@
 //! Google Gemini: `POST {base}/models/{model}:generateContent`.
 
-use super::{
-    base_url, env_key, judged, Auth, CallFuture, Http, Provider, ProviderError, Request, Settings,
-    Verdict,
-};
+use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
+use super::{base_url, env_key, Auth, Http, ProviderError, ProviderKind, Settings, Verdict};
 use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::Serialize;
 use serde_json::Value;
@@ -13,61 +11,74 @@ const DEFAULT_BASE: &str = "https://generativelanguage.googleapis.com/v1beta";
 const DEFAULT_KEY_VAR: &str = "GEMINI_API_KEY";
 const DEFAULT_MODEL: &str = "gemini-2.5-flash";
 
-pub(super) struct Gemini {
-    http: Http,
-    base: String,
-    url: String,
-    model: String,
+pub(super) const KIND: ProviderKind = ProviderKind {
+    name: NAME,
+    summary:
+        "Google Gemini generateContent API; key from GEMINI_API_KEY; default model gemini-2.5-flash",
+    label: "Gemini",
+    key_var: Some(DEFAULT_KEY_VAR),
+    default_model: Some(DEFAULT_MODEL),
+    build: |settings| Ok(Box::new(build(settings)?)),
+};
+
+/// The generateContent dialect, with the sampling settings of one provider.
+pub(super) struct Generate {
     config: GenerationConfig,
 }
 
-impl Gemini {
-    pub(super) fn new(settings: &Settings) -> Result<Gemini, ProviderError> {
-        let model = settings
-            .model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .unwrap_or(DEFAULT_MODEL);
-        // Google's own docs name models "models/gemini-…"; accept both.
-        let model = model.strip_prefix("models/").unwrap_or(model).to_string();
-        let base = base_url(NAME, settings.base_url.as_deref(), DEFAULT_BASE)?;
-        let var = settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR);
-        let key = env_key(var).ok_or_else(|| ProviderError::MissingKey {
-            var: var.to_string(),
-        })?;
-        let http = Http::new(
-            NAME,
-            Auth::GoogHeader,
-            Some(key),
-            var.to_string(),
-            settings.timeout,
-        )?;
-        Ok(Gemini {
-            url: format!("{base}/models/{model}:generateContent"),
-            base,
-            http,
-            model,
-            config: GenerationConfig {
-                temperature: settings.temperature,
-                seed: settings.seed,
-                max_output_tokens: settings.max_tokens,
-            },
-        })
-    }
+impl Api for Generate {
+    const NAME: &'static str = NAME;
 
-    async fn generate(&self, req: &Request) -> Result<Completion, ProviderError> {
+    fn body(&self, _model: &str, prompt: &str) -> Vec<u8> {
         let body = Body {
             contents: [Content {
                 role: "user",
-                parts: [Part { text: &req.prompt }],
+                parts: [Part { text: prompt }],
             }],
             generation_config: &self.config,
         };
-        let body = serde_json::to_vec(&body).expect("a request body always serialises");
-        let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        judged(NAME, &self.url, gemini_reply(&reply))
+        serde_json::to_vec(&body).expect("a request body always serialises")
     }
+
+    const JUDGE: Judge = judge;
+    const REPLY: ReadReply = gemini_reply;
+}
+
+fn build(settings: &Settings) -> Result<Endpoint<Generate>, ProviderError> {
+    let model = named_model(settings).unwrap_or(DEFAULT_MODEL);
+    // Google's own docs name models "models/gemini-…"; accept both.
+    let model = model.strip_prefix("models/").unwrap_or(model).to_string();
+    let base = base_url(NAME, settings.base_url.as_deref(), DEFAULT_BASE)?;
+    let var = settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR);
+    let key = env_key(var).ok_or_else(|| ProviderError::MissingKey {
+        var: var.to_string(),
+    })?;
+    let http = Http::new(
+        NAME,
+        Auth::GoogHeader,
+        Some(key),
+        var.to_string(),
+        settings.timeout,
+    )?;
+    let config = GenerationConfig {
+        temperature: settings.temperature,
+        seed: settings.seed,
+        max_output_tokens: settings.max_tokens,
+    };
+    Ok(Endpoint {
+        url: format!("{base}/models/{model}:generateContent"),
+        identity: super::identity(
+            NAME,
+            &base,
+            &model,
+            config.temperature,
+            config.seed,
+            config.max_output_tokens.map(|m| (m, "max_tokens")),
+        ),
+        api: Generate { config },
+        http,
+        model,
+    })
 }
 
 /// A `generateContent` reply body as parsed, not yet judged by
@@ -117,31 +128,6 @@ fn usage(reply: &Value) -> Option<Usage> {
         input_tokens: meta.get("promptTokenCount").and_then(Value::as_u64)?,
         output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
     })
-}
-
-impl Provider for Gemini {
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn identity(&self) -> String {
-        super::identity(
-            NAME,
-            &self.base,
-            &self.model,
-            self.config.temperature,
-            self.config.seed,
-            self.config.max_output_tokens.map(|m| (m, "max_tokens")),
-        )
-    }
-
-    fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
-        Box::pin(self.generate(req))
-    }
 }
 
 #[derive(Serialize)]

@@ -3,10 +3,11 @@
 //! A provider makes exactly one call; retries with backoff, failover and
 //! caching live in [`Client`]. Providers are listed in [`PROVIDERS`] and
 //! built by name from [`Settings`] with [`build`]. Adding a provider is one
-//! file, one arm in `build` and one line in `PROVIDERS`.
+//! file (declaring its [`ProviderKind`]) and one line in `PROVIDERS`.
 //!
 //! The HTTP providers need a tokio runtime with IO and time enabled.
 
+mod endpoint;
 mod gemini;
 mod offline;
 mod openai;
@@ -22,22 +23,50 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-/// Registered providers: (name, one-line summary).
-pub const PROVIDERS: &[(&str, &str)] = &[
-    (
-        "openai",
-        "any OpenAI-compatible chat-completions endpoint (OpenAI, Groq, Ollama, vLLM, \
-         llama.cpp, LM Studio); key from OPENAI_API_KEY",
-    ),
-    (
-        "gemini",
-        "Google Gemini generateContent API; key from GEMINI_API_KEY; default model gemini-2.5-flash",
-    ),
-    (
-        "offline",
-        "no model, no network: replaces matched phrases in the source text by their glossary targets",
-    ),
-];
+/// One registered provider: what the CLI's help, `translate`, `run` and
+/// `serve` need to know about it. Each provider file declares its own row
+/// (`KIND`); adding a provider is that file and one line in [`PROVIDERS`].
+#[derive(Debug, Clone, Copy)]
+pub struct ProviderKind {
+    /// The name `--provider` takes.
+    pub name: &'static str,
+    /// One line for help texts.
+    pub summary: &'static str,
+    /// What the web page's picker shows before the model name.
+    pub label: &'static str,
+    /// The environment variable the key is read from by default; `None`
+    /// for a provider that needs no key (always offered by `serve`).
+    pub key_var: Option<&'static str>,
+    /// The model `serve` offers when none is named (and the one `build`
+    /// uses, for providers that have a default).
+    pub default_model: Option<&'static str>,
+    /// Builds the provider; configuration problems are reported here.
+    pub build: fn(&Settings) -> Result<Box<dyn Provider>, ProviderError>,
+}
+
+/// Registered providers, in the order help texts and the page list them.
+pub const PROVIDERS: &[ProviderKind] = &[offline::KIND, openai::KIND, gemini::KIND];
+
+/// The registered provider called `name`.
+pub fn kind(name: &str) -> Option<&'static ProviderKind> {
+    PROVIDERS.iter().find(|kind| kind.name == name)
+}
+
+/// The registered names, comma-separated, for help texts and messages.
+pub fn names() -> String {
+    listed(|kind| Some(kind.name), ", ")
+}
+
+/// The default key variables, for help texts: `A / B`.
+pub fn key_vars() -> String {
+    listed(|kind| kind.key_var, " / ")
+}
+
+/// One field of every provider that has it, joined by `separator`.
+fn listed(field: fn(&ProviderKind) -> Option<&'static str>, separator: &str) -> String {
+    let values: Vec<&str> = PROVIDERS.iter().filter_map(field).collect();
+    values.join(separator)
+}
 
 /// Per-attempt timeout when [`Settings::timeout`] is not set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -126,19 +155,11 @@ pub trait Provider: Send + Sync {
 /// Build the provider registered as `name`. Configuration problems (no
 /// model, no key, bad base URL) are reported here, before any request.
 pub fn build(name: &str, settings: &Settings) -> Result<Box<dyn Provider>, ProviderError> {
-    match name {
-        "openai" => Ok(Box::new(openai::OpenAi::new(settings)?)),
-        "gemini" => Ok(Box::new(gemini::Gemini::new(settings)?)),
-        "offline" => Ok(Box::new(offline::Offline)),
-        _ => Err(ProviderError::UnknownProvider {
-            name: name.to_string(),
-            known: PROVIDERS
-                .iter()
-                .map(|(name, _)| *name)
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-    }
+    let kind = kind(name).ok_or_else(|| ProviderError::UnknownProvider {
+        name: name.to_string(),
+        known: names(),
+    })?;
+    (kind.build)(settings)
 }
 
 /// Why a call failed. Messages name the provider and endpoint and say what

@@ -2,10 +2,19 @@
 //! phrase in the source text by its glossary target, which gives a
 //! deterministic baseline and lets the whole pipeline run without a key.
 
-use super::{CallFuture, Completion, Provider, ProviderError, Request, Substitution};
+use super::{CallFuture, Completion, Provider, ProviderError, ProviderKind, Request, Substitution};
 use crate::generate::target_match::{self, Haystack};
 
 pub(super) struct Offline;
+
+pub(super) const KIND: ProviderKind = ProviderKind {
+    name: "offline",
+    summary: "no model, no network: replaces matched phrases in the source text by their glossary targets",
+    label: "Offline (no model)",
+    key_var: None,
+    default_model: None,
+    build: |_| Ok(Box::new(Offline)),
+};
 
 impl Provider for Offline {
     fn name(&self) -> &str {

@@ -1,9 +1,9 @@
 //! OpenAI-compatible chat completions: OpenAI itself, Groq, Ollama, vLLM,
 //! llama.cpp server, LM Studio — anything serving `POST /chat/completions`.
 
+use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{
-    base_url, env_key, is_local, judged, Auth, CallFuture, Http, Provider, ProviderError, Request,
-    Settings, Verdict,
+    base_url, env_key, is_local, Auth, Http, ProviderError, ProviderKind, Settings, Verdict,
 };
 use crate::generate::reply::{is_empty_answer, Completion, Usage};
 use serde::{Deserialize, Serialize};
@@ -13,92 +13,78 @@ const NAME: &str = "openai";
 const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 const DEFAULT_KEY_VAR: &str = "OPENAI_API_KEY";
 
-pub(super) struct OpenAi {
-    http: Http,
-    base: String,
-    url: String,
-    model: String,
+pub(super) const KIND: ProviderKind = ProviderKind {
+    name: NAME,
+    summary: "any OpenAI-compatible chat-completions endpoint (OpenAI, Groq, Ollama, vLLM, \
+              llama.cpp, LM Studio); key from OPENAI_API_KEY",
+    label: "OpenAI",
+    key_var: Some(DEFAULT_KEY_VAR),
+    // Only `serve` falls back to it: elsewhere --model is required, since
+    // the endpoint may be any compatible server.
+    default_model: Some("gpt-4o-mini"),
+    build: |settings| Ok(Box::new(build(settings)?)),
+};
+
+/// The chat-completions dialect, with the sampling settings of one provider.
+pub(super) struct Chat {
     temperature: Option<f32>,
     seed: Option<u64>,
-    max_tokens: Option<u32>,
-    max_tokens_field: MaxTokensField,
+    max_tokens: Option<(u32, MaxTokensField)>,
 }
 
-impl OpenAi {
-    pub(super) fn new(settings: &Settings) -> Result<OpenAi, ProviderError> {
-        let model = settings
-            .model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .ok_or_else(|| ProviderError::MissingModel {
-                provider: NAME.to_string(),
-            })?
-            .to_string();
-        let base = base_url(NAME, settings.base_url.as_deref(), DEFAULT_BASE)?;
-        let var = settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR);
-        let key = env_key(var);
-        // Only a server on this machine, named explicitly, may go without a
-        // key; a variable named explicitly must be set.
-        let keyless_ok =
-            settings.base_url.is_some() && settings.api_key_env.is_none() && is_local(&base);
-        if key.is_none() && !keyless_ok {
-            return Err(ProviderError::MissingKey {
-                var: var.to_string(),
-            });
-        }
-        let http = Http::new(NAME, Auth::Bearer, key, var.to_string(), settings.timeout)?;
-        Ok(OpenAi {
-            url: format!("{base}/chat/completions"),
-            base,
-            http,
-            temperature: settings.temperature,
-            seed: settings.seed,
-            max_tokens: settings.max_tokens,
-            max_tokens_field: settings
-                .max_tokens_field
-                .unwrap_or_else(|| MaxTokensField::for_model(&model)),
-            model,
-        })
+impl Api for Chat {
+    const NAME: &'static str = NAME;
+
+    fn body(&self, model: &str, prompt: &str) -> Vec<u8> {
+        let body = chat_body(model, prompt, self.temperature, self.seed, self.max_tokens);
+        serde_json::to_vec(&body).expect("a request body always serialises")
     }
 
-    async fn complete(&self, req: &Request) -> Result<Completion, ProviderError> {
-        let body = chat_body(
-            &self.model,
-            &req.prompt,
-            self.temperature,
-            self.seed,
-            self.max_tokens.map(|m| (m, self.max_tokens_field)),
-        );
-        let body = serde_json::to_vec(&body).expect("a request body always serialises");
-        let reply = self.http.post(&self.url, &self.model, body, judge).await?;
-        judged(NAME, &self.url, chat_reply(&reply))
-    }
+    const JUDGE: Judge = judge;
+    const REPLY: ReadReply = chat_reply;
 }
 
-impl Provider for OpenAi {
-    fn name(&self) -> &str {
-        NAME
+fn build(settings: &Settings) -> Result<Endpoint<Chat>, ProviderError> {
+    let model = named_model(settings)
+        .ok_or_else(|| ProviderError::MissingModel {
+            provider: NAME.to_string(),
+        })?
+        .to_string();
+    let base = base_url(NAME, settings.base_url.as_deref(), DEFAULT_BASE)?;
+    let var = settings.api_key_env.as_deref().unwrap_or(DEFAULT_KEY_VAR);
+    let key = env_key(var);
+    // Only a server on this machine, named explicitly, may go without a
+    // key; a variable named explicitly must be set.
+    let keyless_ok =
+        settings.base_url.is_some() && settings.api_key_env.is_none() && is_local(&base);
+    if key.is_none() && !keyless_ok {
+        return Err(ProviderError::MissingKey {
+            var: var.to_string(),
+        });
     }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn identity(&self) -> String {
-        super::identity(
+    let http = Http::new(NAME, Auth::Bearer, key, var.to_string(), settings.timeout)?;
+    let max_tokens_field = settings
+        .max_tokens_field
+        .unwrap_or_else(|| MaxTokensField::for_model(&model));
+    let api = Chat {
+        temperature: settings.temperature,
+        seed: settings.seed,
+        max_tokens: settings.max_tokens.map(|m| (m, max_tokens_field)),
+    };
+    Ok(Endpoint {
+        url: format!("{base}/chat/completions"),
+        identity: super::identity(
             NAME,
-            &self.base,
-            &self.model,
-            self.temperature,
-            self.seed,
-            self.max_tokens.map(|m| (m, self.max_tokens_field.name())),
-        )
-    }
-
-    fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
-        Box::pin(self.complete(req))
-    }
+            &base,
+            &model,
+            api.temperature,
+            api.seed,
+            api.max_tokens.map(|(m, field)| (m, field.name())),
+        ),
+        api,
+        http,
+        model,
+    })
 }
 
 /// The chat-completions body for one prompt: what a live call sends, and

@@ -1,0 +1,237 @@
+//! Glossaries out: the JSON file `import` writes, and TSV/CSV sheets.
+
+use super::sheet::{is_lang_code, Column};
+use super::SheetFormat;
+use crate::error::InputError;
+use crate::glossary::{Context, Entry, Glossary};
+use serde::Serialize;
+
+/// `source`.
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    source: &'a str,
+    target: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    forms: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sense: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    aliases: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<&'a Context>,
+}
+
+/// A glossary as JSON, one entry a line (so that errors and `glossa lint`
+/// findings point at one entry).
+pub fn to_json(g: &Glossary) -> String {
+    let s = |v: &str| serde_json::to_string(v).expect("strings serialise");
+    let mut out = format!(
+        "{{\n  \"name\": {},\n  \"source_lang\": {},\n  \"target_lang\": {},\n  \"entries\": [\n",
+        s(&g.name),
+        s(&g.source_lang),
+        s(&g.target_lang)
+    );
+    for (i, e) in g.entries.iter().enumerate() {
+        let entry = EntryOut {
+            id: (e.id != e.source).then_some(e.id.as_str()),
+            source: &e.source,
+            target: &e.target,
+            forms: &e.forms,
+            sense: e.sense.as_deref(),
+            aliases: &e.aliases,
+            context: e
+                .context
+                .as_ref()
+                .filter(|c| !c.any.is_empty() || !c.not.is_empty()),
+        };
+        out.push_str("    ");
+        out.push_str(&serde_json::to_string(&entry).expect("entries serialise"));
+        out.push_str(if i + 1 < g.entries.len() { ",\n" } else { "\n" });
+    }
+    out.push_str("  ]\n}\n");
+    out
+}
+
+/// Write a glossary as TSV or CSV. Columns beyond `source, target` appear
+/// only when some entry needs them; a header is written when there are
+/// such columns, or when `header` is set. A plain two-column file is what
+/// machine-translation services take.
+pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<String, InputError> {
+    if format == SheetFormat::Tbx {
+        return Err(InputError::file(
+            &g.path,
+            "TBX export is not supported; use tsv or csv",
+        ));
+    }
+    let cols = columns(g);
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(format.delimiter())
+        .from_writer(Vec::new());
+    if header || cols.len() > 2 {
+        w.write_record(header_row(g, &cols))
+            .expect("write to memory");
+    }
+    for e in &g.entries {
+        w.write_record(row(g, e, &cols)?).expect("write to memory");
+    }
+    Ok(String::from_utf8(w.into_inner().expect("flush to memory")).expect("UTF-8 cells"))
+}
+
+/// The context phrases of one list (`any` or `not`).
+fn context(e: &Entry, list: fn(&Context) -> &Vec<String>) -> Vec<String> {
+    e.context.as_ref().map(list).cloned().unwrap_or_default()
+}
+
+/// Whether an entry has something for a column.
+type NeedsColumn = fn(&Entry) -> bool;
+
+/// The columns some entry needs, in the order they are written.
+fn columns(g: &Glossary) -> Vec<Column> {
+    let any = |needs: NeedsColumn| g.entries.iter().any(needs);
+    let mut cols = Vec::new();
+    if any(|e| e.id != e.source) {
+        cols.push(Column::Id);
+    }
+    cols.extend([Column::Source, Column::Target]);
+    let optional: [(Column, NeedsColumn); 5] = [
+        (Column::Forms, |e| !e.forms.is_empty()),
+        (Column::Sense, |e| e.sense.is_some()),
+        (Column::Aliases, |e| !e.aliases.is_empty()),
+        (Column::ContextAny, |e| !context(e, |c| &c.any).is_empty()),
+        (Column::ContextNot, |e| !context(e, |c| &c.not).is_empty()),
+    ];
+    for (column, needs) in optional {
+        if any(needs) {
+            cols.push(column);
+        }
+    }
+    cols
+}
+
+/// Column names; source and target named by their languages when both
+/// are language codes, so that the languages survive a round trip.
+fn header_row(g: &Glossary, cols: &[Column]) -> Vec<String> {
+    let codes = is_lang_code(&g.source_lang)
+        && is_lang_code(&g.target_lang)
+        && Column::parse(&g.target_lang).is_none();
+    cols.iter()
+        .map(|c| match c {
+            Column::Source if codes => g.source_lang.clone(),
+            Column::Target if codes => g.target_lang.clone(),
+            c => c.name().to_string(),
+        })
+        .collect()
+}
+
+/// One entry's cells; a list item holding the separator `;` is refused.
+fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputError> {
+    let list = |items: &[String], what: &str, whats: &str| -> Result<String, InputError> {
+        if let Some(bad) = items.iter().find(|s| s.contains(';')) {
+            return Err(InputError {
+                path: g.path.clone(),
+                line: (e.line > 0).then_some(e.line),
+                column: None,
+                message: format!(
+                    "entry `{}`: {what} {bad:?} contains `;`, which separates {whats} in a sheet",
+                    e.id
+                ),
+            });
+        }
+        Ok(items.join("; "))
+    };
+    let phrases = "context phrases";
+    cols.iter()
+        .map(|c| match c {
+            Column::Id => Ok(e.id.clone()),
+            Column::Source => Ok(e.source.clone()),
+            Column::Target => Ok(e.target.clone()),
+            Column::Sense => Ok(e.sense.clone().unwrap_or_default()),
+            Column::Forms => list(&e.forms, "form", "forms"),
+            Column::Aliases => list(&e.aliases, "alias", "aliases"),
+            Column::ContextAny => list(&context(e, |c| &c.any), "context phrase", phrases),
+            Column::ContextNot => list(&context(e, |c| &c.not), "context phrase", phrases),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interchange::{import_sheet, ImportOptions};
+
+    #[test]
+    fn export_refuses_a_list_item_holding_the_separator() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\",\"aliases\":[\"a;b\"]}]}",
+        )
+        .unwrap();
+        let err = export_sheet(&g, SheetFormat::Csv, false).unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("alias \"a;b\" contains `;`"), "{err}");
+    }
+
+    #[test]
+    fn export_then_import_round_trips_every_field() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"name":"g","source_lang":"en","target_lang":"x","entries":[
+              {"id":"cc","source":"cold coffee","target":"frosk, mavi"},
+              {"source":"date","target":"zimbo","sense":"the \"fruit\"","aliases":["dates"],"context":{"any":["palm"],"not":["save the date","up to date"]}},
+              {"source":"tea","target":"te\tx"},
+              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]}]}"#,
+        )
+        .unwrap();
+        for format in [SheetFormat::Tsv, SheetFormat::Csv] {
+            let text = export_sheet(&g, format, false).unwrap();
+            let back = import_sheet(
+                "g.sheet",
+                &text,
+                format,
+                &ImportOptions {
+                    name: "g".into(),
+                    source_lang: None,
+                    target_lang: Some("x".into()),
+                },
+            )
+            .unwrap()
+            .glossary;
+            assert_eq!(back.entries.len(), 4);
+            for (a, b) in g.entries.iter().zip(&back.entries) {
+                assert_eq!(
+                    (&a.id, &a.source, &a.target, &a.sense, &a.aliases),
+                    (&b.id, &b.source, &b.target, &b.sense, &b.aliases)
+                );
+                assert_eq!(a.forms, b.forms);
+                assert_eq!(a.context, b.context);
+            }
+            let json = to_json(&back);
+            let again = Glossary::parse("o.json", "o", &json).unwrap();
+            assert_eq!(again.entries.len(), 4);
+            assert_eq!(again.entries[1].line, 7);
+            assert_eq!(again.entries[3].forms, ["experimentu", "experimentem"]);
+        }
+    }
+
+    #[test]
+    fn plain_glossaries_export_two_columns_without_a_header() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[{"source":"tea","target":"te"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Tsv, false).unwrap(),
+            "tea\tte\n"
+        );
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Csv, true).unwrap(),
+            "source,target\ntea,te\n"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! Glossaries to and from spreadsheets and terminology files: the
+//! two-column source/target TSV or CSV that machine-translation services
+//! take as glossaries (with optional `sense` and `aliases` columns), and
+//! TBX (TermBase eXchange, ISO 30042) import.
+//!
+//! Sheet layout:
+//!
+//! - no header: columns are `source, target[, sense[, aliases]]`;
+//! - a header naming the columns (any order): `id`, `source`, `target`,
+//!   `forms`, `sense`, `aliases`, `context_any`, `context_not` (a few
+//!   synonyms such as `term`/`translation` are accepted);
+//! - a header of two language codes (`en,fr`, the Amazon Translate custom
+//!   terminology layout): columns `source, target`, and the codes become the
+//!   glossary's languages.
+//!
+//! `forms`, `aliases`, `context_any` and `context_not` hold several
+//! phrases separated by `;`. Blank rows are skipped. Every bad row is reported with
+//! its line, and the result is validated by the same rules as a glossary
+//! file ([`Glossary::new`]) before anything is written.
+//!
+//! One module a concern: `sheet` reads TSV/CSV ([`import_sheet`]), `tbx`
+//! reads TBX ([`import_tbx`]), `export` writes JSON and sheets
+//! ([`to_json`], [`export_sheet`]); this module holds what they share.
+
+mod export;
+mod header;
+mod sheet;
+mod tbx;
+
+pub use export::{export_sheet, to_json};
+pub use sheet::{decode_sheet, import_sheet};
+pub use tbx::{import_tbx, MAX_XML_DEPTH};
+
+use crate::error::InputError;
+use crate::glossary::{Entry, Glossary};
+use std::collections::hash_map::{Entry as Slot, HashMap};
+use std::path::Path;
+
+/// A file format glossaries can be read from or written to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SheetFormat {
+    /// Tab-separated values.
+    Tsv,
+    /// Comma-separated values.
+    Csv,
+    /// TermBase eXchange (XML; import only).
+    Tbx,
+}
+
+impl SheetFormat {
+    /// The format a file name implies: `.tsv`/`.tab`/`.txt`, `.csv`,
+    /// `.tbx`/`.xml`.
+    pub fn from_path(path: &Path) -> Option<SheetFormat> {
+        let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        match ext.as_str() {
+            "tsv" | "tab" | "txt" => Some(SheetFormat::Tsv),
+            "csv" => Some(SheetFormat::Csv),
+            "tbx" | "xml" => Some(SheetFormat::Tbx),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn delimiter(self) -> u8 {
+        match self {
+            SheetFormat::Csv => b',',
+            _ => b'\t',
+        }
+    }
+}
+
+/// Every problem found in a file, each naming its line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", listed(.errors, .path))]
+pub struct ImportErrors {
+    pub path: String,
+    pub errors: Vec<InputError>,
+}
+
+/// One problem a line, then how many when there are several.
+fn listed(errors: &[InputError], path: &str) -> String {
+    let mut out: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    if errors.len() > 1 {
+        out.push(format!(
+            "{} problems in {path}; nothing was written",
+            errors.len()
+        ));
+    }
+    out.join("\n")
+}
+
+impl From<InputError> for ImportErrors {
+    fn from(e: InputError) -> Self {
+        ImportErrors {
+            path: e.path.clone(),
+            errors: vec![e],
+        }
+    }
+}
+
+/// Names and languages for an imported glossary.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    pub name: String,
+    /// Default `en`; for TBX, the language whose terms are the sources.
+    pub source_lang: Option<String>,
+    /// Default from a language-code header or the TBX file, else `target`.
+    pub target_lang: Option<String>,
+}
+
+/// An imported glossary and what was skipped on the way.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    pub glossary: Glossary,
+    pub warnings: Vec<String>,
+}
+
+/// Read any supported file.
+pub fn import(
+    path: &str,
+    text: &str,
+    format: SheetFormat,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
+    match format {
+        SheetFormat::Tbx => import_tbx(path, text, opts),
+        sheet => import_sheet(path, text, sheet, opts),
+    }
+}
+
+/// The line each entry id was first used on, so that a duplicate names
+/// both places.
+#[derive(Default)]
+struct FirstLines(HashMap<String, usize>);
+
+impl FirstLines {
+    /// The line `id` was first used on, if it was; else remembers `line`.
+    fn earlier(&mut self, id: String, line: usize) -> Option<usize> {
+        match self.0.entry(id) {
+            Slot::Occupied(first) => Some(*first.get()),
+            Slot::Vacant(slot) => {
+                slot.insert(line);
+                None
+            }
+        }
+    }
+}
+
+/// Every problem found, or the glossary the entries make (validated as a
+/// file would be); `none` says why no entry was found when none was.
+fn finish(
+    path: &str,
+    errors: Vec<InputError>,
+    entries: Vec<Entry>,
+    none: impl FnOnce() -> String,
+    opts: &ImportOptions,
+    (source_lang, target_lang): (String, String),
+) -> Result<Glossary, ImportErrors> {
+    if !errors.is_empty() {
+        return Err(ImportErrors {
+            path: path.to_string(),
+            errors,
+        });
+    }
+    if entries.is_empty() {
+        return Err(InputError::file(path, none()).into());
+    }
+    Ok(Glossary::new(
+        path,
+        opts.name.clone(),
+        source_lang,
+        target_lang,
+        entries,
+    )?)
+}
+
+#[cfg(test)]
+mod test_util {
+    use super::*;
+
+    pub(super) fn opts() -> ImportOptions {
+        ImportOptions {
+            name: "t".into(),
+            ..ImportOptions::default()
+        }
+    }
+
+    pub(super) fn sheet(text: &str, format: SheetFormat) -> Result<Glossary, ImportErrors> {
+        import_sheet("g.tsv", text, format, &opts()).map(|i| i.glossary)
+    }
+}

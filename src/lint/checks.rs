@@ -1,0 +1,409 @@
+//! The lint checks, one function each, behind [`Check`]. Every check reads
+//! the same [`Keys`] (the glossary's keys and indexes over them) and
+//! appends its findings.
+
+use super::{ambiguous_words, keys_of, English, Finding, Key, Severity};
+use crate::glossary::{Entry, Glossary};
+use crate::phrase::{self, Skip};
+use crate::retrieve::Stems;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+/// One check of `glossa lint` (see the module docs of [`crate::lint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// `duplicate-key`, and `redundant-alias` for an entry's own keys.
+    DuplicateKey,
+    NeverMatches,
+    LeadingArticle,
+    ContextOwnKey,
+    Nested,
+    TargetEnglish,
+    Form,
+    Ambiguous,
+}
+
+impl Check {
+    /// Every check, in the order an entry's findings are listed.
+    pub const ALL: [Check; 8] = [
+        Check::DuplicateKey,
+        Check::NeverMatches,
+        Check::LeadingArticle,
+        Check::ContextOwnKey,
+        Check::Nested,
+        Check::TargetEnglish,
+        Check::Form,
+        Check::Ambiguous,
+    ];
+
+    /// Append this check's findings.
+    pub(super) fn run(self, keys: &mut Keys, english: &English, out: &mut Vec<Finding>) {
+        match self {
+            Check::DuplicateKey => duplicate_keys(keys, out),
+            Check::NeverMatches => never_matches(keys, out),
+            Check::LeadingArticle => leading_articles(keys, out),
+            Check::ContextOwnKey => context_own_keys(keys, out),
+            Check::Nested => nested(keys, out),
+            Check::TargetEnglish => target_english(keys.entries, english, out),
+            Check::Form => forms(keys.entries, out),
+            Check::Ambiguous => ambiguous(keys, out),
+        }
+    }
+}
+
+/// What the checks read: the glossary's keys and indexes over them.
+pub(super) struct Keys<'a> {
+    entries: &'a [Entry],
+    keys: Vec<Key<'a>>,
+    /// Each entry's keys, which `keys_of` lists together: looking them up
+    /// by entry keeps lint linear in the size of the glossary.
+    by_entry: Vec<Range<usize>>,
+    /// Keys by their stems, in glossary order.
+    by_stems: HashMap<String, Vec<usize>>,
+    stems: Stems,
+}
+
+impl<'a> Keys<'a> {
+    pub(super) fn new(glossary: &'a Glossary) -> Keys<'a> {
+        let mut stems = Stems::default();
+        let keys = keys_of(glossary, &mut stems);
+        let mut by_entry = vec![0..0; glossary.entries.len()];
+        for (i, k) in keys.iter().enumerate() {
+            let range = &mut by_entry[k.entry];
+            if range.start == range.end {
+                *range = i..i;
+            }
+            range.end = i + 1;
+        }
+        let mut by_stems: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            by_stems.entry(k.stems.join(" ")).or_default().push(i);
+        }
+        Keys {
+            entries: &glossary.entries,
+            keys,
+            by_entry,
+            by_stems,
+            stems,
+        }
+    }
+}
+
+fn finding(
+    e: &Entry,
+    check: &'static str,
+    severity: Severity,
+    message: String,
+    suggestion: impl Into<String>,
+) -> Finding {
+    Finding {
+        line: e.line,
+        entry: e.id.clone(),
+        check,
+        severity,
+        message,
+        suggestion: suggestion.into(),
+    }
+}
+
+/// `duplicate-key` and `redundant-alias`.
+fn duplicate_keys(keys: &Keys, out: &mut Vec<Finding>) {
+    for (i, k) in keys.keys.iter().enumerate() {
+        let reported = same_stems(keys, i, k, out);
+        if k.alias && !reported {
+            split_or_joined_alias(keys, i, k, out);
+        }
+    }
+}
+
+/// Key `i` against the earlier keys that stem alike: another entry's is a
+/// `duplicate-key`, the entry's own a `redundant-alias` (true when one was
+/// reported).
+fn same_stems(keys: &Keys, i: usize, k: &Key, out: &mut Vec<Finding>) -> bool {
+    let e = &keys.entries[k.entry];
+    let earlier = keys.by_stems[&k.stems.join(" ")]
+        .iter()
+        .copied()
+        .take_while(|&j| j < i)
+        .map(|j| &keys.keys[j]);
+    let mut reported = false;
+    for other in earlier {
+        let same = other.key == k.key;
+        if other.entry != k.entry {
+            let o = &keys.entries[other.entry];
+            let how = if same { "is the same as" } else { "stems like" };
+            out.push(finding(
+                e,
+                "duplicate-key",
+                Severity::Warning,
+                format!(
+                    "{} `{}` {how} `{}`, the {} of entry `{}` (line {}): a post naming it retrieves both",
+                    k.what(), k.text, other.text, other.what(), o.id, o.line
+                ),
+                "keep the form in the entry it means; if both meanings are real, give each entry a `context` so the `sense` filter can choose",
+            ));
+            break;
+        } else if k.alias && !reported {
+            reported = true;
+            let message = if same {
+                format!(
+                    "alias `{}` repeats the entry's {} `{}`",
+                    k.text,
+                    other.what(),
+                    other.text
+                )
+            } else {
+                format!(
+                    "alias `{}` stems like the entry's {} `{}`: stemming already finds it",
+                    k.text,
+                    other.what(),
+                    other.text
+                )
+            };
+            out.push(finding(
+                e,
+                "redundant-alias",
+                Severity::Note,
+                message,
+                "remove it (harmless; only `exact` needs it)",
+            ));
+        }
+    }
+    reported
+}
+
+/// An alias that is one of the entry's earlier keys split or joined.
+fn split_or_joined_alias(keys: &Keys, i: usize, k: &Key, out: &mut Vec<Finding>) {
+    let joined = k.key.replace(' ', "");
+    // Only this entry's earlier keys, which come just before it.
+    if let Some(other) = keys.keys[keys.by_entry[k.entry].start..i]
+        .iter()
+        .find(|o| o.key != k.key && o.key.replace(' ', "") == joined)
+    {
+        out.push(finding(
+            &keys.entries[k.entry],
+            "redundant-alias",
+            Severity::Note,
+            format!(
+                "alias `{}` is the entry's {} `{}` split or joined: the `split` retriever already finds it",
+                k.text,
+                other.what(),
+                other.text
+            ),
+            "remove it unless you evaluate retrievers without `split`",
+        ));
+    }
+}
+
+/// `never-matches`: a lone lower-case stop word, or too many words.
+fn never_matches(keys: &Keys, out: &mut Vec<Finding>) {
+    for k in &keys.keys {
+        let n = phrase::words(k.text).len();
+        let lone_stop_word = n == 1
+            && phrase::skip_reason(k.key) == Some(Skip::StopWord)
+            && !phrase::is_capitals(k.text);
+        let (why, fix) = if lone_stop_word {
+            (
+                "is a single lower-case stop word, which is never looked up".to_string(),
+                "write an acronym in capitals (`IT`, `US`), or use a phrase of two or more words",
+            )
+        } else if n > phrase::MAX_KEY_WORDS {
+            (
+                format!(
+                    "has {n} words; keys are matched up to {}",
+                    phrase::MAX_KEY_WORDS
+                ),
+                "shorten it, or add a shorter alias",
+            )
+        } else {
+            continue;
+        };
+        out.push(finding(
+            &keys.entries[k.entry],
+            "never-matches",
+            Severity::Warning,
+            format!("{} `{}` {why}", k.what(), k.text),
+            fix,
+        ));
+    }
+}
+
+/// `leading-article`: "the martial arts training institute".
+fn leading_articles(keys: &Keys, out: &mut Vec<Finding>) {
+    for k in &keys.keys {
+        let first = k.key.split(' ').next().unwrap_or_default();
+        if k.key.contains(' ') && matches!(first, "the" | "a" | "an") {
+            out.push(finding(
+                &keys.entries[k.entry],
+                "leading-article",
+                Severity::Note,
+                format!(
+                    "{} `{}` starts with the article `{first}`",
+                    k.what(),
+                    k.text
+                ),
+                format!(
+                    "drop it (`{}`): posts often write another article or none",
+                    &k.key[first.len() + 1..]
+                ),
+            ));
+        }
+    }
+}
+
+/// `context-own-key`: a context phrase that stems to the entry itself.
+fn context_own_keys(keys: &mut Keys, out: &mut Vec<Finding>) {
+    for e in keys.entries {
+        let Some(context) = &e.context else { continue };
+        for (list, phrases) in [("not", &context.not), ("any", &context.any)] {
+            for p in phrases {
+                if crate::retrieve::stems_to_own_key(&mut keys.stems, e, p) {
+                    out.push(finding(
+                        e,
+                        "context-own-key",
+                        Severity::Warning,
+                        format!(
+                            "context.{list} phrase `{p}` stems like the entry's own key `{}`",
+                            e.source
+                        ),
+                        "it is matched only as written; use a phrase that says more (`dated menu`, `save the date`)",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `nested`: a key's sub-phrase is another entry's key.
+fn nested(keys: &Keys, out: &mut Vec<Finding>) {
+    let mut pairs: HashSet<(usize, usize)> = HashSet::new();
+    let mut nested = Vec::new();
+    for outer in &keys.keys {
+        let n = outer.stems.len();
+        for len in 1..n {
+            for first in 0..=n - len {
+                let sub = outer.stems[first..first + len].join(" ");
+                for &j in keys.by_stems.get(&sub).into_iter().flatten() {
+                    let inner = &keys.keys[j];
+                    if inner.entry != outer.entry && pairs.insert((inner.entry, outer.entry)) {
+                        nested.push((inner, outer));
+                    }
+                }
+            }
+        }
+    }
+    for (inner, outer) in nested {
+        let (e, o) = (&keys.entries[inner.entry], &keys.entries[outer.entry]);
+        out.push(finding(
+            e,
+            "nested",
+            Severity::Note,
+            format!(
+                "`{}` lies inside `{}` (entry `{}`, line {}): a post saying \"{}\" also retrieves `{}`",
+                inner.text, outer.text, o.id, o.line, outer.key, e.id
+            ),
+            format!(
+                "usual for a phrase and its head word; the `longest` filter (in `glossa`) keeps only `{}` there",
+                o.id
+            ),
+        ));
+    }
+}
+
+/// `target-english`: the output check cannot tell the target from English.
+fn target_english(entries: &[Entry], english: &English, out: &mut Vec<Finding>) {
+    for e in entries {
+        let words = phrase::words(&e.target);
+        if !words.is_empty() && words.iter().all(|w| english.is_english(&w.text)) {
+            out.push(finding(
+                e,
+                "target-english",
+                Severity::Warning,
+                format!(
+                    "target `{}` is also English: the output check cannot tell it from English left untranslated",
+                    e.target
+                ),
+                "nothing to fix if it is the right term; otherwise use the real target term (a passing check proves less for this entry)",
+            ));
+        }
+    }
+}
+
+/// `form`: see [`form_problems`].
+fn forms(entries: &[Entry], out: &mut Vec<Finding>) {
+    for e in entries {
+        for (severity, message) in form_problems(e) {
+            out.push(finding(
+                e,
+                "form",
+                severity,
+                message,
+                "remove it: `forms` lists other accepted spellings of the target",
+            ));
+        }
+    }
+}
+
+/// What is wrong with an entry's `forms`: empty, the target itself, or a
+/// repeat of an earlier form (case ignored).
+fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
+    let target = e.target.trim().to_lowercase();
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for form in &e.forms {
+        let folded = form.trim().to_lowercase();
+        if folded.is_empty() {
+            out.push((Severity::Warning, format!("form {form:?} is empty")));
+        } else if folded == target {
+            out.push((
+                Severity::Note,
+                format!("form `{form}` is the target `{}` itself", e.target),
+            ));
+        } else if seen.contains(&folded) {
+            out.push((Severity::Note, format!("form `{form}` is given twice")));
+        }
+        seen.push(folded);
+    }
+    out
+}
+
+/// `ambiguous`: a one-word key on the shipped list of ambiguous words,
+/// without `context` (warning) or without `sense` (note).
+fn ambiguous(keys: &mut Keys, out: &mut Vec<Finding>) {
+    let stems = &mut keys.stems;
+    let ambiguous: HashMap<String, (&str, &str)> = ambiguous_words()
+        .into_iter()
+        .map(|(w, senses)| (stems.word(w).to_string(), (w, senses)))
+        .collect();
+    for (i, e) in keys.entries.iter().enumerate() {
+        let Some((k, (word, senses))) = keys.keys[keys.by_entry[i].clone()]
+            .iter()
+            .filter(|k| k.stems.len() == 1)
+            .find_map(|k| ambiguous.get(&k.stems[0]).map(|a| (k, *a)))
+        else {
+            continue;
+        };
+        let named = if k.key == word {
+            format!("`{word}`")
+        } else {
+            format!("`{}` (like `{word}`)", k.text)
+        };
+        if e.context.is_none() {
+            out.push(finding(
+                e,
+                "ambiguous",
+                Severity::Warning,
+                format!("{named} has several senses ({senses}) and the entry has no `context`: every sense is retrieved"),
+                "add `context`: `not` with phrases of the other senses, `any` with words that come with this one; and a `sense` note for the model",
+            ));
+        } else if e.sense.is_none() {
+            out.push(finding(
+                e,
+                "ambiguous",
+                Severity::Note,
+                format!("{named} has several senses ({senses}) and the entry has no `sense` note"),
+                "add `sense`: a few words on the intended meaning, shown to the model",
+            ));
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The retrievers' tunable numbers: [`Params`] and [`TUNABLE`], the one
+//! table that declares each number's name, default, accepted range and
+//! help. `Params::default()`, the command-line flags and `glossa sweep`
+//! all read that table, so a default is written once, here.
+
+use super::EditBounds;
+use serde::Serialize;
+
+/// Tunable numbers shared by retrievers; each reads the ones it uses.
+/// The CLI builds it from its flags; a library user starts from
+/// `Params::default()` (`Params { threshold, ..Default::default() }`).
+/// Every numeric field has a line in [`TUNABLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Params {
+    /// Minimum trigram Dice coefficient for `fuzzy`.
+    pub threshold: f64,
+    /// `edit`: key words of at least this many characters tolerate one edit.
+    pub edit_one_from: usize,
+    /// `edit`: key words of at least this many characters tolerate two edits.
+    pub edit_two_from: usize,
+}
+
+impl Default for Params {
+    /// Every field at its [`TUNABLE`] default.
+    fn default() -> Self {
+        Params {
+            threshold: THRESHOLD.default,
+            edit_one_from: EDIT_ONE_FROM.default as usize,
+            edit_two_from: EDIT_TWO_FROM.default as usize,
+        }
+    }
+}
+
+impl Params {
+    /// Edit-distance bounds for `edit` (and `alias`).
+    pub fn edit_bounds(&self) -> EditBounds {
+        EditBounds {
+            one_from: self.edit_one_from,
+            two_from: self.edit_two_from,
+        }
+    }
+
+    /// Set the numeric parameter `name` (see [`TUNABLE`]) to `value`.
+    pub fn set(&mut self, name: &str, value: f64) -> Result<(), BadParam> {
+        let t = tunable(name)?;
+        t.check(value)?;
+        (t.put)(self, value);
+        Ok(())
+    }
+
+    /// The value of the numeric parameter `name`.
+    pub fn get(&self, name: &str) -> Result<f64, BadParam> {
+        Ok((tunable(name)?.get)(self))
+    }
+}
+
+/// Whether a parameter takes any number or only whole numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    Real,
+    Integer,
+}
+
+/// A numeric retriever parameter that can be set by name.
+pub struct Tunable {
+    /// The `Params` field (the command-line flag with `-` for `_`).
+    pub name: &'static str,
+    /// What it does, for `--help` and `glossa sweep --list-params`.
+    pub summary: &'static str,
+    pub kind: ParamKind,
+    /// The value when none is given.
+    pub default: f64,
+    /// Smallest and largest accepted values.
+    pub min: f64,
+    pub max: f64,
+    /// The range `glossa sweep` scans when none is given: from, to, step.
+    pub range: (f64, f64, f64),
+    pub get: fn(&Params) -> f64,
+    pub put: fn(&mut Params, f64),
+}
+
+/// `fuzzy`'s threshold (SPEC.md: default 0.75).
+pub const THRESHOLD: Tunable = Tunable {
+    name: "threshold",
+    summary: "fuzzy: minimum character-trigram Dice coefficient",
+    kind: ParamKind::Real,
+    default: 0.75,
+    min: 0.0,
+    max: 1.0,
+    range: (0.5, 1.0, 0.05),
+    get: |p| p.threshold,
+    put: |p, v| p.threshold = v,
+};
+
+/// The shortest key word `edit` lets differ by one edit. The largest
+/// value is a `u16`'s, the flag's type.
+pub const EDIT_ONE_FROM: Tunable = Tunable {
+    name: "edit_one_from",
+    summary: "edit: key words of at least this many characters tolerate one edit",
+    kind: ParamKind::Integer,
+    default: 4.0,
+    min: 1.0,
+    max: 65535.0,
+    range: (1.0, 12.0, 1.0),
+    get: |p| p.edit_one_from as f64,
+    put: |p, v| p.edit_one_from = v as usize,
+};
+
+/// The shortest key word `edit` lets differ by two edits.
+pub const EDIT_TWO_FROM: Tunable = Tunable {
+    name: "edit_two_from",
+    summary: "edit: key words of at least this many characters tolerate two edits",
+    kind: ParamKind::Integer,
+    default: 8.0,
+    min: 1.0,
+    max: 65535.0,
+    range: (1.0, 12.0, 1.0),
+    get: |p| p.edit_two_from as f64,
+    put: |p, v| p.edit_two_from = v as usize,
+};
+
+/// Every numeric parameter of every retriever.
+pub const TUNABLE: &[Tunable] = &[THRESHOLD, EDIT_ONE_FROM, EDIT_TWO_FROM];
+
+/// A parameter name that is not in [`TUNABLE`], or a value it does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadParam(pub String);
+
+/// The parameter called `name` (`-` and `_` are the same).
+pub fn tunable(name: &str) -> Result<&'static Tunable, BadParam> {
+    let wanted = name.trim().replace('-', "_");
+    TUNABLE.iter().find(|t| t.name == wanted).ok_or_else(|| {
+        BadParam(format!(
+            "unknown parameter `{name}`; numeric retriever parameters: {}",
+            TUNABLE
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+impl Tunable {
+    /// Check that `value` is one this parameter takes.
+    pub fn check(&self, value: f64) -> Result<(), BadParam> {
+        if !value.is_finite() || value < self.min || value > self.max {
+            return Err(BadParam(format!(
+                "{} = {} is outside [{}, {}]",
+                self.name,
+                format_value(value),
+                format_value(self.min),
+                format_value(self.max)
+            )));
+        }
+        if self.kind == ParamKind::Integer && value.fract() != 0.0 {
+            return Err(BadParam(format!(
+                "{} takes whole numbers, not {}",
+                self.name,
+                format_value(value)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Read `text` as a value of this parameter (a flag's value).
+    pub fn parse(&self, text: &str) -> Result<f64, BadParam> {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| BadParam(format!("`{text}` is not a number")))?;
+        self.check(value)?;
+        Ok(value)
+    }
+
+    /// The default value.
+    pub fn default_value(&self) -> f64 {
+        self.default
+    }
+
+    /// The help of the parameter's flag: what it does and what it accepts.
+    pub fn flag_help(&self) -> String {
+        let accepts = match self.kind {
+            ParamKind::Real => format!("{} to {}", format_value(self.min), format_value(self.max)),
+            ParamKind::Integer => format!("whole numbers from {}", format_value(self.min)),
+        };
+        format!("{} ({accepts})", self.summary)
+    }
+}
+
+/// A number as people write it: `0.75`, `4`, `0.05`.
+pub fn format_value(v: f64) -> String {
+    let s = format!("{:.6}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_come_from_the_table() {
+        let params = Params::default();
+        for t in TUNABLE {
+            assert_eq!((t.get)(&params), t.default, "{}", t.name);
+            t.check(t.default).unwrap();
+        }
+        // `edit`'s own default (edit.rs) must agree with the table.
+        assert_eq!(params.edit_bounds(), EditBounds::default());
+    }
+
+    #[test]
+    fn retriever_summaries_quote_the_table_defaults() {
+        // fuzzy.rs and edit.rs write these numbers in their help lines.
+        let summary = |name: &str| {
+            super::super::REGISTRY
+                .iter()
+                .find(|info| info.name == name)
+                .map(|info| info.summary)
+                .unwrap()
+        };
+        let threshold = format!("default {}", format_value(THRESHOLD.default));
+        assert!(summary("fuzzy").contains(&threshold));
+        for t in [EDIT_ONE_FROM, EDIT_TWO_FROM] {
+            let from = format!("from {} ", format_value(t.default));
+            assert!(summary("edit").contains(&from), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn every_numeric_params_field_is_tunable() {
+        // A new numeric field in `Params` must get a line in TUNABLE.
+        let v = serde_json::to_value(Params::default()).unwrap();
+        for (field, value) in v.as_object().unwrap() {
+            if value.is_number() {
+                let t = tunable(field)
+                    .unwrap_or_else(|_| panic!("Params::{field} is numeric but not in TUNABLE"));
+                assert_eq!((t.get)(&Params::default()), value.as_f64().unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn set_and_get_by_name() {
+        let mut p = Params::default();
+        p.set("threshold", 0.8).unwrap();
+        assert_eq!(p.threshold, 0.8);
+        p.set("edit-one-from", 5.0).unwrap();
+        assert_eq!(p.edit_one_from, 5);
+        assert_eq!(p.get("edit_one_from").unwrap(), 5.0);
+        assert!(p
+            .set("threshold", 1.5)
+            .unwrap_err()
+            .0
+            .contains("outside [0, 1]"));
+        assert!(p
+            .set("edit_two_from", 2.5)
+            .unwrap_err()
+            .0
+            .contains("whole numbers"));
+        assert!(p
+            .set("treshold", 0.5)
+            .unwrap_err()
+            .0
+            .contains("unknown parameter `treshold`"));
+    }
+
+    #[test]
+    fn parse_reads_a_flag_value_and_names_what_is_wrong() {
+        assert_eq!(THRESHOLD.parse(" 0.8").unwrap(), 0.8);
+        assert_eq!(
+            THRESHOLD.parse("high").unwrap_err().0,
+            "`high` is not a number"
+        );
+        assert_eq!(
+            EDIT_ONE_FROM.parse("0").unwrap_err().0,
+            "edit_one_from = 0 is outside [1, 65535]"
+        );
+        assert_eq!(
+            THRESHOLD.flag_help(),
+            "fuzzy: minimum character-trigram Dice coefficient (0 to 1)"
+        );
+    }
+
+    #[test]
+    fn values_format_without_noise() {
+        assert_eq!(format_value(0.75), "0.75");
+        assert_eq!(format_value(4.0), "4");
+        assert_eq!(format_value(0.0), "0");
+    }
+}
