@@ -5,6 +5,7 @@ pub mod batch;
 pub mod batch_api;
 pub mod cache;
 pub mod check;
+pub mod highlight;
 pub mod pipeline;
 pub mod prices;
 pub mod prompt;

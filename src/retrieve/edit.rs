@@ -407,14 +407,15 @@ impl Edit {
         id
     }
 
-    /// Every vocabulary word that `word` (a post word) matches.
-    fn hits(&self, word: &str) -> Vec<WordHit> {
-        self.hits_among(word, false)
+    /// Every vocabulary word that `word` (a post word, whose stem is
+    /// `stem`) matches.
+    fn hits(&self, word: &str, stem: &str) -> Vec<WordHit> {
+        self.hits_among(word, stem, false)
     }
 
     /// [`Edit::hits`], with candidates from the deletion indexes or, when
     /// `every_word`, from the whole vocabulary (the plain definition).
-    fn hits_among(&self, word: &str, every_word: bool) -> Vec<WordHit> {
+    fn hits_among(&self, word: &str, stem: &str, every_word: bool) -> Vec<WordHit> {
         let mut hits: Vec<WordHit> = Vec::new();
         if let Some(&id) = self.by_word.get(word) {
             add(
@@ -426,8 +427,7 @@ impl Edit {
                 &mut hits,
             );
         }
-        let stem = stem_word(word);
-        for &id in self.by_stem.get(&stem).into_iter().flatten() {
+        for &id in self.by_stem.get(stem).into_iter().flatten() {
             add(
                 WordHit {
                     word: id,
@@ -437,16 +437,17 @@ impl Edit {
                 &mut hits,
             );
         }
-        let chars: Vec<char> = word.chars().collect();
         let ceiling = self.bounds.ceiling();
+        let length = word.chars().count();
         if ceiling == 0
-            || chars.len() < self.bounds.one_from
-            || chars.len() > MAX_EDIT_CHARS + ceiling
+            || length < self.bounds.one_from
+            || length > MAX_EDIT_CHARS + ceiling
             || !editable(word)
             || self.known.as_ref().is_some_and(|k| k.contains(word))
         {
             return hits;
         }
+        let chars: Vec<char> = word.chars().collect();
         let stem_chars: Vec<char> = stem.chars().collect();
         let mut candidates = Vec::new();
         self.surface.candidates(&chars, ceiling, &mut candidates);
@@ -473,7 +474,7 @@ impl Edit {
                 usize::MAX
             };
             let stemmed = if stem_chars.len().abs_diff(v.stem.chars().count()) <= bound {
-                strsim::damerau_levenshtein(&stem, &v.stem)
+                strsim::damerau_levenshtein(stem, &v.stem)
             } else {
                 usize::MAX
             };
@@ -496,10 +497,11 @@ impl Edit {
 impl Retriever for Edit {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         // Hits per distinct word, then per word position.
+        let stems = post.stems();
         let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::default();
-        for w in &post.words {
+        for (w, stem) in post.words.iter().zip(stems) {
             if !by_text.contains_key(w.text.as_str()) {
-                by_text.insert(&w.text, self.hits(&w.text));
+                by_text.insert(&w.text, self.hits(&w.text, stem));
             }
         }
         let hits: Vec<&[WordHit]> = post
@@ -590,8 +592,9 @@ mod tests {
                 .collect();
             let edit = Edit::over(&keyed, EditBounds::default(), None);
             for w in &words {
-                let mut indexed = edit.hits_among(w, false);
-                let mut plain = edit.hits_among(w, true);
+                let stem = stem_word(w);
+                let mut indexed = edit.hits_among(w, &stem, false);
+                let mut plain = edit.hits_among(w, &stem, true);
                 indexed.sort_by_key(|h| h.word);
                 plain.sort_by_key(|h| h.word);
                 proptest::prop_assert_eq!(indexed, plain, "{}", w);

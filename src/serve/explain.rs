@@ -2,59 +2,12 @@
 //! stands in it, and why an entry whose words are in the post was left out
 //! (its `context` says the post means something else).
 
+pub use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
-use crate::generate::target_match::{self, Haystack};
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Spec, Verdict};
 use serde::Serialize;
 use std::sync::Arc;
-
-/// A piece of the translation: plain text, or a glossary target standing
-/// for `entry` (an index into the response's `entries`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Segment {
-    pub text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<usize>,
-}
-
-/// Cut `output` into segments so that every place of a used entry's
-/// target or form (by [`target_match`]'s rule, longest first, no overlaps)
-/// is its own segment.
-pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
-    let spellings: Vec<(usize, &str)> = used
-        .iter()
-        .enumerate()
-        .flat_map(|(i, u)| {
-            std::iter::once(u.target.as_str())
-                .chain(u.forms.iter().map(String::as_str))
-                .map(move |s| (i, s))
-        })
-        .collect();
-    let places = target_match::claim(&Haystack::new(output), &spellings);
-    let mut out = Vec::new();
-    let mut at = 0;
-    for (place, entry) in places {
-        if place.start > at {
-            out.push(Segment {
-                text: output[at..place.start].to_string(),
-                entry: None,
-            });
-        }
-        at = place.end;
-        out.push(Segment {
-            text: output[place].to_string(),
-            entry: Some(entry),
-        });
-    }
-    if at < output.len() || out.is_empty() {
-        out.push(Segment {
-            text: output[at..].to_string(),
-            entry: None,
-        });
-    }
-    out
-}
 
 /// An entry whose words are in the post but which the retriever's filters
 /// dropped because of its `context`.

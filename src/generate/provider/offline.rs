@@ -102,7 +102,7 @@ mod tests {
             let substituted = substitute(text, &[sub(needle, "#")]) != text;
             let checked = contains_target(text, needle, &[]);
             assert_eq!(checked, stands, "{needle}");
-            let marked = crate::serve::explain::highlight(text, &[used(needle)])
+            let marked = crate::generate::highlight::highlight(text, &[used(needle)])
                 .iter()
                 .any(|s| s.entry.is_some());
             assert_eq!((substituted, marked), (checked, checked), "{needle}");
