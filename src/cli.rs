@@ -22,7 +22,8 @@ pub const DEMO_LABELS: &str = crate::demo::LABELS;
                   those retrievers on labelled posts with no model and no API key.\n\n\
                   Start with `glossa eval` (the bundled cafe demo), then `glossa retrieve \"your post\"` \
                   and `glossa phrases \"your post\"` to see why something did or did not match.",
-    after_help = "Exit codes: 0 ok, 1 an evaluation gate failed, 2 bad input or usage."
+    after_help = "Exit codes: 0 ok, 1 it ran but a result failed (a gate, lint warnings, failed or missing calls), \
+                  2 bad input or usage, 130 interrupted."
 )]
 pub struct Cli {
     /// Colour the status words on stderr: auto (a terminal, unless NO_COLOR is set), always or never
@@ -195,52 +196,21 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Which labelled posts to score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SplitChoice {
-    /// Posts labelled `dev`: use these for tuning.
-    Dev,
-    /// Posts labelled `test`: report these; never tune on them.
-    Test,
-    /// Every labelled post.
-    All,
-}
-
-impl SplitChoice {
-    /// `dev`, `test` or `all`, as results name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SplitChoice::Dev => "dev",
-            SplitChoice::Test => "test",
-            SplitChoice::All => "all",
-        }
-    }
-
-    /// Whether a post of `split` is among the chosen ones.
-    pub fn keeps(self, split: crate::dataset::Split) -> bool {
-        match self {
-            SplitChoice::Dev => split == crate::dataset::Split::Dev,
-            SplitChoice::Test => split == crate::dataset::Split::Test,
-            SplitChoice::All => true,
-        }
-    }
-}
+/// Which labelled posts to score (a library type; its flag words below).
+pub use crate::dataset::SplitChoice;
 
 // Defaults, help and accepted values come from the library's tunables
 // table, so they are written once (`retrieve::params`).
-#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Args)]
 pub struct RetrieverArgs {
     #[arg(long, default_value_t = THRESHOLD.default, help = THRESHOLD.flag_help(),
           value_parser = |s: &str| THRESHOLD.parse(s))]
     pub threshold: f64,
     #[arg(long, default_value_t = default_edit_one_from(), help = EDIT_ONE_FROM.flag_help(),
           value_parser = |s: &str| parse_whole(&EDIT_ONE_FROM, s), value_name = "CHARS")]
-    #[serde(default = "default_edit_one_from")]
     pub edit_one_from: u16,
     #[arg(long, default_value_t = default_edit_two_from(), help = EDIT_TWO_FROM.flag_help(),
           value_parser = |s: &str| parse_whole(&EDIT_TWO_FROM, s), value_name = "CHARS")]
-    #[serde(default = "default_edit_two_from")]
     pub edit_two_from: u16,
 }
 
@@ -283,6 +253,12 @@ value_enum!(crate::report::Format {
     Markdown => "markdown", "GitHub-flavoured Markdown tables";
     Json => "json", "Machine-readable JSON on stdout";
     Csv => "csv", "Comma-separated values, one header row";
+});
+
+value_enum!(crate::dataset::SplitChoice {
+    Dev => "dev", "Posts labelled `dev`: use these for tuning";
+    Test => "test", "Posts labelled `test`: report these; never tune on them";
+    All => "all", "Every labelled post";
 });
 
 value_enum!(crate::interchange::SheetFormat {
@@ -403,7 +379,7 @@ pub struct PhrasesArgs {
 }
 
 /// Which model to call and how (shared by `translate` and `run`).
-#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Args)]
 pub struct ProviderArgs {
     /// Provider, or several comma-separated for failover
     #[arg(long, default_value = "offline", help = provider_help())]
@@ -428,7 +404,6 @@ pub struct ProviderArgs {
     pub max_tokens: Option<u32>,
     /// Request field for --max-tokens (OpenAI-compatible APIs): max_tokens or max_completion_tokens [default: max_completion_tokens for models named o1…, o3…, o4…, gpt-5…; max_tokens otherwise]
     #[arg(long, value_name = "FIELD")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens_field: Option<crate::generate::provider::MaxTokensField>,
     /// Seconds before one attempt is abandoned
     #[arg(long, default_value_t = 60.0)]

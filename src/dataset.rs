@@ -62,6 +62,35 @@ impl Split {
     }
 }
 
+/// Which labelled posts a command takes: one split or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitChoice {
+    Dev,
+    Test,
+    All,
+}
+
+impl SplitChoice {
+    /// `dev`, `test` or `all`, as results name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitChoice::Dev => "dev",
+            SplitChoice::Test => "test",
+            SplitChoice::All => "all",
+        }
+    }
+
+    /// Whether a post of `split` is among the chosen ones.
+    pub fn keeps(self, split: Split) -> bool {
+        match self {
+            SplitChoice::Dev => split == Split::Dev,
+            SplitChoice::Test => split == Split::Test,
+            SplitChoice::All => true,
+        }
+    }
+}
+
 impl fmt::Display for Split {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -9,8 +9,10 @@
 use crate::dataset::Split;
 use crate::error::{read_text, InputError};
 use crate::eval::{EvalResult, PostResult, RetrieverResult};
-use crate::generate::batch::{for_each_call, CALLS_FILE};
 use crate::generate::pipeline::Group;
+use crate::run_dir::calls::{for_each_call, CallsError, CALLS_FILE};
+use crate::run_dir::config::{load_config, CONFIG_FILE};
+use crate::run_dir::summary::SUMMARY_FILE;
 use crate::score::Counts;
 use crate::stats::{paired_test, Pair, TestResult, TestSettings};
 use serde::Serialize;
@@ -41,6 +43,40 @@ pub struct SavedRun {
     pub posts: BTreeMap<String, Vec<(String, PostRun)>>,
 }
 
+/// Why two saved results cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Calls(#[from] CallsError),
+    #[error("{}: no such file; is {} a run folder made by `glossa run`?", calls.display(), dir.display())]
+    NotARunFolder { calls: PathBuf, dir: PathBuf },
+    #[error("{side} has no retriever `{name}`; it has: {}", has.join(", "))]
+    NoSuchRetriever {
+        side: &'static str,
+        name: String,
+        has: Vec<String>,
+    },
+    #[error(
+        "A ({}) and B ({}) share no retriever name; pick two with --retriever A_NAME=B_NAME",
+        a.join(", "),
+        b.join(", ")
+    )]
+    NothingShared { a: Vec<String>, b: Vec<String> },
+    #[error(
+        "{a_path} is {} result and {b_path} is {} result; diff compares two of the same kind",
+        article(a_kind),
+        article(b_kind)
+    )]
+    DifferentKinds {
+        a_path: String,
+        a_kind: &'static str,
+        b_path: String,
+        b_kind: &'static str,
+    },
+}
+
 /// A saved result of either kind.
 #[derive(Debug, Clone)]
 pub enum Saved {
@@ -66,17 +102,14 @@ impl Saved {
 
 /// Load an eval JSON file, or a run folder (or its `calls.jsonl`,
 /// `summary.json` or `run.json`).
-pub fn load(path: &Path) -> anyhow::Result<Saved> {
+pub fn load(path: &Path) -> Result<Saved, DiffError> {
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let run_dir = if path.is_dir() {
         Some(path.to_path_buf())
-    } else if matches!(
-        file_name.as_str(),
-        "calls.jsonl" | "summary.json" | "run.json"
-    ) {
+    } else if matches!(file_name.as_str(), CALLS_FILE | SUMMARY_FILE | CONFIG_FILE) {
         Some(path.parent().map(Path::to_path_buf).unwrap_or_default())
     } else {
         None
@@ -97,14 +130,13 @@ pub fn load(path: &Path) -> anyhow::Result<Saved> {
     Ok(Saved::Eval(Box::new(result)))
 }
 
-fn load_run(dir: &Path) -> anyhow::Result<SavedRun> {
+fn load_run(dir: &Path) -> Result<SavedRun, DiffError> {
     let calls = dir.join(CALLS_FILE);
     if !calls.exists() {
-        anyhow::bail!(
-            "{}: no such file; is {} a run folder made by `glossa run`?",
-            calls.display(),
-            dir.display()
-        );
+        return Err(DiffError::NotARunFolder {
+            calls,
+            dir: dir.to_path_buf(),
+        });
     }
     // The latest record of each call wins (a --retry-errors run appends).
     struct Lite {
@@ -169,19 +201,12 @@ fn load_run(dir: &Path) -> anyhow::Result<SavedRun> {
 /// can still be read (a missing file is not an error: splits are a nicety).
 fn run_splits(dir: &Path) -> HashMap<String, Split> {
     #[derive(serde::Deserialize)]
-    struct Config {
-        labels: PathBuf,
-    }
-    #[derive(serde::Deserialize)]
     struct Label {
         post: String,
         #[serde(default)]
         split: Split,
     }
-    let Some(config) = std::fs::read_to_string(dir.join("run.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Config>(&t).ok())
-    else {
+    let Ok(config) = load_config(dir) else {
         return HashMap::new();
     };
     let text = std::fs::read_to_string(&config.labels)
@@ -299,14 +324,17 @@ pub fn parse_pairing(s: &str) -> Pairing {
     Some((a.trim().to_string(), b.trim().to_string()))
 }
 
-fn pair_names(a: &Saved, b: &Saved, pairing: &Pairing) -> anyhow::Result<Vec<(String, String)>> {
+fn pair_names(a: &Saved, b: &Saved, pairing: &Pairing) -> Result<Vec<(String, String)>, DiffError> {
     let (an, bn) = (a.names(), b.names());
     if let Some((x, y)) = pairing {
-        if !an.contains(x) {
-            anyhow::bail!("A has no retriever `{x}`; it has: {}", an.join(", "));
-        }
-        if !bn.contains(y) {
-            anyhow::bail!("B has no retriever `{y}`; it has: {}", bn.join(", "));
+        for (side, name, has) in [("A", x, &an), ("B", y, &bn)] {
+            if !has.contains(name) {
+                return Err(DiffError::NoSuchRetriever {
+                    side,
+                    name: name.clone(),
+                    has: has.clone(),
+                });
+            }
         }
         return Ok(vec![(x.clone(), y.clone())]);
     }
@@ -321,11 +349,7 @@ fn pair_names(a: &Saved, b: &Saved, pairing: &Pairing) -> anyhow::Result<Vec<(St
     if an.len() == 1 && bn.len() == 1 {
         return Ok(vec![(an[0].clone(), bn[0].clone())]);
     }
-    anyhow::bail!(
-        "A ({}) and B ({}) share no retriever name; pick two with --retriever A_NAME=B_NAME",
-        an.join(", "),
-        bn.join(", ")
-    )
+    Err(DiffError::NothingShared { a: an, b: bn })
 }
 
 /// Diff two saved results of the same kind.
@@ -336,7 +360,7 @@ pub fn diff(
     b_path: &str,
     pairing: &Pairing,
     test: TestSettings,
-) -> anyhow::Result<Diff> {
+) -> Result<Diff, DiffError> {
     let pairs = pair_names(a, b, pairing)?;
     let retrievers = match (a, b) {
         (Saved::Eval(ea), Saved::Eval(eb)) => pairs
@@ -369,11 +393,14 @@ pub fn diff(
                 d
             })
             .collect(),
-        _ => anyhow::bail!(
-            "{a_path} is {} result and {b_path} is {} result; diff compares two of the same kind",
-            article(a.kind()),
-            article(b.kind())
-        ),
+        _ => {
+            return Err(DiffError::DifferentKinds {
+                a_path: a_path.to_string(),
+                a_kind: a.kind(),
+                b_path: b_path.to_string(),
+                b_kind: b.kind(),
+            })
+        }
     };
     let unpaired = |names: Vec<String>, side: fn(&(String, String)) -> &String| {
         names
@@ -635,55 +662,7 @@ fn diff_run(
         .iter()
         .filter_map(|(id, p)| b_index.get(id.as_str()).map(|q| (id.as_str(), p, *q)))
         .collect();
-    let complete = |p: &PostRun| p.group == Some(Group::Complete);
-    let sum = |f: &dyn Fn(&PostRun) -> usize, side: usize| -> usize {
-        pairs
-            .iter()
-            .map(|(_, x, y)| f(if side == 0 { x } else { y }))
-            .sum()
-    };
-    let right_test = paired_test(
-        &pairs
-            .iter()
-            .map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls))
-            .collect::<Vec<_>>(),
-        test.resamples,
-        test.seed,
-    );
-    let complete_test = paired_test(
-        &pairs
-            .iter()
-            .map(|(_, x, y)| Pair::flag(complete(x), complete(y)))
-            .collect::<Vec<_>>(),
-        test.resamples,
-        test.seed,
-    );
-    let figures = vec![
-        FigureChange::new(
-            "right",
-            Value::ratio(sum(&|p| p.right, 0), sum(&|p| p.calls, 0)),
-            Value::ratio(sum(&|p| p.right, 1), sum(&|p| p.calls, 1)),
-            Some(right_test),
-        ),
-        FigureChange::new(
-            "complete",
-            Value::ratio(sum(&|p| usize::from(complete(p)), 0), pairs.len()),
-            Value::ratio(sum(&|p| usize::from(complete(p)), 1), pairs.len()),
-            Some(complete_test),
-        ),
-        FigureChange::new(
-            "wrong_sense_used",
-            Value::count(sum(&|p| p.wrong_sense_used, 0)),
-            Value::count(sum(&|p| p.wrong_sense_used, 1)),
-            None,
-        ),
-        FigureChange::new(
-            "failed",
-            Value::count(sum(&|p| p.failed, 0)),
-            Value::count(sum(&|p| p.failed, 1)),
-            None,
-        ),
-    ];
+    let figures = run_figures(&pairs, test);
     let changed = pairs
         .iter()
         .filter_map(|(id, pa, pb)| {
@@ -713,6 +692,60 @@ fn diff_run(
         figures,
         changed,
     }
+}
+
+/// The figures of a run diff over the posts both sides hold: right
+/// calls and complete posts (with paired tests), wrong senses used, failed.
+fn run_figures(pairs: &[(&str, &PostRun, &PostRun)], test: TestSettings) -> Vec<FigureChange> {
+    let complete = |p: &PostRun| p.group == Some(Group::Complete);
+    let sum = |f: &dyn Fn(&PostRun) -> usize, side: usize| -> usize {
+        pairs
+            .iter()
+            .map(|(_, x, y)| f(if side == 0 { x } else { y }))
+            .sum()
+    };
+    let right_test = paired_test(
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::counts(x.right, x.calls, y.right, y.calls))
+            .collect::<Vec<_>>(),
+        test.resamples,
+        test.seed,
+    );
+    let complete_test = paired_test(
+        &pairs
+            .iter()
+            .map(|(_, x, y)| Pair::flag(complete(x), complete(y)))
+            .collect::<Vec<_>>(),
+        test.resamples,
+        test.seed,
+    );
+    vec![
+        FigureChange::new(
+            "right",
+            Value::ratio(sum(&|p| p.right, 0), sum(&|p| p.calls, 0)),
+            Value::ratio(sum(&|p| p.right, 1), sum(&|p| p.calls, 1)),
+            Some(right_test),
+        ),
+        FigureChange::new(
+            "complete",
+            Value::ratio(sum(&|p| usize::from(complete(p)), 0), pairs.len()),
+            Value::ratio(sum(&|p| usize::from(complete(p)), 1), pairs.len()),
+            Some(complete_test),
+        ),
+        FigureChange::new(
+            "wrong_sense_used",
+            Value::count(sum(&|p| p.wrong_sense_used, 0)),
+            Value::count(sum(&|p| p.wrong_sense_used, 1)),
+            None,
+        ),
+        FigureChange::new(
+            "failed",
+            Value::count(sum(&|p| p.failed, 0)),
+            Value::count(sum(&|p| p.failed, 1)),
+            None,
+        ),
+    ]
 }
 
 /// One pair of retrievers of one eval result, for `eval --compare`.
@@ -751,13 +784,51 @@ pub fn shown(path: &Path) -> String {
 }
 
 /// Load both sides (errors name the file).
-pub fn load_both(a: &Path, b: &Path) -> anyhow::Result<(Saved, Saved)> {
+pub fn load_both(a: &Path, b: &Path) -> Result<(Saved, Saved), DiffError> {
     Ok((load(a)?, load(b)?))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run_of(names: &[&str]) -> Saved {
+        Saved::Run(SavedRun {
+            dir: PathBuf::from("d"),
+            splits: HashMap::new(),
+            retrievers: names.iter().map(|n| n.to_string()).collect(),
+            posts: BTreeMap::new(),
+        })
+    }
+
+    #[test]
+    fn unpaired_retrievers_are_refused_naming_what_each_side_has() {
+        let (a, b) = (run_of(&["exact", "fuzzy"]), run_of(&["edit", "stem"]));
+        let err = pair_names(&a, &b, &None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "A (exact, fuzzy) and B (edit, stem) share no retriever name; pick two with \
+             --retriever A_NAME=B_NAME"
+        );
+        let pairing = Some(("exact".to_string(), "fuzzy".to_string()));
+        let err = pair_names(&a, &b, &pairing).unwrap_err().to_string();
+        assert_eq!(err, "B has no retriever `fuzzy`; it has: edit, stem");
+    }
+
+    #[test]
+    fn a_folder_without_calls_is_not_a_run_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        let calls = dir.path().join(CALLS_FILE);
+        assert_eq!(
+            err,
+            format!(
+                "{}: no such file; is {} a run folder made by `glossa run`?",
+                calls.display(),
+                dir.path().display()
+            )
+        );
+    }
 
     fn post(id: &str, complete: bool, missed: &[&str], wrong: &[&str]) -> PostResult {
         let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();

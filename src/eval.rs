@@ -5,7 +5,9 @@ use crate::dataset::{LabelledPost, Split};
 use crate::error::InputError;
 use crate::fsutil::{AtomicFile, WriteError};
 use crate::glossary::Glossary;
-use crate::retrieve::{self, best_per_entry, MatchKind, Params, PostView, UnknownRetriever};
+use crate::retrieve::{
+    self, best_per_entry, Match, MatchKind, Params, PostView, Retriever, UnknownRetriever,
+};
 use crate::score::{Counts, Figures, PostScore, Tally};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -178,12 +180,12 @@ pub enum EvalError {
 struct Scored {
     post: LabelledPost,
     /// Per retriever: its matches (one per entry) and the score.
-    by_retriever: Vec<(Vec<crate::retrieve::Match>, PostScore)>,
+    by_retriever: Vec<(Vec<Match>, PostScore)>,
 }
 
 /// Score each retriever spec on a stream of posts, in parallel on the
 /// current rayon pool (`glossa eval` installs one of `--threads`), with
-/// memory bounded by [`CHUNK`] posts (plus per-post details when kept).
+/// memory bounded by `CHUNK` posts (plus per-post details when kept).
 pub fn evaluate_stream(
     glossary: &Arc<Glossary>,
     posts: impl Iterator<Item = Result<LabelledPost, InputError>> + Send,
@@ -203,8 +205,6 @@ pub fn evaluate_stream(
         ..EvalStats::default()
     };
 
-    let id = |e: &usize| glossary.entries[*e].id.clone();
-    let ids = |v: &[usize]| v.iter().map(id).collect::<Vec<_>>();
     let mut tallies: Vec<Tally> = vec![Tally::default(); retrievers.len()];
     let mut per_post: Vec<Vec<PostResult>> = vec![Vec::new(); retrievers.len()];
     let mut seconds = vec![0.0; retrievers.len()];
@@ -217,29 +217,8 @@ pub fn evaluate_stream(
         let timed_start = Instant::now();
         // The next chunk is read while this one is scored, on a spare
         // thread when there is one.
-        let (scored, next) = {
-            let score = || -> Vec<Scored> {
-                std::mem::take(&mut chunk)
-                    .into_par_iter()
-                    .map(|post| {
-                        let view = PostView::new(&post.post.text, Some(&post.label.needed));
-                        let by_retriever = retrievers
-                            .iter()
-                            .map(|r| {
-                                let matches = best_per_entry(r.retrieve(&view));
-                                let score = PostScore::new(
-                                    matches.iter().map(|m| m.entry).collect(),
-                                    &post.label,
-                                );
-                                (matches, score)
-                            })
-                            .collect();
-                        Scored { post, by_retriever }
-                    })
-                    .collect()
-            };
-            rayon::join(score, &mut read_chunk)
-        };
+        let posts = std::mem::take(&mut chunk);
+        let (scored, next) = rayon::join(|| score_chunk(posts, &retrievers), &mut read_chunk);
         // Parallel work cannot be split by retriever: share the time evenly.
         let share = timed_start.elapsed().as_secs_f64() / retrievers.len() as f64;
         seconds.iter_mut().for_each(|s| *s += share);
@@ -255,26 +234,7 @@ pub fn evaluate_stream(
                 if !keep && options.per_post_out.is_none() {
                     continue;
                 }
-                let result = PostResult {
-                    post: s.post.post.id.clone(),
-                    retrieved: ids(&score.retrieved),
-                    found: score.found.len(),
-                    missed: ids(&score.missed),
-                    extra: ids(&score.extra),
-                    wrong_sense: ids(&score.wrong_sense),
-                    complete: score.complete,
-                    matches: matches
-                        .into_iter()
-                        .map(|m| MatchOut {
-                            entry: id(&m.entry),
-                            kind: m.kind,
-                            phrase: m.phrase,
-                            score: m.score,
-                        })
-                        .collect(),
-                    tags: s.post.label.tags.clone(),
-                    split: s.post.label.split,
-                };
+                let result = post_result(glossary, &s.post, matches, &score);
                 if let Some(out) = options.per_post_out.as_mut() {
                     let line = serde_json::json!({ "retriever": specs[r], "result": result });
                     writeln!(out, "{line}")?;
@@ -294,21 +254,8 @@ pub fn evaluate_stream(
         .zip(tallies)
         .zip(per_post)
         .zip(seconds)
-        .map(|(((spec, tally), per_post), seconds)| RetrieverResult {
-            name: spec.clone(),
-            figures: Figures(tally.total),
-            by_tag: tally
-                .by_tag
-                .into_iter()
-                .map(|(k, v)| (k, Figures(v)))
-                .collect(),
-            by_split: tally
-                .by_split
-                .into_iter()
-                .map(|(k, v)| (k, Figures(v)))
-                .collect(),
-            seconds,
-            per_post,
+        .map(|(((spec, tally), per_post), seconds)| {
+            retriever_result(spec, tally, per_post, seconds)
         })
         .collect();
     let result = EvalResult {
@@ -322,4 +269,78 @@ pub fn evaluate_stream(
         timing: None,
     };
     Ok((result, stats))
+}
+
+/// Every retriever on each post of a chunk, in parallel.
+fn score_chunk(chunk: Vec<LabelledPost>, retrievers: &[Box<dyn Retriever>]) -> Vec<Scored> {
+    use rayon::prelude::*;
+    chunk
+        .into_par_iter()
+        .map(|post| {
+            let view = PostView::new(&post.post.text, Some(&post.label.needed));
+            let by_retriever = retrievers
+                .iter()
+                .map(|r| {
+                    let matches = best_per_entry(r.retrieve(&view));
+                    let entries = matches.iter().map(|m| m.entry).collect();
+                    let score = PostScore::new(entries, &post.label);
+                    (matches, score)
+                })
+                .collect();
+            Scored { post, by_retriever }
+        })
+        .collect()
+}
+
+/// One post's result for one retriever, entries by id.
+fn post_result(
+    glossary: &Glossary,
+    post: &LabelledPost,
+    matches: Vec<Match>,
+    score: &PostScore,
+) -> PostResult {
+    let id = |e: &usize| glossary.entries[*e].id.clone();
+    let ids = |v: &[usize]| v.iter().map(id).collect::<Vec<_>>();
+    PostResult {
+        post: post.post.id.clone(),
+        retrieved: ids(&score.retrieved),
+        found: score.found.len(),
+        missed: ids(&score.missed),
+        extra: ids(&score.extra),
+        wrong_sense: ids(&score.wrong_sense),
+        complete: score.complete,
+        matches: matches
+            .into_iter()
+            .map(|m| MatchOut {
+                entry: id(&m.entry),
+                kind: m.kind,
+                phrase: m.phrase,
+                score: m.score,
+            })
+            .collect(),
+        tags: post.label.tags.clone(),
+        split: post.label.split,
+    }
+}
+
+/// Counts as figures, by the same keys.
+fn figures<K: Ord>(counts: BTreeMap<K, Counts>) -> BTreeMap<K, Figures> {
+    counts.into_iter().map(|(k, v)| (k, Figures(v))).collect()
+}
+
+/// One retriever's figures: in all, by tag, by split.
+fn retriever_result(
+    spec: &str,
+    tally: Tally,
+    per_post: Vec<PostResult>,
+    seconds: f64,
+) -> RetrieverResult {
+    RetrieverResult {
+        name: spec.to_string(),
+        figures: Figures(tally.total),
+        by_tag: figures(tally.by_tag),
+        by_split: figures(tally.by_split),
+        seconds,
+        per_post,
+    }
 }

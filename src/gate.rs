@@ -13,9 +13,6 @@ use crate::score::Counts;
 use crate::sweep::format_value;
 use std::fmt;
 
-/// Exit code when a bound is not met.
-pub const EXIT_GATE_FAILED: u8 = 1;
-
 /// A figure a gate can bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {

@@ -8,6 +8,7 @@ pub mod demo;
 pub mod diff;
 pub mod error;
 pub mod eval;
+pub mod exit;
 pub mod fsutil;
 pub mod gate;
 pub mod generate;

@@ -1,6 +1,7 @@
 use clap::Parser;
 use glossa::cli::Cli;
-use glossa::commands::{self, EXIT_BAD_INPUT};
+use glossa::commands;
+use glossa::exit::Exit;
 use std::process::ExitCode;
 
 // Scoring makes and drops many small strings per post (words, phrases,
@@ -14,7 +15,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("{}: {err:#}", commands::style::error());
-            ExitCode::from(EXIT_BAD_INPUT)
+            Exit::BadInput.into()
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Where results are saved: `runs/<UTC timestamp, ms>_<suite>_<kind>.json`,
 //! never over another result.
 
-use anyhow::Context;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -102,6 +101,21 @@ pub fn suite_name(path: &str) -> String {
     }
 }
 
+/// A result that could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot save a result in {}", dir.display())]
+    Folder {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot save a result: {0}")]
+    Serialize(#[from] serde_json::Error),
+    #[error(transparent)]
+    Write(#[from] crate::fsutil::WriteError),
+}
+
 /// Write `value` as pretty JSON to `dir/<timestamp>_<suite>_<kind>.json`,
 /// creating `dir`; returns the path.
 pub fn save_json<T: Serialize>(
@@ -109,10 +123,14 @@ pub fn save_json<T: Serialize>(
     suite: &str,
     kind: &str,
     value: &T,
-) -> anyhow::Result<PathBuf> {
-    let path = unique_path(dir, &format!("{suite}_{kind}"), ".json")
-        .with_context(|| format!("cannot save a result in {}", dir.display()))?;
-    write_atomic(&path, &(serde_json::to_string_pretty(value)? + "\n"))?;
+) -> Result<PathBuf, SaveError> {
+    let path = unique_path(dir, &format!("{suite}_{kind}"), ".json").map_err(|source| {
+        SaveError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        }
+    })?;
+    write_atomic(&path, serde_json::to_string_pretty(value)? + "\n")?;
     Ok(path)
 }
 
@@ -143,6 +161,17 @@ mod tests {
         let folder = unique_path(dir.path(), "cafe_run", "").unwrap();
         assert!(folder.is_dir());
         assert!(utc_timestamp().ends_with('Z') && utc_timestamp().contains('.'));
+    }
+
+    #[test]
+    fn a_result_that_cannot_be_saved_names_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        std::fs::write(&file, "").unwrap();
+        let err = save_json(&file, "cafe", "eval", &1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, format!("cannot save a result in {}", file.display()));
     }
 
     #[test]

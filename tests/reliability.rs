@@ -367,3 +367,56 @@ fn a_run_past_the_call_bound_is_refused_fresh_and_resumed_unless_raised() {
     let (_, stderr) = run(cwd, &["run", "--resume", "r"], 2);
     assert!(stderr.contains("= 4800000000 calls"), "{stderr}");
 }
+
+/// A run folder made by glossa 0.1.0 (its run.json has no `version`): the
+/// fixture, with the input files it names laid out beside it.
+fn old_run_folder(name: &str) -> TempDir {
+    let tmp = TempDir::new().unwrap();
+    let fixtures = support::repo_file("tests/fixtures");
+    std::fs::create_dir_all(tmp.path().join("fixtures")).unwrap();
+    for file in ["mini.json", "mini-posts.jsonl", "mini-labels.jsonl"] {
+        std::fs::copy(fixtures.join(file), tmp.path().join("fixtures").join(file)).unwrap();
+    }
+    std::fs::create_dir_all(tmp.path().join("old")).unwrap();
+    std::fs::copy(
+        fixtures.join("run-v1").join(name).join("run.json"),
+        tmp.path().join("old/run.json"),
+    )
+    .unwrap();
+    tmp
+}
+
+#[test]
+fn a_run_folder_from_before_run_json_versions_resumes_with_its_settings() {
+    for name in ["demo", "shard"] {
+        let tmp = old_run_folder(name);
+        let (_, stderr) = run(tmp.path(), &["run", "--resume", "old"], 0);
+        assert!(!stderr.contains("changed since"), "{name}: {stderr}");
+        let calls = calls_once(&tmp.path().join("old"));
+        assert!(!calls.is_empty(), "{name}");
+        if name == "shard" {
+            // Its settings: exact and fuzzy, two repeats, dev posts,
+            // strict check, shard 0 of 2 only.
+            assert!(stderr.contains("output check: strict"), "{stderr}");
+            assert!(stderr.contains("shard 0/2"), "{stderr}");
+            for r in calls.values() {
+                assert!(["exact", "fuzzy"].contains(&r["retriever"].as_str().unwrap()));
+            }
+            assert!(calls.keys().any(|(_, repeat, _)| *repeat == 2));
+        }
+    }
+}
+
+#[test]
+fn a_run_json_of_a_newer_version_is_refused_naming_the_file() {
+    let tmp = old_run_folder("demo");
+    let path = tmp.path().join("old/run.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen('{', "{\n  \"version\": 7,", 1)).unwrap();
+    let (_, stderr) = run(tmp.path(), &["run", "--resume", "old"], 2);
+    assert!(
+        stderr.contains("old/run.json: run.json version 7 is newer than this glossa reads"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("old/calls.jsonl").exists());
+}

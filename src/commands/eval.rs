@@ -144,7 +144,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
                 verdict.failures.len(),
                 verdict.checked
             );
-            return Ok(ExitCode::from(gate::EXIT_GATE_FAILED));
+            return Ok(crate::exit::Exit::Failed.into());
         }
         eprintln!(
             "gate {}: {} figure{} within {} bound{}",

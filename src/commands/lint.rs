@@ -39,7 +39,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     }
     let warnings = report.warnings();
     Ok(if warnings > 0 {
-        ExitCode::from(1)
+        crate::exit::Exit::Failed.into()
     } else {
         ExitCode::SUCCESS
     })

@@ -1,14 +1,13 @@
 //! `glossa merge DIR... --out DIR`: the run folders of shards
 //! (`glossa run --shard I/N`) into one run, with its summary and table.
 
-use super::run::{
-    incompatibility, load_config, load_posts, report, splits, write_config, RunConfig,
-};
+use super::run::{load_posts, report, splits};
 use crate::cli::MergeArgs;
 use crate::dataset::Split;
 use crate::fsutil::AtomicFile;
 use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::generate::prices::Prices;
+use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -29,7 +28,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let configs = dirs
         .iter()
         .map(|d| load_config(d))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     check_folders(dirs, out, &configs)?;
     let (latest, seq) = latest_records(dirs)?;
     let path = out.join(CALLS_FILE);
@@ -71,14 +70,14 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             path.display(),
             out.display()
         );
-        code = ExitCode::from(1);
+        code = crate::exit::Exit::Failed.into();
     }
     if let Some(missing) = missing.filter(|&m| m > 0) {
         eprintln!(
             "{missing} calls are in no folder; make them with: glossa run --resume {}",
             out.display()
         );
-        code = ExitCode::from(1);
+        code = crate::exit::Exit::Failed.into();
     }
     Ok(code)
 }

@@ -26,14 +26,12 @@ use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Client, RetryPolicy, Settings};
 use crate::glossary::Glossary;
 use crate::report::{self, Format, Report};
+use crate::run_dir::config::ProviderConfig;
 use anyhow::Context as _;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Exit code for bad input or usage.
-pub const EXIT_BAD_INPUT: u8 = 2;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     style::init(cli.color);
@@ -60,7 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// The model client for `--provider` and friends: providers in failover
 /// order, retries, and the reply cache (not for the offline provider, which
 /// is cheaper to recompute than to cache).
-pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
+pub fn build_client(args: &ProviderConfig) -> anyhow::Result<Client> {
     let settings = Settings {
         model: args.model.clone(),
         base_url: args.base_url.clone(),
@@ -96,8 +94,30 @@ pub fn build_client(args: &ProviderArgs) -> anyhow::Result<Client> {
     Ok(Client::new(providers, retry, cache))
 }
 
+/// The provider flags as the library (and `run.json`) holds them.
+impl From<&ProviderArgs> for ProviderConfig {
+    fn from(args: &ProviderArgs) -> ProviderConfig {
+        ProviderConfig {
+            provider: args.provider.clone(),
+            model: args.model.clone(),
+            base_url: args.base_url.clone(),
+            api_key_env: args.api_key_env.clone(),
+            temperature: args.temperature,
+            seed: args.seed,
+            max_tokens: args.max_tokens,
+            max_tokens_field: args.max_tokens_field,
+            timeout: args.timeout,
+            attempts: args.attempts,
+            no_cache: args.no_cache,
+            cache_dir: args.cache_dir.clone(),
+            simplify: args.simplify,
+            prompt: args.prompt.clone(),
+        }
+    }
+}
+
 /// The translate template: `--prompt FILE` or the built-in one.
-pub fn translate_template(args: &ProviderArgs) -> Result<Template, InputError> {
+pub fn translate_template(args: &ProviderConfig) -> Result<Template, InputError> {
     match &args.prompt {
         Some(path) => Template::load(path),
         None => Ok(Template::builtin("translate.v1")),

@@ -3,12 +3,12 @@
 //! writes the requests, `--batch-in` checks the results; `--shard I/N`
 //! takes one deterministic share of the calls.
 
-use crate::cli::{ProviderArgs, RetrieverArgs, RunArgs, SplitChoice};
+use crate::cli::RunArgs;
 use crate::dataset::{LabelledPost, Split};
-use crate::fsutil::write_atomic;
+use crate::exit::Exit;
 use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::generate::batch_api::{self, IngestRun, Sampling};
-use crate::generate::check::{CheckMode, Checker};
+use crate::generate::check::Checker;
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
@@ -19,238 +19,18 @@ use crate::limits;
 use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
 use crate::run_dir::calls;
+use crate::run_dir::config::{
+    write_config, Inputs, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
+};
+use crate::run_dir::summary::save_summary;
 use crate::runs;
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub(crate) const CONFIG_FILE: &str = "run.json";
-
-/// What a run was started with, saved as `DIR/run.json` so `--resume`
-/// continues with exactly the same settings. Holds the name of the key's
-/// environment variable, never the key.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct RunConfig {
-    pub glossary: PathBuf,
-    pub posts: PathBuf,
-    pub labels: PathBuf,
-    pub retrievers: Vec<String>,
-    pub params: RetrieverArgs,
-    pub split: SplitChoice,
-    pub repeat: u32,
-    pub provider: ProviderArgs,
-    pub glossa_version: String,
-    /// The share of the calls this folder holds (`--shard I/N`); absent:
-    /// every call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    /// SHA-256 of the inputs' contents when the run started, so that a
-    /// resumed run, a batch's results and merged shards are known to be
-    /// about the same glossary, posts, labels and prompt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<Inputs>,
-    /// The run folders `glossa merge` made this one from.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merged_from: Vec<PathBuf>,
-    /// How the output check counts nested and shared targets (`--check`).
-    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
-    pub check: CheckMode,
-}
-
-/// Content fingerprints (SHA-256, hex) of a run's inputs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Inputs {
-    pub glossary: String,
-    pub posts: String,
-    pub labels: String,
-    /// Of the translate template's name, version and text.
-    pub prompt: String,
-}
-
-impl Inputs {
-    fn of(config: &RunConfig, template: &Template) -> anyhow::Result<Inputs> {
-        use sha2::{Digest, Sha256};
-        let mut prompt = Sha256::new();
-        for part in [&template.name, &template.version, &template.body] {
-            prompt.update(part.as_bytes());
-            prompt.update([0]);
-        }
-        Ok(Inputs {
-            glossary: fingerprint(&config.glossary)?,
-            posts: fingerprint(&config.posts)?,
-            labels: fingerprint(&config.labels)?,
-            prompt: hex(&prompt.finalize()),
-        })
-    }
-
-    /// The inputs that differ from `other`'s, by name.
-    fn differences(&self, other: &Inputs) -> Vec<&'static str> {
-        [
-            ("glossary", self.glossary == other.glossary),
-            ("posts", self.posts == other.posts),
-            ("labels", self.labels == other.labels),
-            ("prompt", self.prompt == other.prompt),
-        ]
-        .into_iter()
-        .filter(|(_, same)| !same)
-        .map(|(name, _)| name)
-        .collect()
-    }
-}
-
-/// SHA-256 of a file's bytes, streamed (a missing demo file: of the
-/// built-in copy).
-fn fingerprint(path: &Path) -> anyhow::Result<String> {
-    use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
-    match std::fs::File::open(path) {
-        Ok(mut file) => {
-            use std::io::Read as _;
-            let mut buf = vec![0u8; 1 << 16];
-            loop {
-                let n = file
-                    .read(&mut buf)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-        }
-        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
-            Some(text) if e.kind() == std::io::ErrorKind::NotFound => {
-                hasher.update(text.as_bytes())
-            }
-            _ => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        },
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn load_config(dir: &Path) -> anyhow::Result<RunConfig> {
-    let path = dir.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "{}: cannot read; is {} a run folder made by `glossa run`?",
-            path.display(),
-            dir.display()
-        )
-    })?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a run configuration", path.display()))
-}
-
-pub(crate) fn write_config(dir: &Path, config: &RunConfig) -> anyhow::Result<()> {
-    let json = serde_json::to_string_pretty(config)? + "\n";
-    Ok(write_atomic(&dir.join(CONFIG_FILE), json)?)
-}
-
-/// Why two run folders cannot be merged: the settings that decide the
-/// calls or their answers, where they differ. `None` when they agree.
-pub(crate) fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
-    let mut diffs: Vec<String> = Vec::new();
-    match (&a.inputs, &b.inputs) {
-        (Some(x), Some(y)) => diffs.extend(
-            x.differences(y)
-                .into_iter()
-                .map(|name| format!("{name} (different contents)")),
-        ),
-        // Folders from before fingerprints: compare the paths.
-        _ => {
-            for (name, x, y) in [
-                ("glossary", &a.glossary, &b.glossary),
-                ("posts", &a.posts, &b.posts),
-                ("labels", &a.labels, &b.labels),
-            ] {
-                if x != y {
-                    diffs.push(format!("{name} ({} vs {})", x.display(), y.display()));
-                }
-            }
-            if a.provider.prompt != b.provider.prompt {
-                diffs.push("prompt".to_string());
-            }
-        }
-    }
-    let mut differ = |name: &str, same: bool, x: String, y: String| {
-        if !same {
-            diffs.push(format!("{name} ({x} vs {y})"));
-        }
-    };
-    differ(
-        "retrievers",
-        a.retrievers == b.retrievers,
-        a.retrievers.join(","),
-        b.retrievers.join(","),
-    );
-    let params = |c: &RunConfig| serde_json::to_string(&c.params).unwrap_or_default();
-    differ(
-        "retriever parameters",
-        params(a) == params(b),
-        params(a),
-        params(b),
-    );
-    differ(
-        "split",
-        a.split == b.split,
-        a.split.name().to_string(),
-        b.split.name().to_string(),
-    );
-    differ(
-        "check",
-        a.check == b.check,
-        a.check.name().to_string(),
-        b.check.name().to_string(),
-    );
-    differ(
-        "repeat",
-        a.repeat == b.repeat,
-        a.repeat.to_string(),
-        b.repeat.to_string(),
-    );
-    let (p, q) = (&a.provider, &b.provider);
-    differ(
-        "provider",
-        p.provider == q.provider,
-        p.provider.clone(),
-        q.provider.clone(),
-    );
-    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
-    differ("model", p.model == q.model, opt(&p.model), opt(&q.model));
-    // Settings compared as they are shown.
-    for (name, x, y) in [
-        (
-            "temperature",
-            format!("{:?}", p.temperature),
-            format!("{:?}", q.temperature),
-        ),
-        ("seed", format!("{:?}", p.seed), format!("{:?}", q.seed)),
-        (
-            "max tokens",
-            format!("{:?}", p.max_tokens),
-            format!("{:?}", q.max_tokens),
-        ),
-        (
-            "max tokens field",
-            format!("{:?}", p.max_tokens_field),
-            format!("{:?}", q.max_tokens_field),
-        ),
-        (
-            "simplify",
-            format!("{:?}", p.simplify),
-            format!("{:?}", q.simplify),
-        ),
-    ] {
-        differ(name, x == y, x, y);
-    }
-    (!diffs.is_empty()).then(|| diffs.join("; "))
-}
+use crate::run_dir::config::load_config;
 
 /// The glossary and the labelled posts a run covers (its split only).
 pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
@@ -279,14 +59,7 @@ pub(crate) fn report(
     format: Format,
     prices: Option<&Prices>,
 ) -> anyhow::Result<Summary> {
-    let mut summary = batch::summarise_file(dir, retrievers)?;
-    if let Some(prices) = prices {
-        summary.price(prices);
-    }
-    write_atomic(
-        &dir.join(SUMMARY_FILE),
-        serde_json::to_string_pretty(&summary)? + "\n",
-    )?;
+    let summary = save_summary(dir, retrievers, prices)?;
     // Dev and test side by side when the posts carry both.
     let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
     if let Some(prices) = prices {
@@ -309,58 +82,143 @@ enum Mode {
     BatchIn(Vec<PathBuf>),
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mode = match (&args.batch_out, args.batch_in.is_empty()) {
-        (Some(file), _) => Mode::BatchOut(file.clone()),
-        (None, false) => Mode::BatchIn(args.batch_in.clone()),
-        (None, true) => Mode::Live,
-    };
-    let batch = !matches!(mode, Mode::Live);
-    let fresh = args.resume.is_none() && args.retry_errors.is_none();
-    let (dir, mut config, todo) = match (&args.resume, &args.retry_errors) {
-        (Some(dir), _) => (dir.clone(), load_config(dir)?, Todo::Missing),
-        (_, Some(dir)) => (dir.clone(), load_config(dir)?, Todo::Failed),
-        _ => {
-            let mut provider = args.provider.clone();
-            if batch {
-                provider.provider = batch_provider(&provider.provider)?;
-            }
-            let config = RunConfig {
-                glossary: args.data.glossary.clone(),
-                posts: args.data.posts.clone(),
-                labels: args.data.labels.clone(),
-                retrievers: expand_list(&args.retriever),
-                params: args.params.clone(),
-                split: args.split,
-                repeat: args.repeat,
-                provider,
-                glossa_version: env!("CARGO_PKG_VERSION").to_string(),
-                shard: args.shard.filter(|s| s.count > 1),
-                inputs: None,
-                merged_from: Vec::new(),
-                check: args.check,
-            };
-            let dir = match args.out.clone() {
-                Some(dir) => dir,
-                None => {
-                    let suite = runs::suite_name(&config.posts.display().to_string());
-                    let shard = config
-                        .shard
-                        .map(|s| format!("_shard{}of{}", s.index, s.count))
-                        .unwrap_or_default();
-                    let runs_dir = PathBuf::from(runs::RUNS_DIR);
-                    runs::unique_path(&runs_dir, &format!("{suite}{shard}_run"), "").with_context(
-                        || format!("cannot make a run folder in {}", runs_dir.display()),
-                    )?
-                }
-            };
-            (dir, config, Todo::Missing)
+impl Mode {
+    fn of(args: &RunArgs) -> Mode {
+        match (&args.batch_out, args.batch_in.is_empty()) {
+            (Some(file), _) => Mode::BatchOut(file.clone()),
+            (None, false) => Mode::BatchIn(args.batch_in.clone()),
+            (None, true) => Mode::Live,
         }
+    }
+
+    /// Through a batch file: no model is called.
+    fn is_batch(&self) -> bool {
+        !matches!(self, Mode::Live)
+    }
+}
+
+/// A run folder opened for this invocation.
+struct Opened {
+    dir: PathBuf,
+    config: RunConfig,
+    todo: Todo,
+    /// A new run (not `--resume` or `--retry-errors`).
+    fresh: bool,
+}
+
+/// The calls this invocation makes, out of the shard's `total`.
+struct Planned {
+    calls: Vec<(usize, u32, usize)>,
+    total: usize,
+    shard: Shard,
+    /// "2 retrievers x 1 repeats x 12 posts; 3 already done", for messages.
+    shape: String,
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let mode = Mode::of(&args);
+    let Opened {
+        dir,
+        mut config,
+        todo,
+        fresh,
+    } = open(&args, &mode)?;
+    check_config(&config, &mode, fresh, &dir)?;
+    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
+    let (glossary, posts) = load_posts(&config)?;
+    check_call_bound(&config, posts.len(), args.max_calls, fresh, &dir)?;
+    let template = super::translate_template(&config.provider)?;
+    check_inputs(&mut config, &template, &mode, fresh, &dir)?;
+    let pipelines = pipelines(&config, &glossary, &template, mode.is_batch())?;
+    prepare_folder(&dir, &config, fresh)?;
+    let planned = plan(&dir, &config, &pipelines, &posts, &mode, todo)?;
+    let split_of = splits(&posts);
+    let finish = Finish {
+        dir: &dir,
+        config: &config,
+        split_of: &split_of,
+        format: args.format,
+        prices: prices.as_ref(),
     };
+    match mode {
+        Mode::BatchOut(file) => batch_out(&file, &finish, &pipelines, &posts, &planned, todo),
+        Mode::BatchIn(files) => batch_in(&files, &finish, &pipelines, &posts, planned),
+        Mode::Live => live(&args, &finish, pipelines, posts, planned),
+    }
+}
+
+/// The run folder and its settings: a new one from the flags, or the one
+/// `--resume` / `--retry-errors` names.
+fn open(args: &RunArgs, mode: &Mode) -> anyhow::Result<Opened> {
+    let resumed = |dir: &PathBuf, todo| -> anyhow::Result<Opened> {
+        Ok(Opened {
+            dir: dir.clone(),
+            config: load_config(dir)?,
+            todo,
+            fresh: false,
+        })
+    };
+    if let Some(dir) = &args.resume {
+        return resumed(dir, Todo::Missing);
+    }
+    if let Some(dir) = &args.retry_errors {
+        return resumed(dir, Todo::Failed);
+    }
+    let config = new_config(args, mode)?;
+    let dir = match args.out.clone() {
+        Some(dir) => dir,
+        None => default_folder(&config)?,
+    };
+    Ok(Opened {
+        dir,
+        config,
+        todo: Todo::Missing,
+        fresh: true,
+    })
+}
+
+/// A new run's settings, from its flags.
+fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
+    let mut provider = ProviderConfig::from(&args.provider);
+    if mode.is_batch() {
+        provider.provider = batch_provider(&provider.provider)?;
+    }
+    Ok(RunConfig {
+        version: CONFIG_VERSION,
+        glossary: args.data.glossary.clone(),
+        posts: args.data.posts.clone(),
+        labels: args.data.labels.clone(),
+        retrievers: expand_list(&args.retriever),
+        params: Params::from(&args.params),
+        split: args.split,
+        repeat: args.repeat,
+        provider,
+        glossa_version: env!("CARGO_PKG_VERSION").to_string(),
+        shard: args.shard.filter(|s| s.count > 1),
+        inputs: None,
+        merged_from: Vec::new(),
+        check: args.check,
+    })
+}
+
+/// `runs/<UTC timestamp>_<suite>[_shardIofN]_run`, never an existing one.
+fn default_folder(config: &RunConfig) -> anyhow::Result<PathBuf> {
+    let suite = runs::suite_name(&config.posts.display().to_string());
+    let shard = config
+        .shard
+        .map(|s| format!("_shard{}of{}", s.index, s.count))
+        .unwrap_or_default();
+    let runs_dir = PathBuf::from(runs::RUNS_DIR);
+    runs::unique_path(&runs_dir, &format!("{suite}{shard}_run"), "")
+        .with_context(|| format!("cannot make a run folder in {}", runs_dir.display()))
+}
+
+/// Settings refused before anything is loaded, and a warning about a
+/// seed that makes repeats the same sample.
+fn check_config(config: &RunConfig, mode: &Mode, fresh: bool, dir: &Path) -> anyhow::Result<()> {
     if config.retrievers.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
-    let prices = args.prices.as_deref().map(Prices::load).transpose()?;
     if let (Some(seed), true) = (config.provider.seed, config.repeat > 1) {
         eprintln!(
             "warning: --seed {seed} with --repeat {}: every repeat sends the same seed, so where the \
@@ -369,48 +227,73 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             config.repeat
         );
     }
-    if batch {
-        check_batch_config(&config, &mode, fresh, &dir)?;
+    if mode.is_batch() {
+        check_batch_config(config, mode, fresh, dir)?;
     }
+    Ok(())
+}
 
-    let (glossary, posts) = load_posts(&config)?;
-    // Before anything is planned: a typo'd --repeat (or a run.json edited
-    // by hand) must not plan billions of calls.
-    if let Err(e) = limits::check_calls(
-        config.retrievers.len(),
-        config.repeat,
-        posts.len(),
-        args.max_calls,
-    ) {
-        if fresh {
-            anyhow::bail!("{e}");
-        }
-        anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display());
+/// Before anything is planned: a typo'd --repeat (or a run.json edited
+/// by hand) must not plan billions of calls.
+fn check_call_bound(
+    config: &RunConfig,
+    posts: usize,
+    max_calls: u64,
+    fresh: bool,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let checked = limits::check_calls(config.retrievers.len(), config.repeat, posts, max_calls);
+    match checked {
+        Ok(_) => Ok(()),
+        Err(e) if fresh => anyhow::bail!("{e}"),
+        Err(e) => anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display()),
     }
-    let params = Params::from(&config.params);
-    let template = super::translate_template(&config.provider)?;
-    let inputs = Inputs::of(&config, &template)?;
+}
+
+/// Fingerprint the inputs: saved for a new run; for a continued one,
+/// compared with the saved ones (a batch's results cannot be checked
+/// against changed inputs; live calls can be made, with a warning).
+fn check_inputs(
+    config: &mut RunConfig,
+    template: &Template,
+    mode: &Mode,
+    fresh: bool,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let inputs = Inputs::of(config, template)?;
     if fresh {
         config.inputs = Some(inputs);
-    } else if let Some(saved) = &config.inputs {
-        {
-            let changed = saved.differences(&inputs);
-            if !changed.is_empty() {
-                let what = format!(
-                    "{} changed since the run in {} started",
-                    changed.join(", "),
-                    dir.display()
-                );
-                if matches!(mode, Mode::BatchIn(_)) {
-                    anyhow::bail!(
-                        "{what}: the batch's prompts were made from the old inputs, so its outputs \
-                         cannot be checked against the new ones; restore them, or start a new run"
-                    );
-                }
-                eprintln!("warning: {what}; the new calls will not be comparable with the old");
-            }
-        }
+        return Ok(());
     }
+    let Some(saved) = &config.inputs else {
+        return Ok(());
+    };
+    let changed = saved.differences(&inputs);
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let what = format!(
+        "{} changed since the run in {} started",
+        changed.join(", "),
+        dir.display()
+    );
+    if matches!(mode, Mode::BatchIn(_)) {
+        anyhow::bail!(
+            "{what}: the batch's prompts were made from the old inputs, so its outputs \
+             cannot be checked against the new ones; restore them, or start a new run"
+        );
+    }
+    eprintln!("warning: {what}; the new calls will not be comparable with the old");
+    Ok(())
+}
+
+/// One pipeline per retriever, sharing the glossary and the client.
+fn pipelines(
+    config: &RunConfig,
+    glossary: &Arc<Glossary>,
+    template: &Template,
+    batch: bool,
+) -> anyhow::Result<Vec<Arc<Pipeline>>> {
     // Batch modes make no model call: the pipeline's client is never used.
     let client = Arc::new(if batch {
         let offline = provider::build("offline", &Settings::default())?;
@@ -418,14 +301,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         super::build_client(&config.provider)?
     });
-    let pipelines = config
+
+    config
         .retrievers
         .iter()
         .map(|spec| {
             Ok(Arc::new(Pipeline {
-                glossary: Arc::clone(&glossary),
+                glossary: Arc::clone(glossary),
                 retriever_name: spec.clone(),
-                retriever: Arc::from(retrieve::build(spec, &glossary, &params)?),
+                retriever: Arc::from(retrieve::build(spec, glossary, &config.params)?),
                 template: template.clone(),
                 simplify: config.provider.simplify,
                 simplify_template: Template::builtin("simplify.v1"),
@@ -433,9 +317,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 check: Checker::new(config.check, &glossary.target_lang)?,
             }))
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect()
+}
 
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+/// Create the folder; a new run saves its settings there (and refuses a
+/// folder that already holds a run).
+fn prepare_folder(dir: &Path, config: &RunConfig, fresh: bool) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     if fresh {
         if dir.join(CALLS_FILE).exists() {
             anyhow::bail!(
@@ -444,7 +332,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 dir.display()
             );
         }
-        write_config(&dir, &config)?;
+        write_config(dir, config)?;
     }
     if !config.check.is_default() {
         eprintln!(
@@ -452,6 +340,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             config.check.name()
         );
     }
+    Ok(())
+}
+
+/// The calls still to make, from what `calls.jsonl` holds.
+fn plan(
+    dir: &Path,
+    config: &RunConfig,
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    mode: &Mode,
+    todo: Todo,
+) -> anyhow::Result<Planned> {
     let shard = config.shard.unwrap_or(Shard::WHOLE);
     if !matches!(mode, Mode::BatchOut(_)) {
         // This run appends: a torn last line is cut away now, so its call
@@ -459,117 +359,130 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         calls::repair_tail(&dir.join(CALLS_FILE))?;
     }
     let status = batch::call_status(&dir.join(CALLS_FILE))?;
-    let (calls, total) = batch::plan(&pipelines, &posts, config.repeat, shard, &status, todo);
-    drop(status);
+    let (calls, total) = batch::plan(pipelines, posts, config.repeat, shard, &status, todo);
+    let sharded = if shard.count > 1 {
+        format!(", shard {shard}: {total} calls")
+    } else {
+        String::new()
+    };
+    let done = if calls.len() < total {
+        format!("; {} already done", total - calls.len())
+    } else {
+        String::new()
+    };
     let shape = format!(
-        "{} retrievers x {} repeats x {} posts{}{}",
+        "{} retrievers x {} repeats x {} posts{sharded}{done}",
         pipelines.len(),
         config.repeat,
         posts.len(),
-        if shard.count > 1 {
-            format!(", shard {shard}: {total} calls")
-        } else {
-            String::new()
-        },
-        if calls.len() < total {
-            format!("; {} already done", total - calls.len())
-        } else {
-            String::new()
-        }
     );
+    Ok(Planned {
+        calls,
+        total,
+        shard,
+        shape,
+    })
+}
 
-    let split_of = splits(&posts);
-    match mode {
-        Mode::BatchOut(file) => batch_out(
-            &file, &dir, &config, &pipelines, &posts, &calls, &shape, todo,
-        ),
-        Mode::BatchIn(files) => {
-            let ingested = batch_api::ingest(
-                &files,
-                &IngestRun {
-                    dir: &dir,
-                    pipelines: &pipelines,
-                    posts: &posts,
-                    repeats: config.repeat,
-                    shard,
-                    wanted: &calls,
-                    model: config.provider.model.as_deref(),
-                },
-            )?;
-            drop(calls);
-            let files_shown = files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
-            eprintln!(
-                "{}: {} result lines in {files_shown}; {} calls checked and recorded ({} failed){}",
-                dir.display(),
-                ingested.lines,
-                ingested.recorded,
-                ingested.failed,
-                if ingested.skipped > 0 {
-                    format!(
-                        ", {} skipped (already recorded in {})",
-                        ingested.skipped,
-                        dir.display()
-                    )
-                } else {
-                    String::new()
-                }
-            );
-            let summary = report(
-                &dir,
-                &config.retrievers,
-                &split_of,
-                args.format,
-                prices.as_ref(),
-            )?;
-            let status = batch::call_status(&dir.join(CALLS_FILE))?;
-            let (missing, _) = batch::plan(
-                &pipelines,
-                &posts,
-                config.repeat,
-                shard,
-                &status,
-                Todo::Missing,
-            );
-            let mut code = ExitCode::SUCCESS;
-            if summary.failed > 0 {
-                eprintln!(
-                    "{} calls failed (their errors are in {}); write a batch of them with: \
-                     glossa run --batch-out FILE --retry-errors {} (or redo them live with --retry-errors {})",
-                    summary.failed,
-                    dir.join(CALLS_FILE).display(),
-                    dir.display(),
-                    dir.display()
-                );
-                code = ExitCode::from(1);
-            }
-            if !missing.is_empty() {
-                eprintln!(
-                    "{} of {total} calls have no result yet; write a batch of them with: \
-                     glossa run --batch-out FILE --resume {} (or make them live with --resume {})",
-                    missing.len(),
-                    dir.display(),
-                    dir.display()
-                );
-                code = ExitCode::from(1);
-            }
-            Ok(code)
-        }
-        Mode::Live => live(
-            &args,
-            &dir,
+/// What every mode needs at its end: where the run is, and how to report.
+struct Finish<'a> {
+    dir: &'a Path,
+    config: &'a RunConfig,
+    split_of: &'a HashMap<String, Split>,
+    format: Format,
+    prices: Option<&'a Prices>,
+}
+
+impl Finish<'_> {
+    /// Summarise the folder, save and print it.
+    fn report(&self) -> anyhow::Result<Summary> {
+        report(
+            self.dir,
+            &self.config.retrievers,
+            self.split_of,
+            self.format,
+            self.prices,
+        )
+    }
+}
+
+/// Check a batch's results, record them, report; exit 1 when calls
+/// failed or still have no result.
+fn batch_in(
+    files: &[PathBuf],
+    finish: &Finish,
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    planned: Planned,
+) -> anyhow::Result<ExitCode> {
+    let (dir, config) = (finish.dir, finish.config);
+    let ingested = batch_api::ingest(
+        files,
+        &IngestRun {
+            dir,
             pipelines,
             posts,
-            calls,
-            &shape,
-            &config,
-            &split_of,
-            prices.as_ref(),
-        ),
+            repeats: config.repeat,
+            shard: planned.shard,
+            wanted: &planned.calls,
+            model: config.provider.model.as_deref(),
+        },
+    )?;
+    let files_shown = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let skipped = if ingested.skipped > 0 {
+        format!(
+            ", {} skipped (already recorded in {})",
+            ingested.skipped,
+            dir.display()
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "{}: {} result lines in {files_shown}; {} calls checked and recorded ({} failed){skipped}",
+        dir.display(),
+        ingested.lines,
+        ingested.recorded,
+        ingested.failed,
+    );
+    let summary = finish.report()?;
+    let status = batch::call_status(&dir.join(CALLS_FILE))?;
+    let (missing, _) = batch::plan(
+        pipelines,
+        posts,
+        config.repeat,
+        planned.shard,
+        &status,
+        Todo::Missing,
+    );
+    let mut code = Exit::Ok;
+    if summary.failed > 0 {
+        eprintln!(
+            "{} calls failed (their errors are in {}); write a batch of them with: \
+             glossa run --batch-out FILE --retry-errors {} (or redo them live with --retry-errors {})",
+            summary.failed,
+            dir.join(CALLS_FILE).display(),
+            dir.display(),
+            dir.display()
+        );
+        code = Exit::Failed;
     }
+    if !missing.is_empty() {
+        eprintln!(
+            "{} of {} calls have no result yet; write a batch of them with: \
+             glossa run --batch-out FILE --resume {} (or make them live with --resume {})",
+            missing.len(),
+            planned.total,
+            dir.display(),
+            dir.display()
+        );
+        code = Exit::Failed;
+    }
+    Ok(code.into())
 }
 
 /// The provider recorded for a new batch run: the Batch API is OpenAI's.
@@ -616,17 +529,16 @@ fn check_batch_config(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Write the calls as an OpenAI Batch API input file; no call is made.
 fn batch_out(
     file: &Path,
-    dir: &Path,
-    config: &RunConfig,
+    finish: &Finish,
     pipelines: &[Arc<Pipeline>],
     posts: &[LabelledPost],
-    calls: &[(usize, u32, usize)],
-    shape: &str,
+    planned: &Planned,
     todo: Todo,
 ) -> anyhow::Result<ExitCode> {
+    let (dir, config, shape) = (finish.dir, finish.config, &planned.shape);
     let p = &config.provider;
     let sampling = Sampling {
         model: p.model.clone().unwrap_or_default(),
@@ -639,7 +551,7 @@ fn batch_out(
         file,
         pipelines,
         posts,
-        calls,
+        &planned.calls,
         &sampling,
         batch_api::Limits::OPENAI,
     )
@@ -661,21 +573,20 @@ fn batch_out(
             dir.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Ok.into())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Make the calls through the provider, then report; the exit code says
+/// whether every call succeeded, or how the run stopped.
 fn live(
     args: &RunArgs,
-    dir: &Path,
+    finish: &Finish,
     pipelines: Vec<Arc<Pipeline>>,
     posts: Vec<LabelledPost>,
-    calls: Vec<(usize, u32, usize)>,
-    shape: &str,
-    config: &RunConfig,
-    split_of: &HashMap<String, Split>,
-    prices: Option<&Prices>,
+    planned: Planned,
 ) -> anyhow::Result<ExitCode> {
+    let dir = finish.dir;
+    let Planned { calls, shape, .. } = planned;
     eprintln!(
         "{}: {} calls to make ({shape}), {} at a time",
         dir.display(),
@@ -702,7 +613,7 @@ fn live(
     ))?;
     progress.finish_and_clear();
 
-    let summary = report(dir, &config.retrievers, split_of, args.format, prices)?;
+    let summary = finish.report()?;
 
     if outcome.interrupted {
         eprintln!(
@@ -710,7 +621,7 @@ fn live(
             outcome.done,
             dir.display()
         );
-        return Ok(ExitCode::from(130));
+        return Ok(Exit::Interrupted.into());
     }
     if let Some(reason) = outcome.stopped {
         eprintln!(
@@ -718,7 +629,7 @@ fn live(
             dir.display(),
             dir.display()
         );
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Failed.into());
     }
     if summary.failed > 0 {
         eprintln!(
@@ -727,7 +638,7 @@ fn live(
             dir.join(CALLS_FILE).display(),
             dir.display()
         );
-        return Ok(ExitCode::from(1));
+        return Ok(Exit::Failed.into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Ok.into())
 }

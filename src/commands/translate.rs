@@ -37,10 +37,10 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         glossary: Arc::clone(&glossary),
         retriever_name: args.retriever.clone(),
         retriever: Arc::from(retriever),
-        template: super::translate_template(&args.provider)?,
+        template: super::translate_template(&(&args.provider).into())?,
         simplify: args.provider.simplify,
         simplify_template: Template::builtin("simplify.v1"),
-        client: Arc::new(super::build_client(&args.provider)?),
+        client: Arc::new(super::build_client(&(&args.provider).into())?),
         check: Default::default(),
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
@@ -49,7 +49,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     match &trace.generate.output.error {
         Some(err) => {
             eprintln!("{}: {err}", super::style::error());
-            Ok(ExitCode::from(1))
+            Ok(crate::exit::Exit::Failed.into())
         }
         None => Ok(ExitCode::SUCCESS),
     }

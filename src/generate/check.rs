@@ -1,7 +1,7 @@
 //! The generation check (SPEC.md, "Generation check"): every needed
 //! entry's target (or one of its forms) must stand in the output, and no
 //! wrong-sense entry's target or form may. Where a target "stands" is
-//! [`target_match`]'s rule (case-insensitive; word boundaries only for ends
+//! [`super::target_match`]'s rule (case-insensitive; word boundaries only for ends
 //! in scripts written with spaces).
 //!
 //! By default ([`CheckMode::Shared`]) a needed target counts wherever it
@@ -10,7 +10,7 @@
 //! bereits länger erkrankte erwachsene Patienten" counts for both entries.
 //! [`CheckMode::Strict`] asks each needed entry for a place of its own.
 //! [`CheckMode::Stem`] counts like `Shared` and also accepts a run of words
-//! that stem like a spelling's words ([`target_stem`]); entries found only
+//! that stem like a spelling's words ([`super::target_stem`]); entries found only
 //! that way are listed in the verdict's `by_stem`.
 //!
 //! In both modes a wrong-sense target standing only inside a needed

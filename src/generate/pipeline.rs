@@ -5,7 +5,7 @@
 
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{Client, ProviderError, Request, Substitution, Usage};
+use super::provider::{Client, ProviderError, Reply, Request, Substitution, Usage};
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
@@ -29,7 +29,7 @@ pub struct Pipeline {
 }
 
 /// A stage's output and how long it took.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Stage<T> {
     pub ms: f64,
     pub output: T,
@@ -67,7 +67,7 @@ pub struct PromptOut {
 }
 
 /// The generate stage's output.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Generation {
     pub provider: String,
     pub model: String,
@@ -95,6 +95,26 @@ pub struct Generation {
     /// a few of them in a row.
     #[serde(skip)]
     pub same_for_every_call: bool,
+}
+
+impl From<Reply> for Generation {
+    /// A call that was answered.
+    fn from(reply: Reply) -> Generation {
+        Generation {
+            provider: reply.provider,
+            model: reply.model,
+            text: Some(reply.text),
+            attempts: reply.attempts,
+            cached: reply.cached,
+            error: None,
+            finish_reason: reply.finish_reason,
+            served_model: reply.served_model,
+            usage: reply.usage,
+            think: reply.think,
+            stops_run: false,
+            same_for_every_call: false,
+        }
+    }
 }
 
 /// Whether a retrieved target made it into the output.
@@ -161,12 +181,9 @@ pub struct Trace {
 /// whether the output came from a live call ([`Pipeline::run`]) or from a
 /// provider's batch results file.
 pub struct Prepared {
-    pub repeat: u32,
-    pub input: String,
-    pub simplify: Stage<Vec<String>>,
-    pub phrases: Stage<Vec<String>>,
-    pub retrieve: Stage<Vec<UsedEntry>>,
-    pub prompt: Stage<PromptOut>,
+    /// The trace so far: its generate stage, labelled side and review are
+    /// filled in by [`Pipeline::finish`].
+    pub trace: Trace,
     /// The simplified text, as retrieval and the prompt saw it.
     pub text: String,
     matches: Vec<Match>,
@@ -178,7 +195,8 @@ pub struct Prepared {
 impl Prepared {
     /// Milliseconds spent before the model call.
     pub fn ms(&self) -> f64 {
-        self.simplify.ms + self.phrases.ms + self.retrieve.ms + self.prompt.ms
+        let t = &self.trace;
+        t.simplify.ms + t.phrases.ms + t.retrieve.ms + t.prompt.ms
     }
 }
 
@@ -226,76 +244,35 @@ impl Pipeline {
         simplify: Stage<Vec<String>>,
         simplify_error: Option<ProviderError>,
     ) -> Prepared {
-        let g = &self.glossary;
         let joined = simplify.output.join("\n");
 
         let started = Instant::now();
         let view = PostView::new(&joined, label.map(|l| l.needed.as_slice()));
-        let phrases = timed(
-            started,
-            view.lookup_phrases()
-                .map(|p| p.key.clone())
-                .collect::<Vec<_>>(),
-        );
+        let keys = view.lookup_phrases().map(|p| p.key.clone()).collect();
+        let phrases = timed(started, keys);
 
         let started = Instant::now();
         let matches = best_per_entry(self.retriever.retrieve(&view));
-        let used: Vec<UsedEntry> = matches
-            .iter()
-            .map(|m| {
-                let e = &g.entries[m.entry];
-                let phrase = match m.words {
-                    Some((first, len)) => {
-                        joined[view.words[first].start..view.words[first + len - 1].end].to_string()
-                    }
-                    None => e.source.clone(),
-                };
-                UsedEntry {
-                    entry: e.id.clone(),
-                    source: e.source.clone(),
-                    target: e.target.clone(),
-                    kind: m.kind,
-                    phrase,
-                    score: m.score,
-                    sense: e.sense.clone(),
-                    forms: e.forms.clone(),
-                }
-            })
-            .collect();
-        let retrieve = timed(started, used);
+        let used = matches.iter().map(|m| self.used_entry(m, &view, &joined));
+        let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
-        let lines: Vec<GlossaryLine> = retrieve
-            .output
-            .iter()
-            .map(|u| GlossaryLine {
-                source: u.source.clone(),
-                target: u.target.clone(),
-                sense: u.sense.clone(),
-            })
-            .collect();
-        let rendered = self.template.render(
-            &joined,
-            &glossary_block(&lines),
-            &g.source_lang,
-            &g.target_lang,
-        );
-        let prompt = timed(
-            started,
-            PromptOut {
-                template: self.template.id(),
-                text: rendered,
-            },
-        );
+        let prompt = timed(started, self.prompt(&joined, &retrieve.output));
 
         let uncovered = uncovered(&view, &matches);
         Prepared {
-            repeat,
-            input: text.to_string(),
-            simplify,
-            phrases,
-            retrieve,
-            prompt,
+            trace: Trace {
+                retriever: self.retriever_name.clone(),
+                repeat,
+                input: text.to_string(),
+                simplify,
+                phrases,
+                retrieve,
+                prompt,
+                generate: Stage::default(),
+                labelled: None,
+                review: Review::default(),
+            },
             text: joined,
             matches,
             uncovered,
@@ -303,12 +280,55 @@ impl Pipeline {
         }
     }
 
+    /// A match as given to the model: the entry, and the words it matched
+    /// as written in `text`.
+    fn used_entry(&self, m: &Match, view: &PostView, text: &str) -> UsedEntry {
+        let e = &self.glossary.entries[m.entry];
+        let phrase = match m.words {
+            Some((first, len)) => {
+                text[view.words[first].start..view.words[first + len - 1].end].to_string()
+            }
+            None => e.source.clone(),
+        };
+        UsedEntry {
+            entry: e.id.clone(),
+            source: e.source.clone(),
+            target: e.target.clone(),
+            kind: m.kind,
+            phrase,
+            score: m.score,
+            sense: e.sense.clone(),
+            forms: e.forms.clone(),
+        }
+    }
+
+    /// The translate prompt for `text` with the entries retrieved.
+    fn prompt(&self, text: &str, used: &[UsedEntry]) -> PromptOut {
+        let g = &self.glossary;
+        let lines: Vec<GlossaryLine> = used
+            .iter()
+            .map(|u| GlossaryLine {
+                source: u.source.clone(),
+                target: u.target.clone(),
+                sense: u.sense.clone(),
+            })
+            .collect();
+        let block = glossary_block(&lines);
+        PromptOut {
+            template: self.template.id(),
+            text: self
+                .template
+                .render(text, &block, &g.source_lang, &g.target_lang),
+        }
+    }
+
     /// The model request for a prepared post.
     pub fn request(&self, prepared: &Prepared) -> Request {
         Request {
-            prompt: prepared.prompt.output.text.clone(),
+            prompt: prepared.trace.prompt.output.text.clone(),
             text: prepared.text.clone(),
             substitutions: prepared
+                .trace
                 .retrieve
                 .output
                 .iter()
@@ -317,7 +337,7 @@ impl Pipeline {
                     target: u.target.clone(),
                 })
                 .collect(),
-            repeat: prepared.repeat,
+            repeat: prepared.trace.repeat,
         }
     }
 
@@ -327,20 +347,7 @@ impl Pipeline {
         let generation = match &prepared.simplify_error {
             Some(err) => self.failed(err, 0),
             None => match self.client.generate_counted(&self.request(prepared)).await {
-                (Ok(reply), _) => Generation {
-                    provider: reply.provider,
-                    model: reply.model,
-                    text: Some(reply.text),
-                    attempts: reply.attempts,
-                    cached: reply.cached,
-                    error: None,
-                    finish_reason: reply.finish_reason,
-                    served_model: reply.served_model,
-                    usage: reply.usage,
-                    think: reply.think,
-                    stops_run: false,
-                    same_for_every_call: false,
-                },
+                (Ok(reply), _) => Generation::from(reply),
                 (Err(err), attempts) => self.failed(&err, attempts),
             },
         };
@@ -355,67 +362,62 @@ impl Pipeline {
         label: Option<&Label>,
         generate: Stage<Generation>,
     ) -> Trace {
-        let g = &self.glossary;
-        let matches = &prepared.matches;
         let output = generate.output.text.as_deref();
-
-        let labelled = label.map(|label| {
-            let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), label);
-            let group = if !score.missed.is_empty() {
-                Group::Missed
-            } else if !score.wrong_sense.is_empty() {
-                Group::WrongSense
-            } else {
-                Group::Complete
-            };
-            let target = |&e: &usize| Target {
-                id: &g.entries[e].id,
-                text: &g.entries[e].target,
-                forms: &g.entries[e].forms,
-            };
-            let needed: Vec<Target> = label.needed.iter().map(target).collect();
-            let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
-            let verdict = match output {
-                Some(out) => self.check.check(out, &needed, &wrong),
-                // No output: everything needed is missing.
-                None => Verdict {
-                    missing: needed.iter().map(|t| t.id.to_string()).collect(),
-                    leaked: Vec::new(),
-                    ok: false,
-                    by_stem: Vec::new(),
-                },
-            };
-            let wrong_sense_retrieved: Vec<String> = score
-                .wrong_sense
-                .iter()
-                .map(|&e| g.entries[e].id.clone())
-                .collect();
-            let wrong_sense_used = score
-                .wrong_sense
-                .iter()
-                .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
-                .map(|&e| g.entries[e].id.clone())
-                .collect();
-            Labelled {
-                group,
-                check: verdict,
-                wrong_sense_retrieved,
-                wrong_sense_used,
-            }
-        });
-
-        let review = review(prepared.uncovered, &prepared.retrieve.output, output);
+        let labelled = label.map(|label| self.labelled(&prepared.matches, label, output));
+        let review = review(prepared.uncovered, &prepared.trace.retrieve.output, output);
         Trace {
-            retriever: self.retriever_name.clone(),
-            repeat: prepared.repeat,
-            input: prepared.input,
-            simplify: prepared.simplify,
-            phrases: prepared.phrases,
-            retrieve: prepared.retrieve,
-            prompt: prepared.prompt,
             generate,
             labelled,
             review,
+            ..prepared.trace
+        }
+    }
+
+    /// The labelled side: the retrieval group, the output check, and the
+    /// wrong-sense entries retrieved and used.
+    fn labelled(&self, matches: &[Match], label: &Label, output: Option<&str>) -> Labelled {
+        let g = &self.glossary;
+        let score = PostScore::new(matches.iter().map(|m| m.entry).collect(), label);
+        let group = if !score.missed.is_empty() {
+            Group::Missed
+        } else if !score.wrong_sense.is_empty() {
+            Group::WrongSense
+        } else {
+            Group::Complete
+        };
+        let target = |&e: &usize| Target {
+            id: &g.entries[e].id,
+            text: &g.entries[e].target,
+            forms: &g.entries[e].forms,
+        };
+        let needed: Vec<Target> = label.needed.iter().map(target).collect();
+        let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
+        let verdict = match output {
+            Some(out) => self.check.check(out, &needed, &wrong),
+            // No output: everything needed is missing.
+            None => Verdict {
+                missing: needed.iter().map(|t| t.id.to_string()).collect(),
+                leaked: Vec::new(),
+                ok: false,
+                by_stem: Vec::new(),
+            },
+        };
+        let wrong_sense_retrieved: Vec<String> = score
+            .wrong_sense
+            .iter()
+            .map(|&e| g.entries[e].id.clone())
+            .collect();
+        let wrong_sense_used = score
+            .wrong_sense
+            .iter()
+            .filter(|&&e| output.is_some_and(|o| self.check.stands(o, &target(&e))))
+            .map(|&e| g.entries[e].id.clone())
+            .collect();
+        Labelled {
+            group,
+            check: verdict,
+            wrong_sense_retrieved,
+            wrong_sense_used,
         }
     }
 

@@ -182,17 +182,13 @@ impl Client {
         attempts: u32,
         cached: bool,
     ) -> Reply {
-        Reply {
-            text: completion.text,
+        let answered = Answered {
             provider: provider.name().to_string(),
             model: provider.model().to_string(),
             attempts,
             cached,
-            finish_reason: completion.finish_reason,
-            served_model: completion.served_model,
-            usage: if cached { None } else { completion.usage },
-            think: completion.think,
-        }
+        };
+        answered.reply(completion)
     }
 
     /// A uniform number in [0, 1) for jitter (xorshift64*: jitter needs
@@ -205,6 +201,31 @@ impl Client {
         x ^= x >> 27;
         *state = x;
         (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Who answered a completion, and how: what makes it a [`Reply`].
+pub struct Answered {
+    pub provider: String,
+    pub model: String,
+    pub attempts: u32,
+    pub cached: bool,
+}
+
+impl Answered {
+    /// The reply of `completion` (a cached one used no tokens this time).
+    pub fn reply(self, completion: Completion) -> Reply {
+        Reply {
+            text: completion.text,
+            provider: self.provider,
+            model: self.model,
+            attempts: self.attempts,
+            cached: self.cached,
+            finish_reason: completion.finish_reason,
+            served_model: completion.served_model,
+            usage: if self.cached { None } else { completion.usage },
+            think: completion.think,
+        }
     }
 }
 

@@ -8,7 +8,8 @@
 //! it repairs the tail when it opens, and undoes a line it could not write
 //! whole, so every append starts at a line boundary.
 
-use crate::generate::batch::CallRecord;
+use super::record::{CallKey, CallRecord};
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -28,8 +29,17 @@ pub enum CallsError {
     BadLine {
         path: PathBuf,
         line: usize,
-        message: String,
+        message: NotARecord,
     },
+}
+
+/// Why a line of `calls.jsonl` is not a call record.
+#[derive(Debug, thiserror::Error)]
+pub enum NotARecord {
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
 }
 
 fn io_error<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) -> CallsError + 'p {
@@ -42,14 +52,23 @@ fn io_error<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(io::Error) 
 
 /// One line's record, or why it is not one (not UTF-8, not a record). A
 /// byte-order mark is accepted at the start of the file.
-fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, NotARecord> {
+    let text = std::str::from_utf8(bytes).map_err(|_| NotARecord::NotUtf8)?;
     let text = if first {
         text.strip_prefix('\u{feff}').unwrap_or(text)
     } else {
         text
     };
-    serde_json::from_str(text).map_err(|e| e.to_string())
+    Ok(serde_json::from_str(text)?)
+}
+
+/// For every call in `calls.jsonl`, whether its latest record succeeded.
+pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
+    let mut status = HashMap::new();
+    for_each_call(path, |r| {
+        status.insert(r.key(), r.error.is_none());
+    })?;
+    Ok(status)
 }
 
 /// Call `f` on every record in file order (records are not kept, so memory
@@ -65,7 +84,7 @@ pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> Result<(), C
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
     let mut number = 0usize;
-    let mut pending: Option<(usize, String)> = None;
+    let mut pending: Option<(usize, NotARecord)> = None;
     loop {
         line.clear();
         if reader

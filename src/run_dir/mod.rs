@@ -1,6 +1,8 @@
-//! A run folder (`glossa run`'s DIR): `run.json` (the settings, still in
-//! `commands/run.rs` because they are made of CLI option types),
-//! `calls.jsonl` (one record per call, appended; see [`calls`]) and
-//! `summary.json`.
+//! A run folder (`glossa run`'s DIR) and its files: `run.json` (the
+//! settings; see [`config`]), `calls.jsonl` (one [`record`] per call,
+//! appended; see [`calls`]) and `summary.json` (see [`summary`]).
 
 pub mod calls;
+pub mod config;
+pub mod record;
+pub mod summary;

@@ -1,0 +1,221 @@
+//! `--batch-out`: the request lines of a run's calls, within the limits
+//! of one OpenAI batch input file.
+
+use super::{custom_id, BatchError, ENDPOINT};
+use crate::dataset::LabelledPost;
+use crate::fsutil::AtomicFile;
+use crate::generate::pipeline::{Pipeline, Prepared};
+use crate::generate::provider::{chat_body, MaxTokensField};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What one OpenAI batch input file may hold (the Batch API's documented
+/// limits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub requests: usize,
+    pub bytes: u64,
+}
+
+impl Limits {
+    /// 50,000 requests and 200 MB per file.
+    pub const OPENAI: Limits = Limits {
+        requests: 50_000,
+        bytes: 200_000_000,
+    };
+}
+
+/// The model and sampling parameters of the request bodies.
+#[derive(Debug, Clone, Default)]
+pub struct Sampling {
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+    /// The field that carries `max_tokens`; by default from the model name.
+    pub max_tokens_field: Option<MaxTokensField>,
+}
+
+#[derive(Serialize)]
+struct RequestLine<'a, B: Serialize> {
+    custom_id: &'a str,
+    method: &'a str,
+    url: &'a str,
+    body: B,
+}
+
+/// One request line (with its newline) for a prepared post.
+pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -> String {
+    let line = RequestLine {
+        custom_id,
+        method: "POST",
+        url: ENDPOINT,
+        body: chat_body(
+            &sampling.model,
+            &prepared.trace.prompt.output.text,
+            sampling.temperature,
+            sampling.seed,
+            sampling.max_tokens.map(|m| {
+                let field = sampling
+                    .max_tokens_field
+                    .unwrap_or_else(|| MaxTokensField::for_model(&sampling.model));
+                (m, field)
+            }),
+        ),
+    };
+    serde_json::to_string(&line).expect("a request line always serialises") + "\n"
+}
+
+/// Write the request lines of `calls` to `path` (atomically: a failure
+/// leaves any old file as it was). Returns how many lines were written. A
+/// file that would break `limits` is refused, and nothing is left behind.
+pub fn write_requests(
+    path: &Path,
+    pipelines: &[Arc<Pipeline>],
+    posts: &[LabelledPost],
+    calls: &[(usize, u32, usize)],
+    sampling: &Sampling,
+    limits: Limits,
+) -> Result<usize, BatchError> {
+    if calls.len() > limits.requests {
+        return Err(BatchError::TooManyRequests {
+            count: calls.len(),
+            max: limits.requests,
+            shards: shards_needed(calls.len() as u64, limits.requests as u64),
+        });
+    }
+    // Dropped unfinished (a refusal, an error), the temporary goes with it.
+    let mut out = AtomicFile::create(path)?;
+    let mut bytes: u64 = 0;
+    for (n, &(ri, repeat, pi)) in calls.iter().enumerate() {
+        let pipeline = &pipelines[ri];
+        let post = &posts[pi];
+        let prepared = pipeline
+            .prepare_local(&post.post.text, Some(&post.label), repeat)
+            .ok_or(BatchError::SimplifiesWithModel)?;
+        let id = custom_id(&pipeline.retriever_name, repeat, &post.post.id);
+        let line = request_line(&id, &prepared, sampling);
+        bytes += line.len() as u64;
+        if bytes > limits.bytes {
+            // Estimate the shards needed from the lines written so far.
+            let per_line = bytes / (n as u64 + 1);
+            let total = per_line * calls.len() as u64;
+            return Err(BatchError::TooManyBytes {
+                megabytes: limits.bytes / 1_000_000,
+                written: n + 1,
+                count: calls.len(),
+                shards: shards_needed(total, limits.bytes).max(2),
+            });
+        }
+        out.write_all(line.as_bytes())
+            .map_err(|source| BatchError::Write {
+                path: path.to_path_buf(),
+                source,
+            })?;
+    }
+    out.commit()?;
+    Ok(calls.len())
+}
+
+/// Shards for `total` when one file holds `per_file`: shards by hash are
+/// only about even, so with a tenth to spare.
+fn shards_needed(total: u64, per_file: u64) -> u64 {
+    (total + total / 10).div_ceil(per_file.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Label, Post, Split};
+    use crate::generate::prompt::Template;
+    use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+    use crate::generate::simplify::Simplify;
+    use crate::glossary::Glossary;
+    use crate::retrieve::Params;
+
+    /// One exact-retriever pipeline over a one-entry glossary, and `n`
+    /// posts.
+    fn ten_calls(n: usize) -> (Arc<Pipeline>, Vec<LabelledPost>) {
+        let glossary = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"name":"g","source_lang":"en","target_lang":"x","entries":[{"source":"coffee","target":"mavi"}]}"#,
+            )
+            .unwrap(),
+        );
+        let offline = provider::build("offline", &Settings::default()).unwrap();
+        let pipeline = Arc::new(Pipeline {
+            retriever_name: "exact".into(),
+            retriever: Arc::from(
+                crate::retrieve::build("exact", &glossary, &Params::default()).unwrap(),
+            ),
+            glossary,
+            template: Template::builtin("translate.v1"),
+            simplify: Simplify::Rules,
+            simplify_template: Template::builtin("simplify.v1"),
+            client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+            check: Default::default(),
+        });
+        let posts = (0..n)
+            .map(|i| LabelledPost {
+                post: Post {
+                    id: format!("p{i}"),
+                    text: "Cold coffee, please.".into(),
+                },
+                label: Label {
+                    needed: vec![0],
+                    wrong_sense: vec![],
+                    tags: vec![],
+                    split: Split::Dev,
+                },
+            })
+            .collect();
+        (pipeline, posts)
+    }
+
+    #[test]
+    fn batch_files_over_the_limits_are_refused_and_nothing_is_left() {
+        let (pipeline, posts) = ten_calls(10);
+        let pipelines = [pipeline];
+        let calls: Vec<(usize, u32, usize)> = (0..10).map(|i| (0, 1, i)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requests.jsonl");
+        let sampling = Sampling {
+            model: "m".into(),
+            ..Sampling::default()
+        };
+        let write = |limits| write_requests(&path, &pipelines, &posts, &calls, &sampling, limits);
+        let roomy = Limits {
+            requests: 10,
+            bytes: u64::MAX,
+        };
+        assert_eq!(write(roomy).unwrap(), 10);
+        let size = std::fs::metadata(&path).unwrap().len();
+        std::fs::remove_file(&path).unwrap();
+
+        let err = write(Limits {
+            bytes: size / 3,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("--shard I/N for N >= "), "{err}");
+        assert!(err.contains("no batch file was written"), "{err}");
+        let err = write(Limits {
+            requests: 4,
+            ..roomy
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("10 requests are more than one OpenAI batch file may hold (4)"),
+            "{err}"
+        );
+        assert!(err.contains("N >= 3"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}

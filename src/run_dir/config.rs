@@ -1,0 +1,362 @@
+//! `run.json`: what a run was started with, so `--resume`, `merge`, `diff`
+//! and the batch modes continue with exactly the same settings. Its own
+//! versioned types, made of library values (never the CLI's), so renaming
+//! a flag never breaks a saved run.
+
+use crate::dataset::SplitChoice;
+use crate::fsutil::{write_atomic, WriteError};
+use crate::generate::batch::Shard;
+use crate::generate::check::CheckMode;
+use crate::generate::prompt::Template;
+use crate::generate::provider::MaxTokensField;
+use crate::generate::simplify::Simplify;
+use crate::retrieve::Params;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const CONFIG_FILE: &str = "run.json";
+
+/// The `run.json` layout this glossa writes. Version 1 is also every
+/// file written before the field existed (glossa 0.1.0).
+pub const CONFIG_VERSION: u32 = 1;
+
+/// A run's settings, as saved. Holds the name of the key's environment
+/// variable, never the key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunConfig {
+    #[serde(default = "first_version")]
+    pub version: u32,
+    pub glossary: PathBuf,
+    pub posts: PathBuf,
+    pub labels: PathBuf,
+    pub retrievers: Vec<String>,
+    /// The library's own tunables (absent ones take their defaults), so a
+    /// new tunable is saved and resumed without a change here; the fixture
+    /// tests pin the names version 1 uses.
+    pub params: Params,
+    pub split: SplitChoice,
+    pub repeat: u32,
+    pub provider: ProviderConfig,
+    pub glossa_version: String,
+    /// The share of the calls this folder holds (`--shard I/N`); absent:
+    /// every call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// SHA-256 of the inputs' contents when the run started, so that a
+    /// resumed run, a batch's results and merged shards are known to be
+    /// about the same glossary, posts, labels and prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Inputs>,
+    /// The run folders `glossa merge` made this one from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<PathBuf>,
+    /// How the output check counts nested and shared targets (`--check`).
+    #[serde(default, skip_serializing_if = "CheckMode::is_default")]
+    pub check: CheckMode,
+}
+
+fn first_version() -> u32 {
+    1
+}
+
+/// Which model to call and how: the settings a client is built from,
+/// saved with a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderConfig {
+    /// One name, or several comma-separated for failover.
+    pub provider: String,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f32>,
+    pub seed: Option<u64>,
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_field: Option<MaxTokensField>,
+    /// Seconds before one attempt is abandoned.
+    pub timeout: f64,
+    pub attempts: u32,
+    pub no_cache: bool,
+    pub cache_dir: PathBuf,
+    pub simplify: Simplify,
+    /// A prompt template file instead of the built-in one.
+    pub prompt: Option<PathBuf>,
+}
+
+/// Content fingerprints (SHA-256, hex) of a run's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inputs {
+    pub glossary: String,
+    pub posts: String,
+    pub labels: String,
+    /// Of the translate template's name, version and text.
+    pub prompt: String,
+}
+
+/// `run.json` that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}: cannot read; is {} a run folder made by `glossa run`?", path.display(), dir.display())]
+    Unreadable {
+        path: PathBuf,
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: not a run configuration", path.display())]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "{}: run.json version {version} is newer than this glossa reads (up to {CONFIG_VERSION}); \
+         use the glossa that made the run, or a newer one",
+        path.display()
+    )]
+    NewerVersion { path: PathBuf, version: u32 },
+    #[error("cannot read {}", path.display())]
+    Input {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Read `DIR/run.json`: any version up to [`CONFIG_VERSION`], a missing
+/// version being 1.
+pub fn load_config(dir: &Path) -> Result<RunConfig, ConfigError> {
+    let path = dir.join(CONFIG_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Unreadable {
+        path: path.clone(),
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let invalid = |source| ConfigError::Invalid {
+        path: path.clone(),
+        source,
+    };
+    // The version first: a newer layout may not parse as this one.
+    #[derive(Deserialize)]
+    struct Versioned {
+        #[serde(default = "first_version")]
+        version: u32,
+    }
+    let Versioned { version } = serde_json::from_str(&text).map_err(invalid)?;
+    if version > CONFIG_VERSION {
+        return Err(ConfigError::NewerVersion { path, version });
+    }
+    serde_json::from_str(&text).map_err(invalid)
+}
+
+/// Write `DIR/run.json` (atomically), as the current version.
+pub fn write_config(dir: &Path, config: &RunConfig) -> Result<(), ConfigError> {
+    let config = RunConfig {
+        version: CONFIG_VERSION,
+        ..config.clone()
+    };
+    let json = serde_json::to_string_pretty(&config).expect("a run configuration serialises");
+    Ok(write_atomic(&dir.join(CONFIG_FILE), json + "\n")?)
+}
+
+impl Inputs {
+    /// The fingerprints of `config`'s files and of `template`.
+    pub fn of(config: &RunConfig, template: &Template) -> Result<Inputs, ConfigError> {
+        use sha2::{Digest, Sha256};
+        let mut prompt = Sha256::new();
+        for part in [&template.name, &template.version, &template.body] {
+            prompt.update(part.as_bytes());
+            prompt.update([0]);
+        }
+        Ok(Inputs {
+            glossary: fingerprint(&config.glossary)?,
+            posts: fingerprint(&config.posts)?,
+            labels: fingerprint(&config.labels)?,
+            prompt: crate::generate::cache::hex(&prompt.finalize()),
+        })
+    }
+
+    /// The inputs that differ from `other`'s, by name.
+    pub fn differences(&self, other: &Inputs) -> Vec<&'static str> {
+        [
+            ("glossary", self.glossary == other.glossary),
+            ("posts", self.posts == other.posts),
+            ("labels", self.labels == other.labels),
+            ("prompt", self.prompt == other.prompt),
+        ]
+        .into_iter()
+        .filter(|(_, same)| !same)
+        .map(|(name, _)| name)
+        .collect()
+    }
+}
+
+/// SHA-256 of a file's bytes, streamed (a missing demo file: of the
+/// built-in copy).
+fn fingerprint(path: &Path) -> Result<String, ConfigError> {
+    use sha2::{Digest, Sha256};
+    let unreadable = |source| ConfigError::Input {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut hasher = Sha256::new();
+    match std::fs::File::open(path) {
+        Ok(mut file) => {
+            use std::io::Read as _;
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = file.read(&mut buf).map_err(unreadable)?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+        }
+        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
+            Some(text) if e.kind() == std::io::ErrorKind::NotFound => {
+                hasher.update(text.as_bytes())
+            }
+            _ => return Err(unreadable(e)),
+        },
+    }
+    Ok(crate::generate::cache::hex(&hasher.finalize()))
+}
+
+/// Why two run folders cannot be merged: the settings that decide the
+/// calls or their answers, where they differ. `None` when they agree.
+pub fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
+    let mut diffs = input_differences(a, b);
+    let mut differ = |name: &str, x: String, y: String| {
+        if x != y {
+            diffs.push(format!("{name} ({x} vs {y})"));
+        }
+    };
+    differ("retrievers", a.retrievers.join(","), b.retrievers.join(","));
+    let params = |c: &RunConfig| serde_json::to_string(&c.params).unwrap_or_default();
+    differ("retriever parameters", params(a), params(b));
+    differ("split", a.split.name().into(), b.split.name().into());
+    differ("check", a.check.name().into(), b.check.name().into());
+    differ("repeat", a.repeat.to_string(), b.repeat.to_string());
+    let (p, q) = (&a.provider, &b.provider);
+    differ("provider", p.provider.clone(), q.provider.clone());
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
+    differ("model", opt(&p.model), opt(&q.model));
+    // Settings compared as they are shown.
+    let shown = |c: &ProviderConfig| {
+        [
+            ("temperature", format!("{:?}", c.temperature)),
+            ("seed", format!("{:?}", c.seed)),
+            ("max tokens", format!("{:?}", c.max_tokens)),
+            ("max tokens field", format!("{:?}", c.max_tokens_field)),
+            ("simplify", format!("{:?}", c.simplify)),
+        ]
+    };
+    for ((name, x), (_, y)) in shown(p).into_iter().zip(shown(q)) {
+        differ(name, x, y);
+    }
+    (!diffs.is_empty()).then(|| diffs.join("; "))
+}
+
+/// The inputs that differ: by fingerprint, or by path for folders from
+/// before fingerprints.
+fn input_differences(a: &RunConfig, b: &RunConfig) -> Vec<String> {
+    if let (Some(x), Some(y)) = (&a.inputs, &b.inputs) {
+        return x
+            .differences(y)
+            .into_iter()
+            .map(|name| format!("{name} (different contents)"))
+            .collect();
+    }
+    let mut diffs = Vec::new();
+    for (name, x, y) in [
+        ("glossary", &a.glossary, &b.glossary),
+        ("posts", &a.posts, &b.posts),
+        ("labels", &a.labels, &b.labels),
+    ] {
+        if x != y {
+            diffs.push(format!("{name} ({} vs {})", x.display(), y.display()));
+        }
+    }
+    if a.provider.prompt != b.provider.prompt {
+        diffs.push("prompt".to_string());
+    }
+    diffs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/run-v1")
+            .join(name)
+    }
+
+    #[test]
+    fn a_run_json_from_before_versions_loads_as_version_1() {
+        let config = load_config(&fixture("shard")).unwrap();
+        assert_eq!(config.version, 1);
+        assert_eq!(config.retrievers, ["exact", "fuzzy"]);
+        assert_eq!(config.params.threshold, 0.8);
+        assert_eq!(config.split, SplitChoice::Dev);
+        assert_eq!(config.repeat, 2);
+        assert_eq!(config.shard, Some(Shard { index: 0, count: 2 }));
+        assert_eq!(config.check, CheckMode::Strict);
+        let p = &config.provider;
+        assert_eq!(
+            (p.temperature, p.seed, p.max_tokens),
+            (Some(0.2), Some(7), Some(300))
+        );
+        assert_eq!(p.max_tokens_field, Some(MaxTokensField::MaxTokens));
+        assert_eq!(p.simplify, Simplify::Rules);
+        let merged = load_config(&fixture("merged")).unwrap();
+        assert_eq!(
+            merged.merged_from,
+            [PathBuf::from("s0"), PathBuf::from("s1")]
+        );
+        assert!(incompatibility(&config, &merged).is_none());
+    }
+
+    #[test]
+    fn a_rewritten_old_run_json_keeps_its_fields_and_gains_the_version() {
+        let old = std::fs::read_to_string(fixture("demo").join(CONFIG_FILE)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write_config(dir.path(), &load_config(&fixture("demo")).unwrap()).unwrap();
+        let new = std::fs::read_to_string(dir.path().join(CONFIG_FILE)).unwrap();
+        let mut old: serde_json::Value = serde_json::from_str(&old).unwrap();
+        let mut new: serde_json::Value = serde_json::from_str(&new).unwrap();
+        assert_eq!(new["version"], 1);
+        new.as_object_mut().unwrap().remove("version");
+        old.as_object_mut().unwrap().remove("version");
+        assert_eq!(old, new);
+    }
+
+    #[test]
+    fn a_newer_version_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            r#"{"version": 2, "layout": "unknown"}"#,
+        )
+        .unwrap();
+        let err = load_config(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("run.json version 2 is newer"), "{err}");
+        assert!(
+            err.contains(&dir.path().join(CONFIG_FILE).display().to_string()),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn runs_that_differ_in_a_setting_are_named_as_incompatible() {
+        let a = load_config(&fixture("shard")).unwrap();
+        let mut b = a.clone();
+        b.repeat = 3;
+        b.provider.seed = None;
+        let why = incompatibility(&a, &b).unwrap();
+        assert_eq!(why, "repeat (2 vs 3); seed (Some(7) vs None)");
+    }
+}

@@ -1,0 +1,88 @@
+//! One line of `calls.jsonl`: what one call (retriever, repeat, post) of
+//! a run did, as saved. Fields added after the first release are optional,
+//! so older run folders still read.
+
+use crate::generate::check::Verdict;
+use crate::generate::pipeline::{Group, Trace};
+use crate::generate::prompt::PromptId;
+use crate::generate::reply::Usage;
+use serde::{Deserialize, Serialize};
+
+/// One line of `calls.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub retriever: String,
+    /// 1-based.
+    pub repeat: u32,
+    pub post: String,
+    pub prompt: PromptId,
+    pub provider: String,
+    pub model: String,
+    pub output: Option<String>,
+    pub check: Verdict,
+    /// Where retrieval left the post: complete, missed, wrong_sense.
+    pub group: Group,
+    pub retrieved: Vec<String>,
+    pub wrong_sense_retrieved: Vec<String>,
+    pub wrong_sense_used: Vec<String>,
+    pub attempts: u32,
+    pub cached: bool,
+    /// `null` on success.
+    pub error: Option<String>,
+    pub ms: f64,
+    // Fields added after the first release: absent in older files.
+    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
+    /// API said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The model snapshot that answered, when the API named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_model: Option<String>,
+    /// Tokens the call used; absent for cached replies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// A `<think>` block was stripped from the reply before the check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub think: bool,
+}
+
+impl CallRecord {
+    /// The record of one post's trace (the post must be labelled).
+    pub fn from_trace(post: &str, trace: Trace) -> CallRecord {
+        let labelled = trace.labelled.expect("batch posts are labelled");
+        let g = trace.generate.output;
+        CallRecord {
+            retriever: trace.retriever,
+            repeat: trace.repeat,
+            post: post.to_string(),
+            prompt: trace.prompt.output.template,
+            provider: g.provider,
+            model: g.model,
+            output: g.text,
+            check: labelled.check,
+            group: labelled.group,
+            retrieved: trace.retrieve.output.into_iter().map(|u| u.entry).collect(),
+            wrong_sense_retrieved: labelled.wrong_sense_retrieved,
+            wrong_sense_used: labelled.wrong_sense_used,
+            attempts: g.attempts,
+            cached: g.cached,
+            error: g.error,
+            finish_reason: g.finish_reason,
+            served_model: g.served_model,
+            usage: g.usage,
+            think: g.think,
+            ms: trace.simplify.ms
+                + trace.phrases.ms
+                + trace.retrieve.ms
+                + trace.prompt.ms
+                + trace.generate.ms,
+        }
+    }
+
+    pub fn key(&self) -> CallKey {
+        (self.retriever.clone(), self.repeat, self.post.clone())
+    }
+}
+
+/// A call's identity: retriever, repeat, post.
+pub type CallKey = (String, u32, String);

@@ -1,0 +1,410 @@
+//! `summary.json`: a run's figures, always computed from `calls.jsonl`
+//! (never from memory), per retriever, repeat and retrieval group.
+
+use super::calls::{for_each_call, CallsError, CALLS_FILE};
+use crate::fsutil::{write_atomic, WriteError};
+use crate::generate::batch::{CallKey, CallRecord};
+use crate::generate::pipeline::Group;
+use crate::generate::prices::Prices;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// A summary that could not be made or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    #[error(transparent)]
+    Calls(#[from] CallsError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// Summarise `DIR/calls.jsonl` (retrievers in `order`; costs from
+/// `prices` when given) and save it as `DIR/summary.json`, atomically.
+pub fn save_summary(
+    dir: &Path,
+    order: &[String],
+    prices: Option<&Prices>,
+) -> Result<Summary, SummaryError> {
+    let mut summary = summarise_file(dir, order)?;
+    if let Some(prices) = prices {
+        summary.price(prices);
+    }
+    let json = serde_json::to_string_pretty(&summary).expect("a summary serialises");
+    write_atomic(&dir.join(SUMMARY_FILE), json + "\n")?;
+    Ok(summary)
+}
+
+/// How the posts of one retrieval group fared in one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRun {
+    pub posts: usize,
+    pub right: usize,
+}
+
+/// One repeat of one retriever.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub repeat: u32,
+    pub posts: usize,
+    pub right: usize,
+    pub failed: usize,
+    pub by_group: BTreeMap<Group, GroupRun>,
+}
+
+/// One retriever over every repeat.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetrieverSummary {
+    pub name: String,
+    pub runs: Vec<RunFigures>,
+    /// (post, repeat) pairs where a wrong-sense entry was retrieved, and
+    /// those where the output then used its target.
+    pub wrong_sense_retrieved: usize,
+    pub wrong_sense_used: usize,
+}
+
+/// The tokens one model used in a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelTokens {
+    /// The served model (the one asked when the API named none).
+    pub model: String,
+    /// Calls that reported usage.
+    pub calls: usize,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// From the price table, when one was given and prices this model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+/// Tokens over every call recorded in a run (failed calls whose reply was
+/// paid for, and calls later redone, included; cached replies cost none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// The sum over the models that have a price; absent without a price
+    /// table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    /// Models the price table does not price.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpriced: Vec<String>,
+    pub by_model: Vec<ModelTokens>,
+}
+
+/// The summary of a batch run (`summary.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    pub run_dir: PathBuf,
+    pub calls: usize,
+    pub failed: usize,
+    pub retrievers: Vec<RetrieverSummary>,
+    /// Absent when no call reported usage (offline runs, cached replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+impl Summary {
+    /// Fill in costs from a price table.
+    pub fn price(&mut self, prices: &Prices) {
+        let Some(tokens) = &mut self.tokens else {
+            return;
+        };
+        let mut total = 0.0;
+        for m in &mut tokens.by_model {
+            m.cost = prices.cost(&m.model, m.input_tokens, m.output_tokens);
+            match m.cost {
+                Some(cost) => total += cost,
+                None => tokens.unpriced.push(m.model.clone()),
+            }
+        }
+        tokens.cost = Some(total);
+    }
+}
+
+/// What one call adds to the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Contribution {
+    group: Group,
+    right: bool,
+    failed: bool,
+    wrong_sense_retrieved: bool,
+    wrong_sense_used: bool,
+}
+
+impl Contribution {
+    fn of(r: &CallRecord) -> Contribution {
+        Contribution {
+            group: r.group,
+            right: r.error.is_none() && r.check.ok,
+            failed: r.error.is_some(),
+            wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
+            wrong_sense_used: !r.wrong_sense_used.is_empty(),
+        }
+    }
+}
+
+/// Builds a [`Summary`] one record at a time. A later record of the same
+/// call replaces the earlier one (a `--retry-errors` run appends).
+#[derive(Debug, Default)]
+pub struct Summariser {
+    latest: HashMap<CallKey, Contribution>,
+    runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
+    wrong: HashMap<String, (usize, usize)>,
+    tokens: BTreeMap<String, ModelTokens>,
+}
+
+impl Summariser {
+    pub fn add(&mut self, r: &CallRecord) {
+        if let Some(usage) = r.usage {
+            let model = r.served_model.as_deref().unwrap_or(&r.model);
+            let t = self.tokens.entry(model.to_string()).or_default();
+            t.calls += 1;
+            t.input_tokens += usage.input_tokens;
+            t.output_tokens += usage.output_tokens;
+        }
+        let c = Contribution::of(r);
+        if let Some(old) = self.latest.insert(r.key(), c) {
+            self.apply(&r.retriever, r.repeat, old, false);
+        }
+        self.apply(&r.retriever, r.repeat, c, true);
+    }
+
+    fn apply(&mut self, retriever: &str, repeat: u32, c: Contribution, add: bool) {
+        let step = |n: &mut usize, on: bool| {
+            if on {
+                if add {
+                    *n += 1
+                } else {
+                    *n -= 1
+                }
+            }
+        };
+        let run = self
+            .runs
+            .entry(retriever.to_string())
+            .or_default()
+            .entry(repeat)
+            .or_insert_with(|| RunFigures {
+                repeat,
+                ..RunFigures::default()
+            });
+        step(&mut run.posts, true);
+        step(&mut run.right, c.right);
+        step(&mut run.failed, c.failed);
+        let group = run.by_group.entry(c.group).or_default();
+        step(&mut group.posts, true);
+        step(&mut group.right, c.right);
+        let w = self.wrong.entry(retriever.to_string()).or_default();
+        step(&mut w.0, c.wrong_sense_retrieved);
+        step(&mut w.1, c.wrong_sense_retrieved && c.wrong_sense_used);
+    }
+
+    /// The summary, retrievers in the order given.
+    pub fn finish(mut self, run_dir: &Path, order: &[String]) -> Summary {
+        let retrievers = order
+            .iter()
+            .filter_map(|name| {
+                let mut runs: Vec<RunFigures> = self.runs.remove(name)?.into_values().collect();
+                for run in &mut runs {
+                    run.by_group.retain(|_, g| g.posts > 0);
+                }
+                let (retrieved, used) = self.wrong.get(name).copied().unwrap_or_default();
+                Some(RetrieverSummary {
+                    name: name.clone(),
+                    runs,
+                    wrong_sense_retrieved: retrieved,
+                    wrong_sense_used: used,
+                })
+            })
+            .collect();
+        let tokens = (!self.tokens.is_empty()).then(|| {
+            let by_model: Vec<ModelTokens> = self
+                .tokens
+                .into_iter()
+                .map(|(model, t)| ModelTokens { model, ..t })
+                .collect();
+            Tokens {
+                input_tokens: by_model.iter().map(|m| m.input_tokens).sum(),
+                output_tokens: by_model.iter().map(|m| m.output_tokens).sum(),
+                cost: None,
+                unpriced: Vec::new(),
+                by_model,
+            }
+        });
+        Summary {
+            run_dir: run_dir.to_path_buf(),
+            calls: self.latest.len(),
+            failed: self.latest.values().filter(|c| c.failed).count(),
+            retrievers,
+            tokens,
+        }
+    }
+}
+
+/// Summarise `dir/calls.jsonl`, streaming.
+pub fn summarise_file(dir: &Path, order: &[String]) -> Result<Summary, CallsError> {
+    let mut s = Summariser::default();
+    for_each_call(&dir.join(CALLS_FILE), |r| s.add(&r))?;
+    Ok(s.finish(dir, order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::check::Verdict;
+    use crate::generate::prompt::PromptId;
+    use crate::generate::reply::Usage;
+    use crate::run_dir::calls::call_status;
+
+    fn record(
+        retriever: &str,
+        repeat: u32,
+        post: &str,
+        group: Group,
+        ok: bool,
+        error: bool,
+    ) -> CallRecord {
+        CallRecord {
+            retriever: retriever.into(),
+            repeat,
+            post: post.into(),
+            prompt: PromptId {
+                name: "translate".into(),
+                version: "v1".into(),
+            },
+            provider: "offline".into(),
+            model: String::new(),
+            output: (!error).then(|| "x".into()),
+            check: Verdict {
+                ok,
+                ..Verdict::default()
+            },
+            group,
+            retrieved: vec![],
+            wrong_sense_retrieved: if group == Group::WrongSense {
+                vec!["date".into()]
+            } else {
+                vec![]
+            },
+            wrong_sense_used: if group == Group::WrongSense && !ok {
+                vec!["date".into()]
+            } else {
+                vec![]
+            },
+            attempts: 1,
+            cached: false,
+            error: error.then(|| "boom".into()),
+            ms: 1.0,
+            finish_reason: None,
+            served_model: None,
+            usage: None,
+            think: false,
+        }
+    }
+
+    #[test]
+    fn summary_counts_right_posts_per_group_and_run() {
+        let records = [
+            record("exact", 1, "a", Group::Complete, true, false),
+            record("exact", 1, "b", Group::Missed, false, false),
+            record("exact", 2, "a", Group::Complete, false, true),
+            record("exact", 2, "b", Group::Missed, true, false),
+            record("exact", 1, "c", Group::WrongSense, false, false),
+        ];
+        let mut s = Summariser::default();
+        records.iter().for_each(|r| s.add(r));
+        let s = s.finish(Path::new("d"), &["exact".into(), "absent".into()]);
+        assert_eq!(s.calls, 5);
+        assert_eq!(s.failed, 1);
+        assert_eq!(s.retrievers.len(), 1);
+        let r = &s.retrievers[0];
+        assert_eq!(r.runs[0].repeat, 1);
+        assert_eq!((r.runs[0].posts, r.runs[0].right), (3, 1));
+        assert_eq!(
+            r.runs[1].by_group[&Group::Complete],
+            GroupRun { posts: 1, right: 0 }
+        );
+        assert_eq!(r.runs[1].failed, 1);
+        assert_eq!((r.wrong_sense_retrieved, r.wrong_sense_used), (1, 1));
+    }
+
+    #[test]
+    fn a_later_record_replaces_an_earlier_one_and_a_torn_tail_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let first = record("exact", 1, "a", Group::Complete, false, true);
+        let second = record("exact", 1, "a", Group::Complete, true, false);
+        let other = record("exact", 1, "b", Group::Missed, false, false);
+        let text = [&first, &second, &other]
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect::<String>()
+            + "{\"retriever\":\"ex";
+        std::fs::write(&path, text).unwrap();
+        let status = call_status(&path).unwrap();
+        assert_eq!(status.len(), 2);
+        assert!(status[&("exact".to_string(), 1, "a".to_string())]);
+        let s = summarise_file(dir.path(), &["exact".into()]).unwrap();
+        assert_eq!((s.calls, s.failed), (2, 0));
+        let run = &s.retrievers[0].runs[0];
+        assert_eq!((run.posts, run.right, run.failed), (2, 1, 0));
+        assert_eq!(
+            run.by_group[&Group::Complete],
+            GroupRun { posts: 1, right: 1 }
+        );
+    }
+
+    #[test]
+    fn records_written_before_replies_carried_usage_still_load() {
+        let old = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"ok":true,"missing":[],"leaked":[]},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.0}"#;
+        let record: CallRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(record.finish_reason, None);
+        assert_eq!(record.usage, None);
+        assert!(!record.think);
+        // And a record without them is written as before.
+        assert!(!serde_json::to_string(&record).unwrap().contains("usage"));
+    }
+
+    #[test]
+    fn tokens_are_totalled_per_served_model_over_every_record_and_priced() {
+        let mut paid = record("exact", 1, "a", Group::Complete, false, true);
+        paid.usage = Some(Usage {
+            input_tokens: 1000,
+            output_tokens: 100,
+        });
+        paid.served_model = Some("gpt-x-2025".into());
+        let mut redone = record("exact", 1, "a", Group::Complete, true, false);
+        redone.usage = paid.usage;
+        redone.model = "gpt-x".into();
+        let mut s = Summariser::default();
+        s.add(&paid);
+        s.add(&redone);
+        let mut summary = s.finish(Path::new("d"), &["exact".into()]);
+        let tokens = summary.tokens.clone().unwrap();
+        assert_eq!((tokens.input_tokens, tokens.output_tokens), (2000, 200));
+        let models: Vec<&str> = tokens.by_model.iter().map(|m| m.model.as_str()).collect();
+        assert_eq!(models, ["gpt-x", "gpt-x-2025"]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(&path, r#"{"gpt-x-2025": {"input": 1, "output": 10}}"#).unwrap();
+        summary.price(&Prices::load(&path).unwrap());
+        let tokens = summary.tokens.unwrap();
+        assert_eq!(tokens.unpriced, ["gpt-x"]);
+        assert!((tokens.cost.unwrap() - 0.002).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_bad_line_in_the_middle_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let good =
+            serde_json::to_string(&record("exact", 1, "a", Group::Complete, true, false)).unwrap();
+        std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
+        let err = call_status(&path).unwrap_err().to_string();
+        assert!(err.contains("calls.jsonl:2"), "{err}");
+    }
+}
