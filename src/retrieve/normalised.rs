@@ -79,6 +79,18 @@ pub fn stem_word(word: &str) -> String {
     })
 }
 
+/// A phrase key with every word stemmed (through [`stem_word`]'s cache).
+fn stem_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for (i, w) in key.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&stem_word(w));
+    }
+    out
+}
+
 pub struct Normalised {
     /// Every key as written (the v2 invariant holds here too: `exact` ⊆
     /// `normalised`).
@@ -95,11 +107,10 @@ impl Normalised {
 
     /// Over any list of keys.
     pub fn over(keys: Vec<Keyed>) -> Normalised {
-        // Stemming is the costly part: side by side, a cache per worker.
-        let stemmed: Vec<String> = keys
-            .par_iter()
-            .map_init(Stems::default, |stems, k| stems.key(&k.key))
-            .collect();
+        // Stemming is the costly part: side by side, through each worker's
+        // cache of stems (which the tiers built next, edit and split, then
+        // read instead of stemming the same words again).
+        let stemmed: Vec<String> = keys.par_iter().map(|k| stem_key(&k.key)).collect();
         let trie = WordTrie::new(
             stemmed
                 .iter()
