@@ -483,14 +483,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "RESULTS.jsonl")]
     pub batch_in: Vec<PathBuf>,
     /// Stop the run after this many calls in a row fail with the same 400/404 error (0: never)
-    #[arg(long, value_name = "N", default_value_t = crate::generate::batch::DEFAULT_STOP_AFTER)]
+    #[arg(long, value_name = "N", default_value_t = crate::batch::DEFAULT_STOP_AFTER)]
     pub stop_after_errors: u32,
     /// Price table (JSON: {"MODEL": {"input": USD, "output": USD}} per million tokens) to show the run's cost
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
-    pub shard: Option<crate::generate::batch::Shard>,
+    pub shard: Option<crate::batch::Shard>,
     /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
     #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
     pub max_calls: u64,

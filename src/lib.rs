@@ -1,6 +1,7 @@
 //! glossa: glossary-grounded translation. The library holds the pipeline
 //! (phrases → retrieval → scoring → reports); `main.rs` is a thin CLI.
 
+pub mod batch;
 pub mod cli;
 pub mod commands;
 pub mod dataset;

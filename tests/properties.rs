@@ -2,9 +2,9 @@
 //! phrase keys, retrievers' matches, `exact ⊆ normalised`, and eval
 //! metrics that add up. Each runs in well under a few seconds.
 
+use glossa::batch::api::{custom_id, parse_custom_id};
 use glossa::dataset::{Label, LabelledPost, Post, Split};
 use glossa::eval::{self, PerPost, Sources};
-use glossa::generate::batch_api::{custom_id, parse_custom_id};
 use glossa::glossary::Glossary;
 use glossa::phrase;
 use glossa::retrieve::{self, best_per_entry, Params, PostView, RECOMMENDED, REGISTRY};

@@ -6,9 +6,9 @@ mod support;
 
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{
-    build, Client, Provider, ProviderError, Reply, Request, RetryPolicy, Settings, Substitution,
-    PROVIDERS,
+    build, Provider, ProviderError, Reply, Request, Settings, Substitution, PROVIDERS,
 };
+use glossa::generate::retry::{Client, RetryPolicy};
 use std::time::{Duration, Instant};
 use support::{Response, Server};
 

@@ -8,8 +8,9 @@ mod support;
 
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{
-    build, Client, MaxTokensField, Provider, ProviderError, Request, RetryPolicy, Settings, Usage,
+    build, MaxTokensField, Provider, ProviderError, Request, Settings, Usage,
 };
+use glossa::generate::retry::{Client, RetryPolicy};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -711,7 +712,7 @@ fn batch_results_are_judged_like_live_replies() {
     );
     assert!(stderr.contains("2 calls failed"), "{stderr}");
     let by_id = |i: usize| {
-        let key = glossa::generate::batch_api::parse_custom_id(&ids[i]).unwrap();
+        let key = glossa::batch::api::parse_custom_id(&ids[i]).unwrap();
         records(&cwd.join("b"))
             .into_iter()
             .find(|r| r["post"] == key.2.as_str())

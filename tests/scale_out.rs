@@ -6,7 +6,7 @@
 
 mod support;
 
-use glossa::generate::batch_api::{custom_id, parse_custom_id};
+use glossa::batch::api::{custom_id, parse_custom_id};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

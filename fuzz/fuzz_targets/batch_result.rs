@@ -2,7 +2,7 @@
 //! glossa writes and reads back, round-trip for any retriever and post.
 #![no_main]
 
-use glossa::generate::batch_api::{custom_id, parse_custom_id, parse_result};
+use glossa::batch::api::{custom_id, parse_custom_id, parse_result};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,10 +2,10 @@
 //! (`glossa run --shard I/N`) into one run, with its summary and table.
 
 use super::run::{load_posts, report, splits};
+use crate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::cli::MergeArgs;
 use crate::dataset::Split;
 use crate::fsutil::AtomicFile;
-use crate::generate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::generate::prices::Prices;
 use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
 use anyhow::Context as _;

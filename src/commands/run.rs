@@ -3,16 +3,17 @@
 //! writes the requests, `--batch-in` checks the results; `--shard I/N`
 //! takes one deterministic share of the calls.
 
+use crate::batch::api::{self as batch_api, IngestRun, Sampling};
+use crate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
 use crate::cli::RunArgs;
 use crate::dataset::{LabelledPost, Split};
 use crate::exit::Exit;
-use crate::generate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
-use crate::generate::batch_api::{self, IngestRun, Sampling};
 use crate::generate::check::Checker;
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
-use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+use crate::generate::provider::{self, Settings};
+use crate::generate::retry::{Client, RetryPolicy};
 use crate::generate::simplify::Simplify;
 use crate::glossary::Glossary;
 use crate::limits;

@@ -1,8 +1,6 @@
 //! Generation: prompts, providers, the pipeline for one post, batch runs
 //! and the output check.
 
-pub mod batch;
-pub mod batch_api;
 pub mod cache;
 pub mod check;
 pub mod highlight;

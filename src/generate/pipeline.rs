@@ -5,7 +5,8 @@
 
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{Client, ProviderError, Reply, Request, Substitution, Usage};
+use super::provider::{ProviderError, Reply, Request, Substitution, Usage};
+use super::retry::Client;
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
 use crate::glossary::Glossary;

@@ -1,7 +1,7 @@
 //! Tables of a batch run's [`Summary`].
 
 use super::{Align, Table};
-use crate::generate::batch::{RunFigures, Summary, Tokens};
+use crate::batch::{RunFigures, Summary, Tokens};
 use crate::generate::pipeline::Group;
 
 /// "10 of 10, every run"; "19, 19, 16 of 18"; "–" for no posts.

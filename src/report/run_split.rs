@@ -2,8 +2,8 @@
 //! split (tune on dev, report test), computed by streaming `calls.jsonl`.
 
 use super::{pretty_json, Format, Report, Table};
+use crate::batch::{for_each_call, Summariser, Summary, CALLS_FILE};
 use crate::dataset::Split;
-use crate::generate::batch::{for_each_call, Summariser, Summary, CALLS_FILE};
 use crate::run_dir::calls::CallsError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

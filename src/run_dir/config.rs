@@ -5,12 +5,12 @@
 
 use crate::dataset::SplitChoice;
 use crate::fsutil::{write_atomic, WriteError};
-use crate::generate::batch::Shard;
 use crate::generate::check::CheckMode;
 use crate::generate::prompt::Template;
 use crate::generate::provider::MaxTokensField;
 use crate::generate::simplify::Simplify;
 use crate::retrieve::Params;
+use crate::run_dir::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

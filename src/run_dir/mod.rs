@@ -5,4 +5,5 @@
 pub mod calls;
 pub mod config;
 pub mod record;
+pub mod shard;
 pub mod summary;

@@ -86,3 +86,23 @@ impl CallRecord {
 
 /// A call's identity: retriever, repeat, post.
 pub type CallKey = (String, u32, String);
+
+/// The `custom_id` of a call (`RETRIEVER|REPEAT|POST`, parts percent-encoded: see `batch::api`).
+pub fn custom_id(retriever: &str, repeat: u32, post: &str) -> String {
+    format!("{}|{repeat}|{}", encode(retriever), encode(post))
+}
+
+fn encode(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    for c in part.chars() {
+        if c == '%' || c == '|' || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

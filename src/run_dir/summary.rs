@@ -3,9 +3,9 @@
 
 use super::calls::{for_each_call, CallsError, CALLS_FILE};
 use crate::fsutil::{write_atomic, WriteError};
-use crate::generate::batch::{CallKey, CallRecord};
 use crate::generate::pipeline::Group;
 use crate::generate::prices::Prices;
+use crate::run_dir::record::{CallKey, CallRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

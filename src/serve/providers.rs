@@ -2,7 +2,8 @@
 //! ([`provider::PROVIDERS`]) whose key is set.
 
 use crate::generate::cache::Cache;
-use crate::generate::provider::{self, Client, ProviderKind, RetryPolicy, Settings};
+use crate::generate::provider::{self, ProviderKind, Settings};
+use crate::generate::retry::{Client, RetryPolicy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -13,7 +13,6 @@ mod offline;
 mod openai;
 
 pub use crate::generate::reply::{Completion, Usage};
-pub use crate::generate::retry::{Client, RetryPolicy};
 pub use gemini::gemini_reply;
 pub use openai::{chat_body, chat_reply, MaxTokensField};
 

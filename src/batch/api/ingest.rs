@@ -3,8 +3,8 @@
 
 use super::results::{for_each_line, parse_result};
 use super::{custom_id, BadLine, BatchError, PROVIDER};
+use crate::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use crate::dataset::LabelledPost;
-use crate::generate::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use crate::generate::pipeline::{Generation, Pipeline, Stage};
 use crate::generate::reply::{accept, Completion};
 use crate::generate::retry::Answered;

@@ -130,7 +130,8 @@ mod tests {
     use super::*;
     use crate::dataset::{Label, Post, Split};
     use crate::generate::prompt::Template;
-    use crate::generate::provider::{self, Client, RetryPolicy, Settings};
+    use crate::generate::provider::{self, Settings};
+    use crate::generate::retry::{Client, RetryPolicy};
     use crate::generate::simplify::Simplify;
     use crate::glossary::Glossary;
     use crate::retrieve::Params;

@@ -35,9 +35,10 @@ pub use ingest::{ingest, IngestRun, Ingested};
 pub use requests::{request_line, write_requests, Limits, Sampling};
 pub use results::{parse_result, BatchResult};
 
-use super::batch::CallKey;
+use crate::batch::CallKey;
 use crate::fsutil::WriteError;
 use crate::run_dir::calls::CallsError;
+pub use crate::run_dir::record::custom_id;
 use results::MAX_RESULT_LINE_BYTES;
 use std::path::PathBuf;
 
@@ -151,11 +152,6 @@ enum BadEscape {
     NotUtf8,
 }
 
-/// The `custom_id` of a call (see the module documentation).
-pub fn custom_id(retriever: &str, repeat: u32, post: &str) -> String {
-    format!("{}|{repeat}|{}", encode(retriever), encode(post))
-}
-
 /// The call a `custom_id` names: retriever, repeat, post.
 pub fn parse_custom_id(id: &str) -> Result<CallKey, BadLine> {
     let bad = |why: &str| BadLine::CustomId {
@@ -177,21 +173,6 @@ pub fn parse_custom_id(id: &str) -> Result<CallKey, BadLine> {
         return Err(bad("an empty part"));
     }
     Ok((retriever, repeat, post))
-}
-
-fn encode(part: &str) -> String {
-    let mut out = String::with_capacity(part.len());
-    for c in part.chars() {
-        if c == '%' || c == '|' || c.is_control() {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn decode(part: &str) -> Result<String, BadEscape> {

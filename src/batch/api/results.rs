@@ -2,7 +2,7 @@
 //! one at a time, each an answer or why the call failed.
 
 use super::{parse_custom_id, BadLine, BatchError};
-use crate::generate::batch::CallKey;
+use crate::batch::CallKey;
 use crate::generate::provider::chat_reply;
 use crate::generate::reply::Completion;
 use serde_json::Value;

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Structure rules of issue 14, checked on every CI run:
+
+1. No import cycle between the library's files: each file (module) of src/
+   is a node, each `crate::…` or `super::…` path that names another module
+   an edge (a parent's `pub use` of its children is not counted: that is the
+   module tree, not an import). Tests inside `#[cfg(test)] mod tests` are
+   left out.
+2. Only src/cli.rs, src/commands/ and src/main.rs name clap (code, not
+   comments).
+
+Prints what breaks a rule and exits 1; prints a summary and exits 0 otherwise.
+"""
+import os
+import re
+import sys
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def modules():
+    found = {}
+    for root, _, names in os.walk(SRC):
+        for name in names:
+            if not name.endswith(".rs"):
+                continue
+            path = os.path.join(root, name)
+            parts = os.path.relpath(path, SRC)[:-3].split(os.sep)
+            if parts[-1] == "mod":
+                parts = parts[:-1]
+            if parts in (["lib"], ["main"]):
+                continue
+            found[tuple(parts)] = path
+    return found
+
+
+def code_of(path):
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text, flags=re.S)
+    return "\n".join(re.sub(r"//.*", "", line) for line in text.splitlines())
+
+
+def imports(module, path, files):
+    def resolve(segments):
+        for k in range(len(segments), 0, -1):
+            if tuple(segments[:k]) in files:
+                return tuple(segments[:k])
+        return None
+
+    code = code_of(path)
+    out = set()
+    for ref in re.findall(r"(?:crate|super)(?:::(?:super|[A-Za-z_]\w*))+", code):
+        segments = ref.split("::")
+        if segments[0] == "crate":
+            base, rest = [], segments[1:]
+        else:
+            ups = segments.count("super")
+            base, rest = list(module)[: len(module) - ups], segments[ups:]
+        target = resolve(base + rest)
+        if target and target != module and target[: len(module)] != module:
+            out.add(target)
+    for group in re.findall(r"crate::\{([^}]*)\}", code):
+        for item in group.split(","):
+            target = resolve(item.strip().split("::"))
+            if target and target != module:
+                out.add(target)
+    return out
+
+
+def cycles(graph):
+    sys.setrecursionlimit(100000)
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(group)
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def main():
+    files = modules()
+    graph = {m: imports(m, p, files) for m, p in files.items()}
+    bad = False
+    for group in cycles(graph):
+        bad = True
+        print("import cycle:", " -> ".join("::".join(m) for m in sorted(group)))
+    for module, path in sorted(files.items()):
+        if module[0] in ("cli", "commands"):
+            continue
+        if re.search(r"\bclap(_\w+)?::|\buse clap\b", code_of(path)):
+            bad = True
+            print(f"{os.path.relpath(path, os.path.dirname(SRC))}: names clap outside cli.rs and commands/")
+    if bad:
+        sys.exit(1)
+    edges = sum(len(v) for v in graph.values())
+    print(f"structure: {len(files)} modules, {edges} imports, no cycle; clap only in cli.rs and commands/")
+
+
+main()
