@@ -119,32 +119,56 @@ impl fmt::Display for Bound {
 const RATIOS: &str = "recall, precision, complete";
 const COUNTS: &str = "wrong_sense, extra, missed";
 
-fn parse(s: &str, direction: Direction) -> Result<Bound, String> {
+/// A `--fail-under` / `--fail-over` bound that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{bound}`: {why}")]
+pub struct BadBound {
+    bound: String,
+    why: String,
+}
+
+/// A bound naming a retriever that the command does not evaluate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{bound}` names retriever `{retriever}`, which is not evaluated (--retriever gives: {evaluated})")]
+pub struct NotEvaluated {
+    bound: String,
+    retriever: String,
+    evaluated: String,
+}
+
+fn parse(s: &str, direction: Direction) -> Result<Bound, BadBound> {
+    let bad = |why: String| BadBound {
+        bound: s.to_string(),
+        why,
+    };
     let (lhs, rhs) = s
         .split_once('=')
-        .ok_or_else(|| format!("`{s}`: expected FIGURE=VALUE or RETRIEVER:FIGURE=VALUE"))?;
+        .ok_or_else(|| bad("expected FIGURE=VALUE or RETRIEVER:FIGURE=VALUE".to_string()))?;
     let (retriever, figure_name) = match lhs.rsplit_once(':') {
         Some((r, f)) if !r.trim().is_empty() => (Some(r.trim().to_string()), f),
         Some((_, f)) => (None, f),
         None => (None, lhs),
     };
     let figure = Figure::parse(figure_name).ok_or_else(|| {
-        format!("`{s}`: unknown figure `{}`; ratios (--fail-under): {RATIOS}; counts (--fail-over): {COUNTS}", figure_name.trim())
+        bad(format!(
+            "unknown figure `{}`; ratios (--fail-under): {RATIOS}; counts (--fail-over): {COUNTS}",
+            figure_name.trim()
+        ))
     })?;
     match (direction, figure.is_ratio()) {
         (Direction::AtLeast, false) => {
-            return Err(format!(
-                "`{s}`: {} is a count that should stay low; bound it with --fail-over {}=N",
+            return Err(bad(format!(
+                "{} is a count that should stay low; bound it with --fail-over {}=N",
                 figure.name(),
                 figure.name()
-            ))
+            )))
         }
         (Direction::AtMost, true) => {
-            return Err(format!(
-                "`{s}`: {} is a ratio that should stay high; bound it with --fail-under {}=R",
+            return Err(bad(format!(
+                "{} is a ratio that should stay high; bound it with --fail-under {}=R",
                 figure.name(),
                 figure.name()
-            ))
+            )))
         }
         _ => {}
     }
@@ -153,15 +177,15 @@ fn parse(s: &str, direction: Direction) -> Result<Bound, String> {
         Some(pct) => pct.trim().parse::<f64>().map(|v| v / 100.0),
         None => rhs.parse::<f64>(),
     }
-    .map_err(|_| format!("`{s}`: `{rhs}` is not a number"))?;
+    .map_err(|_| bad(format!("`{rhs}` is not a number")))?;
     if figure.is_ratio() && !(0.0..=1.0).contains(&value) {
-        return Err(format!(
-            "`{s}`: {} is a ratio in [0, 1] (or a percentage such as 90%), not {rhs}",
+        return Err(bad(format!(
+            "{} is a ratio in [0, 1] (or a percentage such as 90%), not {rhs}",
             figure.name()
-        ));
+        )));
     }
     if !figure.is_ratio() && (value < 0.0 || value.fract() != 0.0) {
-        return Err(format!("`{s}`: {} is a count, not {rhs}", figure.name()));
+        return Err(bad(format!("{} is a count, not {rhs}", figure.name())));
     }
     Ok(Bound {
         retriever,
@@ -172,24 +196,25 @@ fn parse(s: &str, direction: Direction) -> Result<Bound, String> {
 }
 
 /// Parse one `--fail-under` bound (the CLI's value parser).
-pub fn parse_under(s: &str) -> Result<Bound, String> {
+pub fn parse_under(s: &str) -> Result<Bound, BadBound> {
     parse(s, Direction::AtLeast)
 }
 
 /// Parse one `--fail-over` bound (the CLI's value parser).
-pub fn parse_over(s: &str) -> Result<Bound, String> {
+pub fn parse_over(s: &str) -> Result<Bound, BadBound> {
     parse(s, Direction::AtMost)
 }
 
-/// Bounds that name a retriever not in `names`, as an error message.
-pub fn check_names(bounds: &[Bound], names: &[String]) -> Result<(), String> {
+/// The first bound that names a retriever not in `names`.
+pub fn check_names(bounds: &[Bound], names: &[String]) -> Result<(), NotEvaluated> {
     for b in bounds {
         if let Some(r) = &b.retriever {
             if !names.contains(r) {
-                return Err(format!(
-                    "`{b}` names retriever `{r}`, which is not evaluated (--retriever gives: {})",
-                    names.join(", ")
-                ));
+                return Err(NotEvaluated {
+                    bound: b.to_string(),
+                    retriever: r.clone(),
+                    evaluated: names.join(", "),
+                });
             }
         }
     }
@@ -293,20 +318,17 @@ mod tests {
 
     #[test]
     fn rejects_bounds_that_point_the_wrong_way_or_make_no_sense() {
-        assert!(parse_under("wrong_sense=0")
-            .unwrap_err()
-            .contains("--fail-over wrong_sense=N"));
-        assert!(parse_over("recall=0.9")
-            .unwrap_err()
-            .contains("--fail-under recall=R"));
-        assert!(parse_under("recal=0.9")
-            .unwrap_err()
-            .contains("unknown figure `recal`"));
-        assert!(parse_under("recall=1.5")
-            .unwrap_err()
-            .contains("ratio in [0, 1]"));
-        assert!(parse_under("recall").unwrap_err().contains("FIGURE=VALUE"));
-        assert!(parse_over("extra=1.5").unwrap_err().contains("is a count"));
+        let under = |s: &str| parse_under(s).unwrap_err().to_string();
+        let over = |s: &str| parse_over(s).unwrap_err().to_string();
+        assert_eq!(
+            under("wrong_sense=0"),
+            "`wrong_sense=0`: wrong_sense is a count that should stay low; bound it with --fail-over wrong_sense=N"
+        );
+        assert!(over("recall=0.9").contains("--fail-under recall=R"));
+        assert!(under("recal=0.9").contains("unknown figure `recal`"));
+        assert!(under("recall=1.5").contains("ratio in [0, 1]"));
+        assert!(under("recall").contains("FIGURE=VALUE"));
+        assert!(over("extra=1.5").contains("is a count"));
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         .chain(&args.fail_over)
         .cloned()
         .collect();
-    gate::check_names(&bounds, &specs).map_err(anyhow::Error::msg)?;
+    gate::check_names(&bounds, &specs)?;
     if args.compare && specs.len() < 2 {
         anyhow::bail!(
             "--compare needs at least two retrievers (e.g. --retriever exact,normalised)"
