@@ -1,21 +1,11 @@
 //! The real binary on small fixtures: outputs, saved results and every kind
 //! of bad input (exit code 2, a message naming the file and the line).
 
-use assert_cmd::Command;
+mod support;
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
+use support::{fixture, glossa};
 use tempfile::TempDir;
-
-fn glossa() -> Command {
-    Command::cargo_bin("glossa").unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
 
 /// `glossa eval` on the mini fixture with extra args, as parsed JSON.
 fn eval_json(extra: &[&str]) -> Value {

@@ -4,18 +4,13 @@
 
 mod support;
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{Response, Server};
+use support::{glossa, Response, Server};
 use tempfile::TempDir;
-
-fn glossa() -> Command {
-    Command::cargo_bin("glossa").unwrap()
-}
 
 fn reply(content: &str) -> Response {
     Response::json(

@@ -2,19 +2,10 @@
 //! glossary, exit codes, and WordNet alias suggestions (skipped with a note
 //! when WordNet's data files are not installed).
 
-use assert_cmd::Command;
+mod support;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn glossa() -> Command {
-    Command::cargo_bin("glossa").unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use std::path::PathBuf;
+use support::{fixture, glossa};
 
 /// `glossa lint FILE --format json ARGS`: exit code and parsed output.
 fn lint_json(file: &str, args: &[&str]) -> (i32, Value) {

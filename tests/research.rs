@@ -2,23 +2,17 @@
 //! diffs of saved results, paired significance tests, the CI gate, and
 //! glossaries to and from spreadsheets.
 
+mod support;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use support::{fixture, glossa};
 use tempfile::TempDir;
-
-fn glossa() -> Command {
-    Command::cargo_bin("glossa").unwrap()
-}
 
 fn root(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn fixture(name: &str) -> PathBuf {
-    root("tests/fixtures").join(name)
 }
 
 /// The café demo's three files, as arguments.

@@ -3,22 +3,12 @@
 //! composition, and the `glossa` retriever on the café demo through the
 //! real binary.
 
-use assert_cmd::Command;
+mod support;
 use glossa::glossary::Glossary;
 use glossa::retrieve::{self, best_per_entry, MatchKind, Params, PostView};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn glossa() -> Command {
-    Command::cargo_bin("glossa").unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
+use support::{fixture, glossa};
 
 /// A glossary from JSON entry objects (`target` is filled in).
 fn glossary(entries: &[&str]) -> Arc<Glossary> {

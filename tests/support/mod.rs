@@ -240,6 +240,11 @@ pub fn glossa() -> assert_cmd::Command {
     command
 }
 
+/// A file of tests/fixtures.
+pub fn fixture(name: &str) -> std::path::PathBuf {
+    repo_file("tests/fixtures").join(name)
+}
+
 /// A file of the repository.
 pub fn repo_file(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
