@@ -99,17 +99,18 @@ const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 /// deletion, no string made.
 fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     debug_assert!(max <= 2);
+    // Words longer than this are never indexed nor looked up (see
+    // `MAX_EDIT_CHARS`), so the sums fit in arrays on the stack.
+    const LONGEST: usize = MAX_EDIT_CHARS + 2;
     let n = word.len();
-    let mut prefix = Vec::with_capacity(n + 1);
-    let mut power = Vec::with_capacity(n + 1);
-    let (mut h, mut p) = (0u64, 1u64);
-    prefix.push(h);
-    power.push(p);
-    for &c in word {
-        h = h.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
-        p = p.wrapping_mul(BASE);
-        prefix.push(h);
-        power.push(p);
+    if n > LONGEST {
+        return;
+    }
+    let mut prefix = [0u64; LONGEST + 1];
+    let mut power = [1u64; LONGEST + 1];
+    for (i, &c) in word.iter().enumerate() {
+        prefix[i + 1] = prefix[i].wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
+        power[i + 1] = power[i].wrapping_mul(BASE);
     }
     let whole = prefix[n];
     each(finish(whole, n));
@@ -117,21 +118,20 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
         return;
     }
     let dropped = |i: usize| prefix[i].wrapping_sub(prefix[i + 1]);
-    // `one[j]`: what deleting `j` adds; `before[i]`: what deleting `i` adds
+    // `one[j]`: what deleting `j` adds; `before`: what deleting `i` adds
     // when a later character is deleted too.
-    let one: Vec<u64> = (0..n)
-        .map(|j| dropped(j).wrapping_mul(power[n - 1 - j]))
-        .collect();
-    for &term in &one {
-        each(finish(whole.wrapping_add(term), n - 1));
+    let mut one = [0u64; LONGEST];
+    for j in 0..n {
+        one[j] = dropped(j).wrapping_mul(power[n - 1 - j]);
+        each(finish(whole.wrapping_add(one[j]), n - 1));
     }
     if max == 1 {
         return;
     }
-    for i in 0..n.saturating_sub(1) {
-        let before = dropped(i).wrapping_mul(power[n - 2 - i]);
-        for &term in &one[i + 1..] {
-            each(finish(whole.wrapping_add(before).wrapping_add(term), n - 2));
+    for i in 0..n - 1 {
+        let base = whole.wrapping_add(dropped(i).wrapping_mul(power[n - 2 - i]));
+        for &term in &one[i + 1..n] {
+            each(finish(base.wrapping_add(term), n - 2));
         }
     }
 }
@@ -264,6 +264,7 @@ struct VocabWord {
     text: String,
     stem: String,
     chars: usize,
+    stem_chars: usize,
 }
 
 /// One key: its entry, its words as vocabulary ids, its length.
@@ -377,6 +378,7 @@ impl Edit {
         self.by_word.insert(word.to_string(), id);
         self.vocab.push(VocabWord {
             text: word.to_string(),
+            stem_chars: stem.chars().count(),
             stem,
             chars: chars.len(),
         });
@@ -449,7 +451,12 @@ impl Edit {
             } else {
                 usize::MAX
             };
-            let stemmed = if stem_chars.len().abs_diff(v.stem.chars().count()) <= bound {
+            // The stems' distance counts only where it can be the smaller:
+            // not when both words are their own stems (it is the same
+            // distance), nor when their lengths already differ by as much.
+            let stem_gap = stem_chars.len().abs_diff(v.stem_chars);
+            let same_pair = stem == word && v.stem == v.text;
+            let stemmed = if stem_gap <= bound && stem_gap < surface && !same_pair {
                 strsim::damerau_levenshtein(stem, &v.stem)
             } else {
                 usize::MAX
