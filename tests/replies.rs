@@ -116,9 +116,9 @@ async fn a_reply_cut_off_by_the_length_limit_is_a_failed_call_and_not_cached() {
     assert!(!err.retryable() && !err.stops_run());
     assert_eq!(files_in(cache_dir.path()), 0);
     let reply = err.reply().unwrap();
-    assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+    assert_eq!(reply.meta.finish_reason.as_deref(), Some("length"));
     assert_eq!(
-        reply.usage,
+        reply.meta.usage,
         Some(Usage {
             input_tokens: 120,
             output_tokens: 30
@@ -176,14 +176,14 @@ async fn gemini_max_tokens_safety_and_recitation_are_failed_calls() {
         assert!(err.to_string().contains(reason), "{err}");
         let came_back = err.reply().unwrap();
         assert_eq!(
-            came_back.usage,
+            came_back.meta.usage,
             Some(Usage {
                 input_tokens: 10,
                 output_tokens: 42
             })
         );
         assert_eq!(
-            came_back.served_model.as_deref(),
+            came_back.meta.served_model.as_deref(),
             Some("gemini-2.5-flash-001")
         );
     }
@@ -264,12 +264,12 @@ async fn think_blocks_are_stripped_and_remembered_also_from_the_cache() {
     );
     let first = client.generate(&request("hi")).await.unwrap();
     assert_eq!(first.text, "Prøv kald kaffe.");
-    assert!(first.think);
+    assert!(first.meta.think);
     let again = client.generate(&request("hi")).await.unwrap();
     assert!(again.cached);
     assert_eq!(server.count(), 1);
     assert_eq!(again.text, "Prøv kald kaffe.");
-    assert!(again.think);
+    assert!(again.meta.think);
 }
 
 #[tokio::test]
@@ -344,12 +344,12 @@ async fn served_model_and_usage_come_with_the_reply_and_a_cached_reply_costs_not
     let reply = client.generate(&request("hi")).await.unwrap();
     assert_eq!(reply.model, "gpt-4o-mini");
     assert_eq!(
-        reply.served_model.as_deref(),
+        reply.meta.served_model.as_deref(),
         Some("gpt-4o-mini-2024-07-18")
     );
-    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+    assert_eq!(reply.meta.finish_reason.as_deref(), Some("stop"));
     assert_eq!(
-        reply.usage,
+        reply.meta.usage,
         Some(Usage {
             input_tokens: 120,
             output_tokens: 30
@@ -357,8 +357,8 @@ async fn served_model_and_usage_come_with_the_reply_and_a_cached_reply_costs_not
     );
     let cached = client.generate(&request("hi")).await.unwrap();
     assert!(cached.cached);
-    assert_eq!(cached.usage, None);
-    assert_eq!(cached.served_model, reply.served_model);
+    assert_eq!(cached.meta.usage, None);
+    assert_eq!(cached.meta.served_model, reply.meta.served_model);
 }
 
 #[tokio::test]
@@ -376,11 +376,11 @@ async fn gemini_model_version_and_usage_metadata_are_read() {
         .unwrap();
     assert_eq!(reply.text, "Bonjour");
     assert_eq!(
-        reply.served_model.as_deref(),
+        reply.meta.served_model.as_deref(),
         Some("gemini-2.5-flash-preview-05-20")
     );
     assert_eq!(
-        reply.usage,
+        reply.meta.usage,
         Some(Usage {
             input_tokens: 7,
             output_tokens: 8
@@ -396,7 +396,7 @@ fn old_cache_entries_of_text_alone_still_answer() {
     cache.put(&key, "gammel tekst").unwrap();
     let reply = cache.get_reply(&key).unwrap();
     assert_eq!(reply.text, "gammel tekst");
-    assert_eq!(reply.finish_reason, None);
+    assert_eq!(reply.meta.finish_reason, None);
 }
 
 // --- through the binary ------------------------------------------------------

@@ -61,17 +61,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// is cheaper to recompute than to cache).
 pub fn build_client(args: &ProviderConfig) -> anyhow::Result<Client> {
     let settings = Settings {
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        api_key_env: args.api_key_env.clone(),
-        temperature: args.temperature,
-        seed: args.seed,
-        max_tokens: args.max_tokens,
-        max_tokens_field: args.max_tokens_field,
         timeout: Some(
             Duration::try_from_secs_f64(args.timeout)
                 .context("--timeout must be a positive number of seconds")?,
         ),
+        ..args.settings.clone()
     };
     let names: Vec<&str> = args
         .provider
@@ -100,13 +94,17 @@ impl From<&ProviderArgs> for ProviderConfig {
     fn from(args: &ProviderArgs) -> ProviderConfig {
         ProviderConfig {
             provider: args.provider.clone(),
-            model: args.model.clone(),
-            base_url: args.base_url.clone(),
-            api_key_env: args.api_key_env.clone(),
-            temperature: args.temperature,
-            seed: args.seed,
-            max_tokens: args.max_tokens,
-            max_tokens_field: args.max_tokens_field,
+            settings: Settings {
+                model: args.model.clone(),
+                base_url: args.base_url.clone(),
+                api_key_env: args.api_key_env.clone(),
+                temperature: args.temperature,
+                seed: args.seed,
+                max_tokens: args.max_tokens,
+                max_tokens_field: args.max_tokens_field,
+                // Saved as `ProviderConfig::timeout`; set by `build_client`.
+                timeout: None,
+            },
             timeout: args.timeout,
             attempts: args.attempts,
             no_cache: args.no_cache,

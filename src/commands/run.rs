@@ -220,7 +220,7 @@ fn check_config(config: &RunConfig, mode: &Mode, fresh: bool, dir: &Path) -> any
     if config.retrievers.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
-    if let (Some(seed), true) = (config.provider.seed, config.repeat > 1) {
+    if let (Some(seed), true) = (config.provider.settings.seed, config.repeat > 1) {
         eprintln!(
             "warning: --seed {seed} with --repeat {}: every repeat sends the same seed, so where the \
              provider honours it the repeats are the same sample, not independent ones (leave out \
@@ -426,7 +426,7 @@ fn batch_in(
             repeats: config.repeat,
             shard: planned.shard,
             wanted: &planned.calls,
-            model: config.provider.model.as_deref(),
+            model: config.provider.settings.model.as_deref(),
         },
     )?;
     let files_shown = files
@@ -517,7 +517,7 @@ fn check_batch_config(
             config.provider.provider
         );
     }
-    if matches!(mode, Mode::BatchOut(_)) && config.provider.model.is_none() {
+    if matches!(mode, Mode::BatchOut(_)) && config.provider.settings.model.is_none() {
         anyhow::bail!(if fresh {
             "--batch-out needs --model (the model every request names)".to_string()
         } else {
@@ -540,7 +540,7 @@ fn batch_out(
     todo: Todo,
 ) -> anyhow::Result<ExitCode> {
     let (dir, config, shape) = (finish.dir, finish.config, &planned.shape);
-    let p = &config.provider;
+    let p = &config.provider.settings;
     let sampling = Sampling {
         model: p.model.clone().unwrap_or_default(),
         temperature: p.temperature,

@@ -73,10 +73,8 @@ impl Cache {
 
     /// Store a reply under `key`, without its usage.
     pub fn put_reply(&self, key: &str, reply: &Completion) -> io::Result<()> {
-        let stored = Completion {
-            usage: None,
-            ..reply.clone()
-        };
+        let mut stored = reply.clone();
+        stored.meta.usage = None;
         let bytes = serde_json::to_vec(&stored).expect("a reply always serialises");
         self.write(self.checked(key, "json")?, &bytes)
     }

@@ -5,7 +5,7 @@
 
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
-use super::provider::{ProviderError, Reply, Request, Substitution, Usage};
+use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
 use super::retry::Client;
 use super::simplify::{sentences, sentences_from_reply, Simplify};
 use crate::dataset::Label;
@@ -76,19 +76,11 @@ pub struct Generation {
     pub attempts: u32,
     pub cached: bool,
     pub error: Option<String>,
-    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
-    /// API said; also for a reply refused for it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
-    /// The model snapshot that answered, when the API named it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub served_model: Option<String>,
-    /// Tokens this call used (none for a cached reply).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// A `<think>` block was stripped from the reply before the check.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub think: bool,
+    /// The reply's finish reason (also for a reply refused for it), served
+    /// model, usage (none for a cached reply) and whether a `<think>` block
+    /// was stripped before the check.
+    #[serde(flatten)]
+    pub meta: ReplyMeta,
     /// The error should stop a batch (quota spent for the day, key refused).
     #[serde(skip)]
     pub stops_run: bool,
@@ -108,10 +100,7 @@ impl From<Reply> for Generation {
             attempts: reply.attempts,
             cached: reply.cached,
             error: None,
-            finish_reason: reply.finish_reason,
-            served_model: reply.served_model,
-            usage: reply.usage,
-            think: reply.think,
+            meta: reply.meta,
             stops_run: false,
             same_for_every_call: false,
         }
@@ -459,10 +448,12 @@ impl Pipeline {
             stops_run: err.stops_run(),
             same_for_every_call: err.same_for_every_call(),
             error: Some(err.to_string()),
-            finish_reason: reply.and_then(|r| r.finish_reason.clone()),
-            served_model: reply.and_then(|r| r.served_model.clone()),
-            usage: reply.and_then(|r| r.usage),
-            think: false,
+            meta: reply
+                .map(|r| ReplyMeta {
+                    think: false,
+                    ..r.meta.clone()
+                })
+                .unwrap_or_default(),
         }
     }
 }

@@ -22,13 +22,26 @@ pub struct Usage {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Completion {
     pub text: String,
-    /// As the API spells it (`stop`, `length`, `STOP`, `MAX_TOKENS`, ...).
+    #[serde(flatten)]
+    pub meta: ReplyMeta,
+}
+
+/// What a reply carries besides its text. One type for every place that
+/// holds it (a parsed reply, a [`crate::generate::provider::Reply`], the
+/// generate stage's output, a line of `calls.jsonl`), flattened into each:
+/// every field is optional, absent when unset, and defaults when reading
+/// files written before it existed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplyMeta {
+    /// How the reply ended, as the API spells it (`stop`, `length`, `STOP`,
+    /// `MAX_TOKENS`, ...), when the API said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// The model snapshot that answered (OpenAI `model`, Gemini
     /// `modelVersion`), which may differ from the one asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub served_model: Option<String>,
+    /// Tokens the call used, when the API said; none for a cached reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// A `<think>` block was stripped from the text.
@@ -51,7 +64,7 @@ pub enum Refusal {
 /// failure; a `<think>` block is stripped (and remembered); a reply that was
 /// nothing but reasoning is a failure.
 pub fn accept(mut completion: Completion) -> Result<Completion, Refusal> {
-    if let Some(reason) = &completion.finish_reason {
+    if let Some(reason) = &completion.meta.finish_reason {
         if let Some(why) = failed_finish(reason) {
             return Err(Refusal::Stopped {
                 reason: reason.clone(),
@@ -65,7 +78,7 @@ pub fn accept(mut completion: Completion) -> Result<Completion, Refusal> {
             return Err(Refusal::OnlyThinking);
         }
         completion.text = text;
-        completion.think = true;
+        completion.meta.think = true;
     }
     Ok(completion)
 }
@@ -76,6 +89,7 @@ pub fn accept(mut completion: Completion) -> Result<Completion, Refusal> {
 pub fn is_empty_answer(completion: &Completion) -> bool {
     completion.text.trim().is_empty()
         && completion
+            .meta
             .finish_reason
             .as_deref()
             .is_none_or(|r| failed_finish(r).is_none())
@@ -178,8 +192,10 @@ mod tests {
     fn finish_reasons_that_are_failures() {
         let with = |reason: &str| Completion {
             text: "x".into(),
-            finish_reason: Some(reason.into()),
-            ..Completion::default()
+            meta: ReplyMeta {
+                finish_reason: Some(reason.into()),
+                ..ReplyMeta::default()
+            },
         };
         for ok in ["stop", "STOP", "eos"] {
             assert!(accept(with(ok)).is_ok(), "{ok}");

@@ -3,7 +3,7 @@
 //! reply cache in front of it all.
 
 use crate::generate::cache::Cache;
-use crate::generate::provider::{Completion, Provider, ProviderError, Reply, Request};
+use crate::generate::provider::{Completion, Provider, ProviderError, Reply, ReplyMeta, Request};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -221,10 +221,14 @@ impl Answered {
             model: self.model,
             attempts: self.attempts,
             cached: self.cached,
-            finish_reason: completion.finish_reason,
-            served_model: completion.served_model,
-            usage: if self.cached { None } else { completion.usage },
-            think: completion.think,
+            meta: ReplyMeta {
+                usage: if self.cached {
+                    None
+                } else {
+                    completion.meta.usage
+                },
+                ..completion.meta
+            },
         }
     }
 }

@@ -98,7 +98,7 @@ fn how_made(g: &Generation, trace: &Trace) -> String {
     } else {
         format!("{} {}", g.provider, g.model)
     };
-    let served = match &g.served_model {
+    let served = match &g.meta.served_model {
         // The API named another model than the one asked.
         Some(served) if *served != g.model => format!(", served by {served}"),
         _ => String::new(),
@@ -107,10 +107,11 @@ fn how_made(g: &Generation, trace: &Trace) -> String {
     let plural = if g.attempts == 1 { "" } else { "s" };
     let cached = if g.cached { ", cached" } else { "" };
     let tokens = g
+        .meta
         .usage
         .map(|u| format!(", {} + {} tokens", u.input_tokens, u.output_tokens))
         .unwrap_or_default();
-    let think = if g.think {
+    let think = if g.meta.think {
         ", <think> block stripped"
     } else {
         ""

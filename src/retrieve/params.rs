@@ -94,32 +94,38 @@ pub const THRESHOLD: Tunable = Tunable {
     put: |p, v| p.threshold = v,
 };
 
-/// The shortest key word `edit` lets differ by one edit. The largest
-/// value is a `u16`'s, the flag's type.
-pub const EDIT_ONE_FROM: Tunable = Tunable {
-    name: "edit_one_from",
-    summary: "edit: key words of at least this many characters tolerate one edit",
-    kind: ParamKind::Integer,
-    default: 4.0,
-    min: 1.0,
-    max: 65535.0,
-    range: (1.0, 12.0, 1.0),
-    get: |p| p.edit_one_from as f64,
-    put: |p, v| p.edit_one_from = v as usize,
-};
+/// A word length from which `edit` tolerates edits, named by its `Params`
+/// field: an integer from 1 to a `u16`'s largest value (the flag's type),
+/// swept from 1 to 12.
+macro_rules! word_length {
+    ($field:ident, $summary:expr, $default:expr) => {
+        Tunable {
+            name: stringify!($field),
+            summary: $summary,
+            kind: ParamKind::Integer,
+            default: $default,
+            min: 1.0,
+            max: u16::MAX as f64,
+            range: (1.0, 12.0, 1.0),
+            get: |p| p.$field as f64,
+            put: |p, v| p.$field = v as usize,
+        }
+    };
+}
+
+/// The shortest key word `edit` lets differ by one edit.
+pub const EDIT_ONE_FROM: Tunable = word_length!(
+    edit_one_from,
+    "edit: key words of at least this many characters tolerate one edit",
+    4.0
+);
 
 /// The shortest key word `edit` lets differ by two edits.
-pub const EDIT_TWO_FROM: Tunable = Tunable {
-    name: "edit_two_from",
-    summary: "edit: key words of at least this many characters tolerate two edits",
-    kind: ParamKind::Integer,
-    default: 8.0,
-    min: 1.0,
-    max: 65535.0,
-    range: (1.0, 12.0, 1.0),
-    get: |p| p.edit_two_from as f64,
-    put: |p, v| p.edit_two_from = v as usize,
-};
+pub const EDIT_TWO_FROM: Tunable = word_length!(
+    edit_two_from,
+    "edit: key words of at least this many characters tolerate two edits",
+    8.0
+);
 
 /// Every numeric parameter of every retriever.
 pub const TUNABLE: &[Tunable] = &[THRESHOLD, EDIT_ONE_FROM, EDIT_TWO_FROM];

@@ -7,7 +7,7 @@ use crate::dataset::SplitChoice;
 use crate::fsutil::{write_atomic, WriteError};
 use crate::generate::check::CheckMode;
 use crate::generate::prompt::Template;
-use crate::generate::provider::MaxTokensField;
+use crate::generate::provider::Settings;
 use crate::generate::simplify::Simplify;
 use crate::retrieve::Params;
 use crate::run_dir::shard::Shard;
@@ -65,14 +65,11 @@ fn first_version() -> u32 {
 pub struct ProviderConfig {
     /// One name, or several comma-separated for failover.
     pub provider: String,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
-    pub api_key_env: Option<String>,
-    pub temperature: Option<f32>,
-    pub seed: Option<u64>,
-    pub max_tokens: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens_field: Option<MaxTokensField>,
+    /// Model, base URL, key variable, sampling: the provider settings, in
+    /// `run.json` as fields of this object. Their `timeout` is never set
+    /// here (it is not saved); it comes from [`ProviderConfig::timeout`].
+    #[serde(flatten)]
+    pub settings: Settings,
     /// Seconds before one attempt is abandoned.
     pub timeout: f64,
     pub attempts: u32,
@@ -242,14 +239,17 @@ pub fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
     let (p, q) = (&a.provider, &b.provider);
     differ("provider", p.provider.clone(), q.provider.clone());
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
-    differ("model", opt(&p.model), opt(&q.model));
+    differ("model", opt(&p.settings.model), opt(&q.settings.model));
     // Settings compared as they are shown.
     let shown = |c: &ProviderConfig| {
         [
-            ("temperature", format!("{:?}", c.temperature)),
-            ("seed", format!("{:?}", c.seed)),
-            ("max tokens", format!("{:?}", c.max_tokens)),
-            ("max tokens field", format!("{:?}", c.max_tokens_field)),
+            ("temperature", format!("{:?}", c.settings.temperature)),
+            ("seed", format!("{:?}", c.settings.seed)),
+            ("max tokens", format!("{:?}", c.settings.max_tokens)),
+            (
+                "max tokens field",
+                format!("{:?}", c.settings.max_tokens_field),
+            ),
             ("simplify", format!("{:?}", c.simplify)),
         ]
     };
@@ -305,13 +305,16 @@ mod tests {
         assert_eq!(config.repeat, 2);
         assert_eq!(config.shard, Some(Shard { index: 0, count: 2 }));
         assert_eq!(config.check, CheckMode::Strict);
-        let p = &config.provider;
+        let p = &config.provider.settings;
         assert_eq!(
             (p.temperature, p.seed, p.max_tokens),
             (Some(0.2), Some(7), Some(300))
         );
-        assert_eq!(p.max_tokens_field, Some(MaxTokensField::MaxTokens));
-        assert_eq!(p.simplify, Simplify::Rules);
+        assert_eq!(
+            p.max_tokens_field,
+            Some(crate::generate::provider::MaxTokensField::MaxTokens)
+        );
+        assert_eq!(config.provider.simplify, Simplify::Rules);
         let merged = load_config(&fixture("merged")).unwrap();
         assert_eq!(
             merged.merged_from,
@@ -335,6 +338,18 @@ mod tests {
     }
 
     #[test]
+    fn a_rewritten_run_json_is_the_old_text_byte_for_byte_plus_the_version() {
+        for name in ["demo", "merged", "shard"] {
+            let old = std::fs::read_to_string(fixture(name).join(CONFIG_FILE)).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            write_config(dir.path(), &load_config(&fixture(name)).unwrap()).unwrap();
+            let new = std::fs::read_to_string(dir.path().join(CONFIG_FILE)).unwrap();
+            let expected = old.replacen("{\n", "{\n  \"version\": 1,\n", 1);
+            assert_eq!(new.trim_end(), expected.trim_end(), "{name}");
+        }
+    }
+
+    #[test]
     fn a_newer_version_is_refused_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
@@ -355,7 +370,7 @@ mod tests {
         let a = load_config(&fixture("shard")).unwrap();
         let mut b = a.clone();
         b.repeat = 3;
-        b.provider.seed = None;
+        b.provider.settings.seed = None;
         let why = incompatibility(&a, &b).unwrap();
         assert_eq!(why, "repeat (2 vs 3); seed (Some(7) vs None)");
     }

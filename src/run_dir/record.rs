@@ -5,7 +5,7 @@
 use crate::generate::check::Verdict;
 use crate::generate::pipeline::{Group, Trace};
 use crate::generate::prompt::PromptId;
-use crate::generate::reply::Usage;
+use crate::generate::reply::ReplyMeta;
 use serde::{Deserialize, Serialize};
 
 /// One line of `calls.jsonl`.
@@ -30,20 +30,11 @@ pub struct CallRecord {
     /// `null` on success.
     pub error: Option<String>,
     pub ms: f64,
-    // Fields added after the first release: absent in older files.
-    /// How the reply ended (`stop`, `length`, `MAX_TOKENS`, ...), when the
-    /// API said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
-    /// The model snapshot that answered, when the API named it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub served_model: Option<String>,
-    /// Tokens the call used; absent for cached replies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// A `<think>` block was stripped from the reply before the check.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub think: bool,
+    /// Added after the first release, each field absent in older files:
+    /// finish reason, served model, usage (absent for cached replies), and
+    /// whether a `<think>` block was stripped before the check.
+    #[serde(flatten)]
+    pub meta: ReplyMeta,
 }
 
 impl CallRecord {
@@ -67,10 +58,7 @@ impl CallRecord {
             attempts: g.attempts,
             cached: g.cached,
             error: g.error,
-            finish_reason: g.finish_reason,
-            served_model: g.served_model,
-            usage: g.usage,
-            think: g.think,
+            meta: g.meta,
             ms: trace.simplify.ms
                 + trace.phrases.ms
                 + trace.retrieve.ms

@@ -159,8 +159,8 @@ pub struct Summariser {
 
 impl Summariser {
     pub fn add(&mut self, r: &CallRecord) {
-        if let Some(usage) = r.usage {
-            let model = r.served_model.as_deref().unwrap_or(&r.model);
+        if let Some(usage) = r.meta.usage {
+            let model = r.meta.served_model.as_deref().unwrap_or(&r.model);
             let t = self.tokens.entry(model.to_string()).or_default();
             t.calls += 1;
             t.input_tokens += usage.input_tokens;
@@ -299,10 +299,7 @@ mod tests {
             cached: false,
             error: error.then(|| "boom".into()),
             ms: 1.0,
-            finish_reason: None,
-            served_model: None,
-            usage: None,
-            think: false,
+            meta: Default::default(),
         }
     }
 
@@ -362,23 +359,30 @@ mod tests {
     fn records_written_before_replies_carried_usage_still_load() {
         let old = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"ok":true,"missing":[],"leaked":[]},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.0}"#;
         let record: CallRecord = serde_json::from_str(old).unwrap();
-        assert_eq!(record.finish_reason, None);
-        assert_eq!(record.usage, None);
-        assert!(!record.think);
+        assert_eq!(record.meta, Default::default());
         // And a record without them is written as before.
         assert!(!serde_json::to_string(&record).unwrap().contains("usage"));
     }
 
     #[test]
+    fn a_record_with_reply_metadata_reads_and_writes_byte_for_byte() {
+        let line = r#"{"retriever":"exact","repeat":1,"post":"p01","prompt":{"name":"translate","version":"v1"},"provider":"openai","model":"m","output":"x","check":{"missing":[],"leaked":[],"ok":true},"group":"complete","retrieved":[],"wrong_sense_retrieved":[],"wrong_sense_used":[],"attempts":1,"cached":false,"error":null,"ms":1.5,"finish_reason":"stop","served_model":"m-2025","usage":{"input_tokens":12,"output_tokens":3},"think":true}"#;
+        let record: CallRecord = serde_json::from_str(line).unwrap();
+        assert_eq!(record.meta.served_model.as_deref(), Some("m-2025"));
+        assert!(record.meta.think);
+        assert_eq!(serde_json::to_string(&record).unwrap(), line);
+    }
+
+    #[test]
     fn tokens_are_totalled_per_served_model_over_every_record_and_priced() {
         let mut paid = record("exact", 1, "a", Group::Complete, false, true);
-        paid.usage = Some(Usage {
+        paid.meta.usage = Some(Usage {
             input_tokens: 1000,
             output_tokens: 100,
         });
-        paid.served_model = Some("gpt-x-2025".into());
+        paid.meta.served_model = Some("gpt-x-2025".into());
         let mut redone = record("exact", 1, "a", Group::Complete, true, false);
-        redone.usage = paid.usage;
+        redone.meta.usage = paid.meta.usage;
         redone.model = "gpt-x".into();
         let mut s = Summariser::default();
         s.add(&paid);

@@ -232,7 +232,7 @@ fn check_result(
         model: run
             .model
             .map(str::to_string)
-            .or_else(|| reply.served_model.clone())
+            .or_else(|| reply.meta.served_model.clone())
             .unwrap_or_default(),
         attempts: 1,
         cached: false,

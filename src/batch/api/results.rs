@@ -165,6 +165,7 @@ pub(super) fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generate::reply::ReplyMeta;
 
     #[test]
     fn result_lines_success_failure_and_malformed() {
@@ -175,9 +176,11 @@ mod tests {
             r.answer,
             Ok(Completion {
                 text: "hei".into(),
-                finish_reason: Some("stop".into()),
-                served_model: Some("gpt-x".into()),
-                ..Completion::default()
+                meta: ReplyMeta {
+                    finish_reason: Some("stop".into()),
+                    served_model: Some("gpt-x".into()),
+                    ..ReplyMeta::default()
+                },
             })
         );
         let status = r#"{"id":"b","custom_id":"exact|1|p1","response":{"status_code":500,"request_id":"r2","body":{"error":{"message":"The server had an error","type":"server_error"}}},"error":null}"#;

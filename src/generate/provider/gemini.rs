@@ -2,7 +2,7 @@
 
 use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{base_url, env_key, Auth, Http, ProviderError, ProviderKind, Settings, Verdict};
-use crate::generate::reply::{is_empty_answer, Completion, Usage};
+use crate::generate::reply::{is_empty_answer, Completion, ReplyMeta, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -113,10 +113,12 @@ fn candidate(reply: &Value) -> Completion {
     };
     Completion {
         text,
-        finish_reason: string("/candidates/0/finishReason"),
-        served_model: string("/modelVersion"),
-        usage: usage(reply),
-        think: false,
+        meta: ReplyMeta {
+            finish_reason: string("/candidates/0/finishReason"),
+            served_model: string("/modelVersion"),
+            usage: usage(reply),
+            think: false,
+        },
     }
 }
 

@@ -12,11 +12,11 @@ mod gemini;
 mod offline;
 mod openai;
 
-pub use crate::generate::reply::{Completion, Usage};
+pub use crate::generate::reply::{Completion, ReplyMeta, Usage};
 pub use gemini::gemini_reply;
 pub use openai::{chat_body, chat_reply, MaxTokensField};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
@@ -92,7 +92,10 @@ pub struct Request {
 }
 
 /// How to reach a provider; everything is optional and has a default.
-#[derive(Debug, Clone, Default)]
+/// A run saves these fields in `run.json`'s `provider` object (see
+/// `run_dir::config::ProviderConfig`), all but the timeout, which it keeps
+/// as seconds beside them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub model: Option<String>,
     pub base_url: Option<String>,
@@ -104,8 +107,11 @@ pub struct Settings {
     pub max_tokens: Option<u32>,
     /// Which field carries `max_tokens` to an OpenAI-compatible API; by
     /// default decided from the model name ([`MaxTokensField::for_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens_field: Option<MaxTokensField>,
-    /// Per attempt; [`DEFAULT_TIMEOUT`] when unset.
+    /// Per attempt; [`DEFAULT_TIMEOUT`] when unset. Not serialised: a
+    /// run's `timeout` is its own field of `ProviderConfig`.
+    #[serde(skip)]
     pub timeout: Option<Duration>,
 }
 
@@ -119,14 +125,10 @@ pub struct Reply {
     /// over from included; 0 when the first provider's answer was cached.
     pub attempts: u32,
     pub cached: bool,
-    pub finish_reason: Option<String>,
-    /// The model snapshot that answered, when the API names it.
-    pub served_model: Option<String>,
-    /// Tokens used; `None` for a cached reply (it cost nothing this time)
-    /// or when the API does not say.
-    pub usage: Option<Usage>,
-    /// A `<think>` block was stripped from the text.
-    pub think: bool,
+    /// Finish reason, served model, `<think>`; usage `None` for a cached
+    /// reply (it cost nothing this time) or when the API does not say.
+    #[serde(flatten)]
+    pub meta: ReplyMeta,
 }
 
 /// The future returned by [`Provider::call`].

@@ -5,7 +5,7 @@ use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{
     base_url, env_key, is_local, Auth, Http, ProviderError, ProviderKind, Settings, Verdict,
 };
-use crate::generate::reply::{is_empty_answer, Completion, Usage};
+use crate::generate::reply::{is_empty_answer, Completion, ReplyMeta, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -219,13 +219,15 @@ pub fn chat_reply(reply: &Value) -> Result<Completion, String> {
         .and_then(content_text);
     let completion = Completion {
         text: text.unwrap_or_default(),
-        finish_reason,
-        served_model: reply
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        usage: usage(reply),
-        think: false,
+        meta: ReplyMeta {
+            finish_reason,
+            served_model: reply
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            usage: usage(reply),
+            think: false,
+        },
     };
     if is_empty_answer(&completion) {
         return Err(why_no_text(choice));
