@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Real-data benchmark helpers for bench/real.sh and tests/real_data.rs.
+"""Real-data benchmark helpers for bench/real.sh and tests/it/real_data.rs.
 
 Independent of glossa's code on purpose: the labels are the oracle the
 retrievers are measured against, so they are computed here from SPEC.md's

@@ -2,7 +2,7 @@
 //! the clap definitions, `--color`, tables fitted to the width, help text
 //! that reads as help, and the built-in demo only when no file is named.
 
-mod support;
+use crate::support;
 
 use support::{glossa, repo_file};
 

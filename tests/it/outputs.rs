@@ -11,7 +11,7 @@
 //! | eval         | table, markdown, csv, json    | eval_{table,markdown,csv,json}             |
 //! | eval --by-tag --compare | table, markdown, csv, json | eval_compare_{table,markdown,csv,json} |
 //! | sweep        | table, markdown, csv, json    | sweep_{table,markdown,csv,json}            |
-//! | sweep --list-params | table, markdown, csv, json | conventions__sweep_list_params_* (tests/conventions.rs) |
+//! | sweep --list-params | table, markdown, csv, json | conventions__sweep_list_params_* (tests/it/conventions.rs) |
 //! | lint         | table, markdown, csv, json    | lint_{table,markdown,csv,json}             |
 //! | lint (notes only, exit 0) | table           | lint_notes_only_table, lint_notes_only_table_stderr |
 //! | retrieve     | table, markdown, csv, json    | retrieve_{table,markdown,csv,json}         |
@@ -28,9 +28,9 @@
 //! Not snapshotted here: `completions SHELL` and `man` print what
 //! clap_complete and clap_mangen generate from the CLI definitions (their
 //! `--help` is snapshotted and their content tested in
-//! tests/conventions.rs); `serve` prints no report (tests/serve.rs).
+//! tests/it/conventions.rs); `serve` prints no report (tests/it/serve.rs).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use support::{repo_file, run_in};

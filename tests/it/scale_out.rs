@@ -4,7 +4,7 @@
 //! answering each request), `--shard I/N` splits a run and `glossa merge`
 //! joins the shards; each gives the same records and summary as a live run.
 
-mod support;
+use crate::support;
 
 use glossa::batch::api::{custom_id, parse_custom_id};
 use serde_json::{json, Value};

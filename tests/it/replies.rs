@@ -4,7 +4,7 @@
 //! usage, stopping after identical errors, the seed warning and the Batch
 //! API's file limits. Library calls first, then the real binary.
 
-mod support;
+use crate::support;
 
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{

@@ -2,7 +2,7 @@
 //! glossary, exit codes, and WordNet alias suggestions (skipped with a note
 //! when WordNet's data files are not installed).
 
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::path::PathBuf;
 use support::{fixture, glossa};

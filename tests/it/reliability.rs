@@ -3,7 +3,7 @@
 //! every file glossa writes is whole or absent; inputs too large for
 //! memory are refused with a message.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::collections::HashMap;

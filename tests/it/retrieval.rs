@@ -3,7 +3,7 @@
 //! composition, and the `glossa` retriever on the café demo through the
 //! real binary.
 
-mod support;
+use crate::support;
 use glossa::glossary::Glossary;
 use glossa::retrieve::{self, best_per_entry, MatchKind, Params, PostView};
 use serde_json::Value;

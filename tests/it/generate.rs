@@ -2,7 +2,7 @@
 //! provider on the café demo, an OpenAI-compatible server on 127.0.0.1,
 //! resuming a killed run, Ctrl-C, and keys never written anywhere.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use std::collections::HashMap;

@@ -1,7 +1,7 @@
 //! The real binary on small fixtures: outputs, saved results and every kind
 //! of bad input (exit code 2, a message naming the file and the line).
 
-mod support;
+use crate::support;
 use serde_json::Value;
 use std::fs;
 use support::{fixture, glossa};

@@ -2,7 +2,7 @@
 //! 127.0.0.1 (never the internet). Keys live in environment variables named
 //! uniquely per test, so tests running in parallel cannot see each other's.
 
-mod support;
+use crate::support;
 
 use glossa::generate::cache::Cache;
 use glossa::generate::provider::{

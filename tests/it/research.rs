@@ -2,7 +2,7 @@
 //! diffs of saved results, paired significance tests, the CI gate, and
 //! glossaries to and from spreadsheets.
 
-mod support;
+use crate::support;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeSet;

@@ -1,0 +1,20 @@
+//! Every integration test in one binary: one link instead of fourteen, and
+//! one copy of the shared helpers (`support`). Each module is the set of
+//! tests it names; `cargo test --test it cli::` runs one of them.
+
+mod support;
+
+mod cli;
+mod conventions;
+mod generate;
+mod lint;
+mod outputs;
+mod properties;
+mod providers;
+mod real_data;
+mod reliability;
+mod replies;
+mod research;
+mod retrieval;
+mod scale_out;
+mod serve;
