@@ -4,7 +4,7 @@
 use crate::support;
 use serde_json::Value;
 use std::fs;
-use support::{fixture, glossa};
+use support::{fixture, glossa, retriever_figures};
 use tempfile::TempDir;
 
 /// `glossa eval` on the mini fixture with extra args, as parsed JSON.
@@ -27,15 +27,6 @@ fn eval_json(extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn retriever<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["retrievers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap()
-}
-
 #[test]
 fn eval_json_has_the_spec_fields_and_hand_counted_figures() {
     let v = eval_json(&["--retriever", "all"]);
@@ -56,7 +47,7 @@ fn eval_json_has_the_spec_fields_and_hand_counted_figures() {
     // m2 "Fresh cookies and cold cofee." needs cookie, cold-coffee: exact finds neither.
     // m3 "Save the date!" needs nothing; date is a wrong sense.
     // m4 "No entries here." needs nothing and gets nothing.
-    let exact = retriever(&v, "exact");
+    let exact = retriever_figures(&v, "exact");
     for (field, want) in [
         ("posts", 4),
         ("complete", 2),
@@ -85,10 +76,10 @@ fn eval_json_has_the_spec_fields_and_hand_counted_figures() {
     assert_eq!(m1["matches"][0]["phrase"], "cold coffee");
     assert_eq!(m1["matches"][0]["score"], 1.0);
 
-    let nf = retriever(&v, "normalised+fuzzy");
+    let nf = retriever_figures(&v, "normalised+fuzzy");
     assert_eq!(nf["found"], 3);
     assert_eq!(nf["complete"], 3);
-    let oracle = retriever(&v, "oracle");
+    let oracle = retriever_figures(&v, "oracle");
     assert_eq!(
         (oracle["found"].as_u64(), oracle["extra"].as_u64()),
         (Some(3), Some(0))
@@ -100,12 +91,12 @@ fn eval_json_has_the_spec_fields_and_hand_counted_figures() {
 fn split_and_threshold_change_what_is_scored() {
     let dev = eval_json(&["--retriever", "fuzzy", "--split", "dev"]);
     assert_eq!(dev["split"], "dev");
-    assert_eq!(retriever(&dev, "fuzzy")["posts"], 2);
+    assert_eq!(retriever_figures(&dev, "fuzzy")["posts"], 2);
     let strict = eval_json(&["--retriever", "fuzzy", "--threshold", "1"]);
     let loose = eval_json(&["--retriever", "fuzzy", "--threshold", "0.75"]);
     assert!(
-        retriever(&strict, "fuzzy")["found"].as_u64()
-            < retriever(&loose, "fuzzy")["found"].as_u64()
+        retriever_figures(&strict, "fuzzy")["found"].as_u64()
+            < retriever_figures(&loose, "fuzzy")["found"].as_u64()
     );
 }
 
@@ -180,7 +171,7 @@ fn eval_saves_its_json_under_runs() {
         "20261129T203018.123Z_mini-posts_eval.json".len()
     );
     let v: Value = serde_json::from_str(&fs::read_to_string(&saved[0]).unwrap()).unwrap();
-    assert_eq!(retriever(&v, "exact")["found"], 1);
+    assert_eq!(retriever_figures(&v, "exact")["found"], 1);
 }
 
 #[test]
@@ -213,7 +204,7 @@ fn eval_with_no_arguments_runs_the_builtin_demo_anywhere() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["glossary"], "cafe");
     assert_eq!(v["retrievers"].as_array().unwrap().len(), 5);
-    assert_eq!(retriever(&v, "oracle")["posts"], 24);
+    assert_eq!(retriever_figures(&v, "oracle")["posts"], 24);
     // and saving goes to ./runs by default
     glossa()
         .current_dir(dir.path())

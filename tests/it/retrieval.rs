@@ -8,7 +8,7 @@ use glossa::glossary::Glossary;
 use glossa::retrieve::{self, best_per_entry, MatchKind, Params, PostView};
 use serde_json::Value;
 use std::sync::Arc;
-use support::{fixture, glossa};
+use support::{fixture, glossa, retriever_figures};
 
 /// A glossary from JSON entry objects (`target` is filled in).
 fn glossary(entries: &[&str]) -> Arc<Glossary> {
@@ -424,16 +424,6 @@ fn reference_retrievers_are_unchanged_on_the_demo() {
     assert_eq!(got, want.map(|(n, c, f, r, w)| (n.to_string(), c, f, r, w)));
 }
 
-/// One retriever's figures from `glossa eval --format json`.
-fn figures<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["retrievers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap()
-}
-
 #[test]
 fn glossa_meets_the_targets_on_the_cafe_test_split() {
     let out = glossa()
@@ -455,8 +445,8 @@ fn glossa_meets_the_targets_on_the_cafe_test_split() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let g = figures(&v, "glossa");
-    let nf = figures(&v, "normalised+fuzzy");
+    let g = retriever_figures(&v, "glossa");
+    let nf = retriever_figures(&v, "normalised+fuzzy");
     let n = |r: &Value, f: &str| r[f].as_u64().unwrap();
     assert_eq!(n(g, "posts"), 12);
     assert!(
@@ -503,7 +493,7 @@ fn glossa_on_a_fixture_it_was_never_tuned_on() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let g = figures(&v, "glossa");
+    let g = retriever_figures(&v, "glossa");
     let incomplete: Vec<&Value> = g["per_post"]
         .as_array()
         .unwrap()

@@ -240,6 +240,16 @@ pub fn glossa() -> assert_cmd::Command {
     command
 }
 
+/// One retriever's figures in the JSON of `glossa eval --format json`.
+pub fn retriever_figures<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["retrievers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no retriever `{name}` in the result"))
+}
+
 /// A file of tests/fixtures.
 pub fn fixture(name: &str) -> std::path::PathBuf {
     repo_file("tests/fixtures").join(name)
