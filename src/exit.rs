@@ -11,7 +11,7 @@ pub enum Exit {
     /// It ran, but a result is not good enough: an evaluation gate was
     /// missed, a check or lint failed, calls of a run failed or are missing.
     Failed = 1,
-    /// Bad input or usage (also clap's own code for a bad flag).
+    /// Bad input or usage (also the code a mistyped flag exits with).
     BadInput = 2,
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted = 130,

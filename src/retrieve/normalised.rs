@@ -39,14 +39,7 @@ impl Stems {
 
     /// A phrase key with every word stemmed.
     pub fn key(&mut self, key: &str) -> String {
-        let mut out = String::with_capacity(key.len());
-        for (i, w) in key.split(' ').enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            out.push_str(self.word(w));
-        }
-        out
+        stem_key(key)
     }
 }
 
@@ -80,7 +73,7 @@ pub fn stem_word(word: &str) -> String {
 }
 
 /// A phrase key with every word stemmed (through [`stem_word`]'s cache).
-fn stem_key(key: &str) -> String {
+pub fn stem_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for (i, w) in key.split(' ').enumerate() {
         if i > 0 {
