@@ -7,7 +7,7 @@
 
 use super::edit::Edit;
 use super::fuzzy::Fuzzy;
-use super::keys;
+use super::keys::{self, Keyed};
 use super::known::KnownWords;
 use super::normalised::Normalised;
 use super::split::Split;
@@ -23,9 +23,50 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 
 pub struct Alias {
     parts: Vec<Box<dyn Retriever>>,
-    /// Trigram matches, kept only on phrases with a word not in `known`.
+    fuzzy: AliasFuzzy,
+}
+
+/// `alias`'s trigram matches, kept only on phrases with a word not in
+/// `known` (the other matchers are shared with `shared.rs`).
+pub struct AliasFuzzy {
     fuzzy: Option<Fuzzy>,
     known: Arc<KnownWords>,
+}
+
+impl AliasFuzzy {
+    /// Over the alias keys `keys`.
+    pub fn new(keys: &[Keyed], threshold: f64, known: Arc<KnownWords>) -> AliasFuzzy {
+        AliasFuzzy {
+            fuzzy: (!keys.is_empty()).then(|| Fuzzy::over(keys, threshold)),
+            known,
+        }
+    }
+
+    /// The trigram matches of `post`'s phrases that hold a word not spelled
+    /// right (a post of correct words skips them altogether), kind `alias`.
+    pub fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        let Some(fuzzy) = &self.fuzzy else {
+            return Vec::new();
+        };
+        let unknown: Vec<bool> = post
+            .words
+            .iter()
+            .map(|w| !self.known.contains(&w.text))
+            .collect();
+        if !unknown.contains(&true) {
+            return Vec::new();
+        }
+        fuzzy
+            .retrieve_where(post, |p| {
+                unknown[p.first_word..p.first_word + p.len].contains(&true)
+            })
+            .into_iter()
+            .map(|m| Match {
+                kind: MatchKind::Alias,
+                ..m
+            })
+            .collect()
+    }
 }
 
 impl Alias {
@@ -34,8 +75,7 @@ impl Alias {
         if keys.is_empty() {
             return Alias {
                 parts: Vec::new(),
-                fuzzy: None,
-                known: Arc::default(),
+                fuzzy: AliasFuzzy::new(&keys, params.threshold, Arc::default()),
             };
         }
         let known = Arc::new(KnownWords::new(glossary));
@@ -45,38 +85,21 @@ impl Alias {
                 Box::new(Edit::over(&keys, params.edit_bounds(), Some(known.clone()))),
                 Box::new(Split::over(&keys)),
             ],
-            fuzzy: Some(Fuzzy::over(&keys, params.threshold)),
-            known,
+            fuzzy: AliasFuzzy::new(&keys, params.threshold, known),
         }
     }
 }
 
 impl Retriever for Alias {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        // Trigram matches only on phrases with a word not spelled right;
-        // a post of correct words skips them altogether.
-        let unknown: Vec<bool> = post
-            .words
-            .iter()
-            .map(|w| !self.known.contains(&w.text))
-            .collect();
-        let fuzzy = self
-            .fuzzy
-            .iter()
-            .filter(|_| unknown.contains(&true))
-            .flat_map(|f| {
-                f.retrieve_where(post, |p| {
-                    unknown[p.first_word..p.first_word + p.len].contains(&true)
-                })
-            });
         self.parts
             .iter()
             .flat_map(|p| p.retrieve(post))
-            .chain(fuzzy)
             .map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m
             })
+            .chain(self.fuzzy.retrieve(post))
             .collect()
     }
 }

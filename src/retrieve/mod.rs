@@ -23,6 +23,7 @@ mod normalised;
 mod oracle;
 pub mod params;
 mod sense;
+mod shared;
 mod spec;
 mod split;
 mod terms;

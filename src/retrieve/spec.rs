@@ -9,6 +9,7 @@
 //! so a spec that parses names only things that exist; `Display` gives the
 //! canonical text back (`" exact + fuzzy | sense "` → `exact+fuzzy|sense`).
 
+use super::shared::{self, SharedTiers};
 use super::{
     union, Composition, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS, FILTERS,
     REGISTRY,
@@ -109,21 +110,16 @@ impl Spec {
         params: &Params,
         depth: usize,
     ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
-        let mut parts = self
-            .union
-            .par_iter()
-            .map(|part| match part {
-                Part::Retriever(info) => Ok((info.build)(glossary, params)),
-                Part::Composition(c) if depth < MAX_NESTING => {
-                    c.parsed()?.build_nested(glossary, params, depth + 1)
-                }
-                Part::Composition(c) => Err(UnknownRetriever::retriever(c.spec, c.name)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let inner = if parts.len() == 1 {
-            parts.pop().expect("one part")
+        let names: Vec<&str> = self.union.iter().map(Part::name).collect();
+        let inner: Box<dyn Retriever> = if shared::applies(&names) {
+            Box::new(self.build_shared(glossary, params, depth)?)
         } else {
-            Box::new(union::Union::new(parts))
+            let mut parts = self.build_parts(&self.union, glossary, params, depth)?;
+            if parts.len() == 1 {
+                parts.pop().expect("one part")
+            } else {
+                Box::new(union::Union::new(parts))
+            }
         };
         if self.filters.is_empty() {
             return Ok(inner);
@@ -134,6 +130,60 @@ impl Spec {
             .map(|info| (info.build)(glossary, params))
             .collect();
         Ok(Box::new(union::Filtered::new(inner, filters)))
+    }
+
+    /// The parts, their indexes built side by side.
+    fn build_parts(
+        &self,
+        parts: &[Part],
+        glossary: &Arc<Glossary>,
+        params: &Params,
+        depth: usize,
+    ) -> Result<Vec<Box<dyn Retriever>>, UnknownRetriever> {
+        parts
+            .par_iter()
+            .map(|part| match part {
+                Part::Retriever(info) => Ok((info.build)(glossary, params)),
+                Part::Composition(c) if depth < MAX_NESTING => {
+                    c.parsed()?.build_nested(glossary, params, depth + 1)
+                }
+                Part::Composition(c) => Err(UnknownRetriever::retriever(c.spec, c.name)),
+            })
+            .collect()
+    }
+
+    /// The union with `normalised`, `edit`, `split` and `alias` read from
+    /// one index over sources and aliases (`shared.rs`); the other parts as
+    /// they are.
+    fn build_shared(
+        &self,
+        glossary: &Arc<Glossary>,
+        params: &Params,
+        depth: usize,
+    ) -> Result<union::Union, UnknownRetriever> {
+        let is_shared =
+            |p: &Part| p.name() == shared::ALIAS || shared::Tier::named(p.name()).is_some();
+        let own: Vec<Part> = self
+            .union
+            .iter()
+            .copied()
+            .filter(|p| !is_shared(p))
+            .collect();
+        let (index, own) = rayon::join(
+            || SharedTiers::new(glossary, params),
+            || self.build_parts(&own, glossary, params, depth),
+        );
+        let mut own = own?.into_iter();
+        let parts = self
+            .union
+            .iter()
+            .map(|p| match shared::Tier::named(p.name()) {
+                Some(tier) => union::Part::Shared(tier),
+                None if p.name() == shared::ALIAS => union::Part::SharedAlias,
+                None => union::Part::Own(own.next().expect("one built part per own part")),
+            })
+            .collect();
+        Ok(union::Union::with_shared(parts, index))
     }
 
     /// What the spec finds before any filter: the union with compositions

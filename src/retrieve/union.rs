@@ -2,25 +2,62 @@
 //! matches in the order given, and `x|f`, a retriever's matches passed
 //! through filters left to right.
 
+use super::shared::{SharedTiers, Tier};
 use super::{Filter, Match, PostView, Retriever};
 
+/// One retriever of a union.
+pub enum Part {
+    Own(Box<dyn Retriever>),
+    /// A tier's source matches, from the union's shared index.
+    Shared(Tier),
+    /// What `alias` gives, from the union's shared index.
+    SharedAlias,
+}
+
 pub struct Union {
-    parts: Vec<Box<dyn Retriever>>,
+    parts: Vec<Part>,
+    /// The index behind the `Shared` parts (see `shared.rs`).
+    shared: Option<SharedTiers>,
 }
 
 impl Union {
     pub fn new(parts: Vec<Box<dyn Retriever>>) -> Union {
-        Union { parts }
+        Union {
+            parts: parts.into_iter().map(Part::Own).collect(),
+            shared: None,
+        }
+    }
+
+    /// A union some of whose parts read `shared`.
+    pub fn with_shared(parts: Vec<Part>, shared: SharedTiers) -> Union {
+        Union {
+            parts,
+            shared: Some(shared),
+        }
     }
 }
 
 impl Retriever for Union {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        self.parts.iter().flat_map(|p| p.retrieve(post)).collect()
+        // Only `with_shared` makes shared parts, and it holds their index.
+        let mut dealt = self.shared.as_ref().map(|s| s.retrieve(post));
+        let mut out = Vec::new();
+        for part in &self.parts {
+            match (part, dealt.as_mut()) {
+                (Part::Own(p), _) => out.extend(p.retrieve(post)),
+                (Part::Shared(tier), Some(d)) => out.extend(d.sources(*tier)),
+                (Part::SharedAlias, Some(d)) => out.extend(d.aliases()),
+                (Part::Shared(_) | Part::SharedAlias, None) => {}
+            }
+        }
+        out
     }
 
     fn needs_labels(&self) -> bool {
-        self.parts.iter().any(|p| p.needs_labels())
+        self.parts.iter().any(|p| match p {
+            Part::Own(p) => p.needs_labels(),
+            Part::Shared(_) | Part::SharedAlias => false,
+        })
     }
 }
 

@@ -1,0 +1,228 @@
+//! One index over sources and aliases for a union that names `normalised`,
+//! `edit`, `split` and `alias` (the recommended `glossa` does).
+//!
+//! `alias` runs the same three matchers over the aliases that the union
+//! already runs over the sources, so built apart every post is read twice
+//! by each. Here each matcher is built once over both kinds of key (an
+//! alias key's entry is numbered past the glossary's entries), read once
+//! per post, and its matches are dealt back: source matches where the
+//! union names the tier, alias matches (kind `alias`) where it names
+//! `alias`, each in the order the separate retrievers give them. The
+//! matchers treat every key on its own, so nothing changes but the work
+//! (`tests` compares the two on random glossaries).
+
+use super::alias::AliasFuzzy;
+use super::edit::Edit;
+use super::keys::{self, Keyed};
+use super::known::KnownWords;
+use super::normalised::Normalised;
+use super::split::Split;
+use super::{Match, MatchKind, Params, PostView, Retriever};
+use crate::glossary::Glossary;
+use std::sync::Arc;
+
+/// A matcher the shared index holds, in the order `alias` runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    Normalised,
+    Edit,
+    Split,
+}
+
+impl Tier {
+    /// The tier a registered retriever name stands for.
+    pub fn named(name: &str) -> Option<Tier> {
+        match name {
+            "normalised" => Some(Tier::Normalised),
+            "edit" => Some(Tier::Edit),
+            "split" => Some(Tier::Split),
+            _ => None,
+        }
+    }
+
+    const ALL: [Tier; 3] = [Tier::Normalised, Tier::Edit, Tier::Split];
+}
+
+/// The registered name of the retriever whose aliases the index reads too.
+pub const ALIAS: &str = "alias";
+
+/// Whether a union of these registered names is built over one index.
+pub fn applies(names: &[&str]) -> bool {
+    let once = |name: &str| names.iter().filter(|n| **n == name).count() == 1;
+    once(ALIAS) && Tier::ALL.iter().all(|t| once(tier_name(*t)))
+}
+
+fn tier_name(tier: Tier) -> &'static str {
+    match tier {
+        Tier::Normalised => "normalised",
+        Tier::Edit => "edit",
+        Tier::Split => "split",
+    }
+}
+
+pub struct SharedTiers {
+    /// The glossary's entry count: keys numbered from here are aliases.
+    entries: usize,
+    tiers: [Box<dyn Retriever>; 3],
+    fuzzy: AliasFuzzy,
+}
+
+/// One post's matches, dealt by tier and kind of key.
+pub struct Dealt {
+    sources: [Vec<Match>; 3],
+    aliases: Vec<Match>,
+}
+
+impl Dealt {
+    /// The source matches of `tier` (once: they are moved out).
+    pub fn sources(&mut self, tier: Tier) -> Vec<Match> {
+        std::mem::take(&mut self.sources[tier as usize])
+    }
+
+    /// What `alias` gives (once: they are moved out).
+    pub fn aliases(&mut self) -> Vec<Match> {
+        std::mem::take(&mut self.aliases)
+    }
+}
+
+impl SharedTiers {
+    pub fn new(glossary: &Glossary, params: &Params) -> SharedTiers {
+        let entries = glossary.entries.len();
+        let aliases = keys::aliases(glossary);
+        let mut all = keys::sources(glossary);
+        all.extend(aliases.iter().map(|k| Keyed {
+            entry: entries + k.entry,
+            ..k.clone()
+        }));
+        let known = Arc::new(KnownWords::new(glossary));
+        let ((normalised, edit), (split, fuzzy)) = rayon::join(
+            || {
+                rayon::join(
+                    || Normalised::over(all.clone()),
+                    || Edit::over(&all, params.edit_bounds(), Some(known.clone())),
+                )
+            },
+            || {
+                rayon::join(
+                    || Split::over(&all),
+                    || AliasFuzzy::new(&aliases, params.threshold, known.clone()),
+                )
+            },
+        );
+        SharedTiers {
+            entries,
+            tiers: [Box::new(normalised), Box::new(edit), Box::new(split)],
+            fuzzy,
+        }
+    }
+
+    /// Every tier's matches of `post`, dealt.
+    pub fn retrieve(&self, post: &PostView) -> Dealt {
+        let mut dealt = Dealt {
+            sources: Default::default(),
+            aliases: Vec::new(),
+        };
+        for (tier, retriever) in Tier::ALL.iter().zip(&self.tiers) {
+            for m in retriever.retrieve(post) {
+                if m.entry < self.entries {
+                    dealt.sources[*tier as usize].push(m);
+                } else {
+                    dealt.aliases.push(Match {
+                        entry: m.entry - self.entries,
+                        kind: MatchKind::Alias,
+                        ..m
+                    });
+                }
+            }
+        }
+        dealt.aliases.extend(self.fuzzy.retrieve(post));
+        dealt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{
+        best_per_entry, build, union::Union, Params, PostView, Retriever, REGISTRY,
+    };
+    use std::sync::Arc;
+
+    /// Matches in a fixed order.
+    fn sorted(matches: &[super::Match]) -> Vec<String> {
+        let mut all: Vec<String> = matches.iter().map(|m| format!("{m:?}")).collect();
+        all.sort();
+        all
+    }
+
+    fn apart(spec: &str, g: &Arc<crate::glossary::Glossary>) -> Box<dyn Retriever> {
+        let parts = spec
+            .split('+')
+            .map(|name| {
+                let info = REGISTRY.iter().find(|i| i.name == name).unwrap();
+                (info.build)(g, &Params::default())
+            })
+            .collect();
+        Box::new(Union::new(parts))
+    }
+
+    #[test]
+    fn applies_only_to_unions_naming_all_four_once() {
+        assert!(super::applies(&["normalised", "edit", "split", "alias"]));
+        assert!(super::applies(&[
+            "alias",
+            "fuzzy",
+            "split",
+            "edit",
+            "normalised"
+        ]));
+        assert!(!super::applies(&["normalised", "edit", "alias"]));
+        assert!(!super::applies(&[
+            "normalised",
+            "edit",
+            "split",
+            "alias",
+            "edit"
+        ]));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        /// Built over one index, a union gives exactly the matches that its
+        /// retrievers built apart give. (Their order may differ between
+        /// entries matched by one phrase through `edit`, whose word
+        /// numbering differs; every reader goes by entry and place.)
+        #[test]
+        fn one_index_gives_what_the_retrievers_give_apart(
+            entries in proptest::collection::vec(
+                ("[abcdes]{2,8}( [abcdes]{2,8}){0,2}", proptest::collection::vec("[abcdes]{2,8}( [abcdes]{2,8})?", 0..3)),
+                1..25,
+            ),
+            posts in proptest::collection::vec("[abcdes]{2,9}( [abcdes]{1,9}){0,8}", 1..8),
+            order in 0usize..3,
+        ) {
+            let json: Vec<String> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, (source, aliases))| {
+                    format!(
+                        r#"{{"id":"e{i}","source":"{source}","target":"t{i}","aliases":{}}}"#,
+                        serde_json::to_string(aliases).unwrap()
+                    )
+                })
+                .collect();
+            let g = Arc::new(
+                crate::glossary::Glossary::parse("g.json", "g", &format!(r#"{{"entries":[{}]}}"#, json.join(",")))
+                    .unwrap(),
+            );
+            let spec = ["normalised+edit+split+alias", "alias+split+normalised+edit", "edit+alias+normalised+split"][order];
+            let shared = build(spec, &g, &Params::default()).unwrap();
+            let separate = apart(spec, &g);
+            for text in &posts {
+                let post = PostView::new(text, None);
+                let (a, b) = (shared.retrieve(&post), separate.retrieve(&post));
+                proptest::prop_assert_eq!(sorted(&a), sorted(&b), "{}", text);
+                proptest::prop_assert_eq!(best_per_entry(a), best_per_entry(b));
+            }
+        }
+    }
+}
