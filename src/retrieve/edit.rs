@@ -297,6 +297,31 @@ pub struct Edit {
     known: Option<Arc<KnownWords>>,
 }
 
+/// The Damerau–Levenshtein distance of `a` and `b` where it is at most
+/// `bound` (at most 2), `usize::MAX` where it is more.
+///
+/// The optimal string alignment distance (OSA: no substring edited twice)
+/// costs a fraction of the unrestricted distance (no map of last positions)
+/// and equals it up to 2: a distance of 0 or 1 is the same single edit
+/// either way, so OSA 2 is distance 2. Where OSA is 3 the distance may still
+/// be 2 (a transposition with an insertion between: `ca` → `abc`), and
+/// only then is it computed in full; OSA of 4 or more is a distance of 3 or
+/// more (`the_bounded_distance_is_damerau_levenshtein` checks all this).
+fn distance_within(a: &str, b: &str, bound: usize) -> usize {
+    debug_assert!(bound <= 2);
+    let osa = strsim::osa_distance(a, b);
+    let distance = match osa {
+        0..=2 => osa,
+        3 if bound == 2 => strsim::damerau_levenshtein(a, b),
+        _ => return usize::MAX,
+    };
+    if distance <= bound {
+        distance
+    } else {
+        usize::MAX
+    }
+}
+
 /// Add `hit`, or keep the better of it and an earlier hit on the same word.
 fn add(hit: WordHit, hits: &mut Vec<WordHit>) {
     match hits.iter_mut().find(|h| h.word == hit.word) {
@@ -447,7 +472,7 @@ impl Edit {
                 continue;
             }
             let surface = if chars.len().abs_diff(v.chars) <= bound {
-                strsim::damerau_levenshtein(word, &v.text)
+                distance_within(word, &v.text, bound)
             } else {
                 usize::MAX
             };
@@ -457,7 +482,7 @@ impl Edit {
             let stem_gap = stem_chars.len().abs_diff(v.stem_chars);
             let same_pair = stem == word && v.stem == v.text;
             let stemmed = if stem_gap <= bound && stem_gap < surface && !same_pair {
-                strsim::damerau_levenshtein(stem, &v.stem)
+                distance_within(stem, &v.stem, bound)
             } else {
                 usize::MAX
             };
@@ -583,6 +608,26 @@ mod tests {
                 proptest::prop_assert_eq!(indexed, plain, "{}", w);
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// Within every bound, the bounded distance is Damerau–Levenshtein's.
+        #[test]
+        fn the_bounded_distance_is_damerau_levenshtein(a in "[abc]{0,7}", b in "[abc]{0,7}") {
+            let full = strsim::damerau_levenshtein(&a, &b);
+            for bound in 0..=2 {
+                let expected = if full <= bound { full } else { usize::MAX };
+                proptest::prop_assert_eq!(distance_within(&a, &b, bound), expected, "{} {} {}", a, b, bound);
+            }
+        }
+    }
+
+    #[test]
+    fn a_transposition_with_an_insertion_between_is_two_edits() {
+        assert_eq!(strsim::osa_distance("ca", "abc"), 3);
+        assert_eq!(distance_within("ca", "abc", 2), 2);
+        assert_eq!(distance_within("ca", "abc", 1), usize::MAX);
     }
 
     #[test]
