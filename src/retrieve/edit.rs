@@ -288,8 +288,8 @@ pub struct Edit {
     vocab: Vec<VocabWord>,
     by_word: HashMap<String, u32>,
     by_stem: HashMap<String, Vec<u32>>,
-    surface: DeletionIndex,
-    stems: DeletionIndex,
+    /// The deletions of every key word and of its stem (where it differs).
+    deletions: DeletionIndex,
     keys: Vec<EditKey>,
     /// (first word, number of words) → indexes into `keys`.
     by_first: HashMap<(u32, usize), Vec<u32>>,
@@ -350,8 +350,7 @@ impl Edit {
             vocab: Vec::with_capacity(keys.len()),
             by_word: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             by_stem: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
-            surface: DeletionIndex::default(),
-            stems: DeletionIndex::default(),
+            deletions: DeletionIndex::default(),
             keys: Vec::with_capacity(keys.len()),
             by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             known,
@@ -372,8 +371,7 @@ impl Edit {
                 chars: k.key.chars().count(),
             });
         }
-        edit.surface.finish();
-        edit.stems.finish();
+        edit.deletions.finish();
         edit
     }
 
@@ -391,12 +389,12 @@ impl Edit {
             0
         };
         if bound > 0 {
-            self.surface.add(&chars, bound, id);
-            // A word that is its own stem is found through `surface` by the
-            // post word's stem too (see `hits`): indexed once, not twice.
+            self.deletions.add(&chars, bound, id);
+            // A word that is its own stem is found by the post word's stem
+            // too (see `hits`): indexed once, not twice.
             if stem != word {
                 let stem_chars: Vec<char> = stem.chars().collect();
-                self.stems.add(&stem_chars, bound, id);
+                self.deletions.add(&stem_chars, bound, id);
             }
         }
         self.by_stem.entry(stem.clone()).or_default().push(id);
@@ -452,12 +450,12 @@ impl Edit {
         }
         let chars: Vec<char> = word.chars().collect();
         let stem_chars: Vec<char> = stem.chars().collect();
+        // Key words and key stems share one index: the post word and its
+        // stem each find both (a candidate too many is only measured).
         let mut candidates = Vec::new();
-        self.surface.candidates(&chars, ceiling, &mut candidates);
-        self.stems.candidates(&stem_chars, ceiling, &mut candidates);
+        self.deletions.candidates(&chars, ceiling, &mut candidates);
         if stem_chars != chars {
-            // Key words that are their own stem are in `surface` only.
-            self.surface
+            self.deletions
                 .candidates(&stem_chars, ceiling, &mut candidates);
         }
         if every_word {
