@@ -39,6 +39,10 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 /// Words longer than this are never edited (their deletion sets grow fast).
 const MAX_EDIT_CHARS: usize = 48;
 
+/// The longest word ever indexed or looked up (`MAX_EDIT_CHARS` and its
+/// bound), so per-word work fits in arrays on the stack.
+const LONGEST_EDITED: usize = MAX_EDIT_CHARS + 2;
+
 /// How many edits a key word tolerates, by its length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EditBounds {
@@ -99,9 +103,7 @@ const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 /// deletion, no string made.
 fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     debug_assert!(max <= 2);
-    // Words longer than this are never indexed nor looked up (see
-    // `MAX_EDIT_CHARS`), so the sums fit in arrays on the stack.
-    const LONGEST: usize = MAX_EDIT_CHARS + 2;
+    const LONGEST: usize = LONGEST_EDITED;
     let n = word.len();
     if n > LONGEST {
         return;
@@ -301,15 +303,15 @@ pub struct Edit {
 /// `bound` (at most 2), `usize::MAX` where it is more.
 ///
 /// The optimal string alignment distance (OSA: no substring edited twice)
-/// costs a fraction of the unrestricted distance (no map of last positions)
-/// and equals it up to 2: a distance of 0 or 1 is the same single edit
+/// costs a fraction of the unrestricted distance (no map of last positions,
+/// and a bounded one stops early) and equals it up to 2: a distance of 0 or 1 is the same single edit
 /// either way, so OSA 2 is distance 2. Where OSA is 3 the distance may still
 /// be 2 (a transposition with an insertion between: `ca` → `abc`), and
 /// only then is it computed in full; OSA of 4 or more is a distance of 3 or
 /// more (`the_bounded_distance_is_damerau_levenshtein` checks all this).
 fn distance_within(a: &str, b: &str, bound: usize) -> usize {
     debug_assert!(bound <= 2);
-    let osa = strsim::osa_distance(a, b);
+    let osa = bounded_osa(a, b, 3);
     let distance = match osa {
         0..=2 => osa,
         3 if bound == 2 => strsim::damerau_levenshtein(a, b),
@@ -320,6 +322,58 @@ fn distance_within(a: &str, b: &str, bound: usize) -> usize {
     } else {
         usize::MAX
     }
+}
+
+/// The OSA distance of `a` and `b` where it is at most `max`, else
+/// `max + 1`. The usual dynamic programme (as `strsim::osa_distance`), on
+/// the stack and stopped as soon as a whole row exceeds `max`: later rows
+/// are never smaller than a row's least cell.
+fn bounded_osa(a: &str, b: &str, max: usize) -> usize {
+    const WIDTH: usize = LONGEST_EDITED + 1;
+    let (mut x, mut y) = (['\0'; LONGEST_EDITED], ['\0'; LONGEST_EDITED]);
+    let (mut n, mut m) = (0, 0);
+    for c in a.chars() {
+        if n == LONGEST_EDITED {
+            return strsim::osa_distance(a, b).min(max + 1);
+        }
+        x[n] = c;
+        n += 1;
+    }
+    for c in b.chars() {
+        if m == LONGEST_EDITED {
+            return strsim::osa_distance(a, b).min(max + 1);
+        }
+        y[m] = c;
+        m += 1;
+    }
+    if n.abs_diff(m) > max {
+        return max + 1;
+    }
+    // Rows i − 2, i − 1 and i, taken in turn.
+    let mut rows = [[0usize; WIDTH]; 3];
+    for (j, cell) in rows[0].iter_mut().enumerate().take(m + 1) {
+        *cell = j;
+    }
+    for i in 1..=n {
+        let (now, last, before) = (i % 3, (i + 2) % 3, (i + 1) % 3);
+        rows[now][0] = i;
+        let mut least = i;
+        for j in 1..=m {
+            let cost = usize::from(x[i - 1] != y[j - 1]);
+            let mut d = (rows[last][j] + 1)
+                .min(rows[now][j - 1] + 1)
+                .min(rows[last][j - 1] + cost);
+            if i > 1 && j > 1 && cost == 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] {
+                d = d.min(rows[before][j - 2] + 1);
+            }
+            rows[now][j] = d;
+            least = least.min(d);
+        }
+        if least > max {
+            return max + 1;
+        }
+    }
+    rows[n % 3][m].min(max + 1)
 }
 
 /// Add `hit`, or keep the better of it and an earlier hit on the same word.
@@ -619,6 +673,22 @@ mod tests {
                 proptest::prop_assert_eq!(distance_within(&a, &b, bound), expected, "{} {} {}", a, b, bound);
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// The bounded OSA is strsim's, cut at the bound.
+        #[test]
+        fn the_bounded_osa_is_strsims(a in "[abcé]{0,9}", b in "[abcé]{0,9}", max in 0usize..5) {
+            proptest::prop_assert_eq!(bounded_osa(&a, &b, max), strsim::osa_distance(&a, &b).min(max + 1));
+        }
+    }
+
+    #[test]
+    fn words_longer_than_any_edited_word_are_measured_too() {
+        let long = "a".repeat(LONGEST_EDITED + 5);
+        assert_eq!(bounded_osa(&long, &long[1..], 3), 1);
+        assert_eq!(bounded_osa(&long, "b", 3), 4);
     }
 
     #[test]
