@@ -418,31 +418,61 @@ pub fn skip_reason(word: &str) -> Option<Skip> {
     }
 }
 
-/// Every phrase of `words`, ordered by start position, then by length.
-pub fn phrases_of(words: &[Word]) -> Vec<Phrase> {
+/// Where a phrase stands, without its key: what matchers that look words
+/// up one by one need (they make a key only for what they match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Index of the first word in the text's word list.
+    pub first_word: usize,
+    /// Number of words (1–4).
+    pub len: usize,
+    /// False for single words that rule 5 keeps out of look-ups.
+    pub lookup: bool,
+}
+
+/// Every phrase of `words` as a [`Span`], ordered by start position, then
+/// by length (rules 1–5; the order and the rules of [`phrases_of`]).
+pub fn spans_of(words: &[Word]) -> Vec<Span> {
     let mut out = Vec::with_capacity(words.len() * MAX_PHRASE_WORDS);
     for first in 0..words.len() {
-        let mut key = String::new();
         for len in 1..=MAX_PHRASE_WORDS {
             let last = first + len - 1;
             if last >= words.len() || words[last].segment != words[first].segment {
                 break;
             }
-            if len > 1 {
-                key.push(' ');
-            }
-            key.push_str(&words[last].text);
-            out.push(Phrase {
-                key: key.clone(),
+            out.push(Span {
                 first_word: first,
                 len,
-                start: words[first].start,
-                end: words[last].end,
-                lookup: len > 1 || is_lookup_word(&key),
+                lookup: len > 1 || is_lookup_word(&words[first].text),
             });
         }
     }
     out
+}
+
+/// Every phrase of `words`, ordered by start position, then by length.
+pub fn phrases_of(words: &[Word]) -> Vec<Phrase> {
+    spans_of(words)
+        .into_iter()
+        .map(|span| {
+            let words = &words[span.first_word..span.first_word + span.len];
+            let mut key = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
+            for (i, w) in words.iter().enumerate() {
+                if i > 0 {
+                    key.push(' ');
+                }
+                key.push_str(&w.text);
+            }
+            Phrase {
+                key,
+                first_word: span.first_word,
+                len: span.len,
+                start: words[0].start,
+                end: words[span.len - 1].end,
+                lookup: span.lookup,
+            }
+        })
+        .collect()
 }
 
 /// Every phrase of `text` (rules 1–5).

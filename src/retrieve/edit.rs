@@ -570,10 +570,10 @@ impl Retriever for Edit {
             .map(|w| by_text[w.text.as_str()].as_slice())
             .collect();
         let mut out = Vec::new();
-        for phrase in post.lookup_phrases() {
-            let first = phrase.first_word;
+        for span in post.spans().iter().filter(|s| s.lookup) {
+            let first = span.first_word;
             for h0 in hits[first] {
-                let Some(found) = self.by_first.get(&(h0.word, phrase.len)) else {
+                let Some(found) = self.by_first.get(&(h0.word, span.len)) else {
                     continue;
                 };
                 'keys: for &k in found {
@@ -592,11 +592,16 @@ impl Retriever for Edit {
                         (0, true) => (MatchKind::Exact, 1.0),
                         (0, false) => (MatchKind::Stem, 1.0),
                         (d, _) => {
-                            let longest = key.chars.max(phrase.key.chars().count()).max(1);
+                            let phrase_chars = span.len - 1
+                                + post.words[first..first + span.len]
+                                    .iter()
+                                    .map(|w| w.text.chars().count())
+                                    .sum::<usize>();
+                            let longest = key.chars.max(phrase_chars).max(1);
                             (MatchKind::Edit, 1.0 - d as f64 / longest as f64)
                         }
                     };
-                    out.push(Match::of_phrase(key.entry, kind, phrase, score));
+                    out.push(Match::of_span(key.entry, kind, post, span, score));
                 }
             }
         }

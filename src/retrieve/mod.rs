@@ -105,6 +105,23 @@ impl Match {
             || entry.alias_keys.contains(&self.phrase)
     }
 
+    /// A match of the phrase at `span` (its key made here).
+    pub fn of_span(
+        entry: usize,
+        kind: MatchKind,
+        post: &PostView,
+        span: &phrase::Span,
+        score: f64,
+    ) -> Match {
+        Match {
+            entry,
+            kind,
+            phrase: post.key_of(span.first_word, span.len),
+            score,
+            words: Some((span.first_word, span.len)),
+        }
+    }
+
     pub fn of_phrase(entry: usize, kind: MatchKind, phrase: &Phrase, score: f64) -> Match {
         Match {
             entry,
@@ -127,6 +144,7 @@ pub struct PostView<'a> {
     /// Each word's segment (phrases never span two).
     segments: Vec<usize>,
     phrases: OnceLock<Vec<Phrase>>,
+    spans: OnceLock<Vec<phrase::Span>>,
     /// The words' stems, shared by every retriever and filter that
     /// compares stems.
     stems: OnceLock<Vec<String>>,
@@ -144,6 +162,7 @@ impl<'a> PostView<'a> {
             needed,
             segments,
             phrases: OnceLock::new(),
+            spans: OnceLock::new(),
             stems: OnceLock::new(),
             tokens: OnceLock::new(),
             parts: OnceLock::new(),
@@ -154,6 +173,12 @@ impl<'a> PostView<'a> {
     /// tiers look them up.
     pub fn phrases(&self) -> &[Phrase] {
         self.phrases.get_or_init(|| phrase::phrases_of(&self.words))
+    }
+
+    /// Where every phrase stands, in the order of [`PostView::phrases`],
+    /// without making their keys.
+    pub fn spans(&self) -> &[phrase::Span] {
+        self.spans.get_or_init(|| phrase::spans_of(&self.words))
     }
 
     /// The Snowball English stem of each word, in order.

@@ -9,7 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use crate::phrase::Phrase;
+use crate::phrase::Span;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -178,7 +178,7 @@ impl Split {
     /// The entries whose space-less key (or its stem) is the phrase's.
     fn found<'s>(
         &'s self,
-        phrase: &Phrase,
+        phrase: &Span,
         post: &PostView,
         walks: &Walks<'s>,
         joined: &str,
@@ -224,7 +224,7 @@ impl Retriever for Split {
         };
         // Phrases come by first word, then by length: each first word's
         // phrases extend one walk per set of forms, a word at a time.
-        for from_one_word in post.phrases().chunk_by(|a, b| a.first_word == b.first_word) {
+        for from_one_word in post.spans().chunk_by(|a, b| a.first_word == b.first_word) {
             walks.exact.restart();
             walks.stemmed.restart();
             joined.clear();
@@ -246,7 +246,7 @@ impl Retriever for Split {
                 for &(entry, words) in self.found(phrase, post, &walks, &joined) {
                     if words != phrase.len && !seen.contains(&entry) {
                         seen.push(entry);
-                        out.push(Match::of_phrase(entry, MatchKind::Split, phrase, 1.0));
+                        out.push(Match::of_span(entry, MatchKind::Split, post, phrase, 1.0));
                     }
                 }
             }
