@@ -268,6 +268,10 @@ pub fn evaluate_stream(
         retrievers: results,
         timing: None,
     };
+    // Freeing a 100k-entry index takes tens of milliseconds; a
+    // thread of its own does it while the caller goes on (and a process
+    // that exits first skips it).
+    std::thread::spawn(move || drop(retrievers));
     Ok((result, stats))
 }
 

@@ -6,7 +6,7 @@
 use super::keys::{self, Keyed};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use crate::phrase::{Phrase, MAX_PHRASE_WORDS};
+use crate::phrase::{Phrase, Span, MAX_PHRASE_WORDS};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -98,6 +98,19 @@ fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
         // Keys of more than four words can never equal a phrase's size.
         .filter(|k| (1..=MAX_PHRASE_WORDS).contains(&k.words))
         .collect()
+}
+
+/// [`matched`] for the phrase at `span` of `post`.
+fn matched_at(key: &FuzzyKey, post: &PostView, span: &Span, score: f64) -> Match {
+    let m = Match::of_span(key.entry, MatchKind::Fuzzy, post, span, score);
+    if key.key == m.phrase {
+        Match {
+            kind: MatchKind::Exact,
+            ..m
+        }
+    } else {
+        m
+    }
 }
 
 fn matched(key: &FuzzyKey, phrase: &Phrase, score: f64) -> Match {
@@ -440,7 +453,13 @@ impl Fuzzy {
 
     /// Fills `scratch.slotted` and `scratch.grams` with `phrase`'s grams,
     /// in no particular order.
-    fn phrase_grams(&self, post: &PostGrams, phrase: &Phrase, scratch: &mut Scratch) {
+    fn phrase_grams(
+        &self,
+        post: &PostGrams,
+        view: &PostView,
+        phrase: &Span,
+        scratch: &mut Scratch,
+    ) {
         let (start, _) = post.words[phrase.first_word];
         let (_, end) = post.words[phrase.first_word + phrase.len - 1];
         scratch.slotted.clear();
@@ -458,7 +477,10 @@ impl Fuzzy {
                 }
             }
         } else {
-            trigrams_into(&phrase.key, &mut scratch.grams);
+            trigrams_into(
+                &view.key_of(phrase.first_word, phrase.len),
+                &mut scratch.grams,
+            );
             let grams = scratch.grams.iter().map(|&g| (g, self.slot(g)));
             scratch.slotted.extend(grams);
         }
@@ -474,17 +496,30 @@ impl Retriever for Fuzzy {
 impl Fuzzy {
     /// The matches of the phrases that `wanted` accepts (the others are not
     /// looked up at all).
-    pub fn retrieve_where(&self, post: &PostView, wanted: impl Fn(&Phrase) -> bool) -> Vec<Match> {
+    pub fn retrieve_where(&self, post: &PostView, wanted: impl Fn(&Span) -> bool) -> Vec<Match> {
         let mut out = Vec::new();
         let mut scratch = Scratch::default();
+        let mut spans = post
+            .spans()
+            .iter()
+            .filter(|s| s.lookup && wanted(s))
+            .peekable();
+        if spans.peek().is_none() {
+            return out;
+        }
         let post_grams = self.post_grams(post);
-        for phrase in post.lookup_phrases().filter(|p| wanted(p)) {
-            self.phrase_grams(&post_grams, phrase, &mut scratch);
+        for phrase in spans {
+            self.phrase_grams(&post_grams, post, phrase, &mut scratch);
             if self.threshold <= 0.0 {
                 scratch.grams.sort_unstable();
                 // Every key with as many words passes a threshold of 0.
                 for key in self.keys.iter().filter(|k| k.words == phrase.len) {
-                    out.push(matched(key, phrase, dice(&scratch.grams, &key.grams)));
+                    out.push(matched_at(
+                        key,
+                        post,
+                        phrase,
+                        dice(&scratch.grams, &key.grams),
+                    ));
                 }
                 continue;
             }
@@ -494,7 +529,7 @@ impl Fuzzy {
                 // The formula of `dice`, on the same exact count.
                 let score = 2.0 * count as f64 / (scratch.grams.len() + key.grams.len()) as f64;
                 if score >= self.threshold {
-                    out.push(matched(key, phrase, score));
+                    out.push(matched_at(key, post, phrase, score));
                 }
             }
         }
