@@ -304,38 +304,35 @@ pub struct Edit {
 ///
 /// The optimal string alignment distance (OSA: no substring edited twice)
 /// costs a fraction of the unrestricted distance (no map of last positions,
-/// and a bounded one stops early) and equals it up to 2: a distance of 0 or 1 is the same single edit
-/// either way, so OSA 2 is distance 2. Where OSA is 3 the distance may still
-/// be 2 (a transposition with an insertion between: `ca` → `abc`), and
-/// only where that can be is it computed in full; OSA of 4 or more is a distance of 3 or
-/// more (`the_bounded_distance_is_damerau_levenshtein` checks all this).
+/// and a bounded one stops early) and equals it up to 2: a distance of 0 or
+/// 1 is the same single edit either way, so OSA 2 is distance 2. Where OSA
+/// is more the distance may still be 2 (a transposition with an insertion
+/// between: `ca` → `abc`), and only where that can be is it computed in
+/// full (`the_bounded_distance_is_damerau_levenshtein` checks all this).
 fn distance_within(a: &str, b: &str, bound: usize) -> usize {
     debug_assert!(bound <= 2);
-    let osa = bounded_osa(a, b, 3);
-    let distance = match osa {
-        0..=2 => osa,
-        3 if bound == 2 && may_transpose_across(a, b) => strsim::damerau_levenshtein(a, b),
-        _ => return usize::MAX,
-    };
-    if distance <= bound {
-        distance
-    } else {
-        usize::MAX
+    let osa = bounded_osa(a, b, bound);
+    if osa <= bound {
+        return osa;
     }
+    if bound == 2 && may_transpose_across(a, b) {
+        let distance = strsim::damerau_levenshtein(a, b);
+        if distance <= bound {
+            return distance;
+        }
+    }
+    usize::MAX
 }
 
-/// Whether Damerau–Levenshtein can be 2 where OSA is 3: only through a
+/// Whether Damerau–Levenshtein can be 2 where OSA is more: only through a
 /// transposition with one character deleted or inserted between (`xzy` ↔
-/// `yx`, `xy` ↔ `yzx`), so one word must hold `x?y` where the other holds
-/// `yx`, within two places of each other. Most pairs hold neither.
+/// `yx`, `xy` ↔ `yzx`) and nothing else changed, so one word holds `x?y`
+/// where the other holds `yx`, at the same place. Most pairs do not.
 fn may_transpose_across(a: &str, b: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let across = |p: &[char], q: &[char]| {
-        (0..p.len().saturating_sub(2)).any(|i| {
-            let near = i.saturating_sub(3)..(i + 4).min(q.len().saturating_sub(1));
-            near.into_iter()
-                .any(|j| p[i] == q[j + 1] && p[i + 2] == q[j])
-        })
+        (0..p.len().saturating_sub(2).min(q.len().saturating_sub(1)))
+            .any(|i| p[i] == q[i + 1] && p[i + 2] == q[i])
     };
     across(&a, &b) || across(&b, &a)
 }
