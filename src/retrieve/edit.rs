@@ -92,8 +92,9 @@ impl EditBounds {
 const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 
 /// Calls `each` with the hash of every string made by deleting at most
-/// `max` (0, 1 or 2) characters from `word` (the word itself included). A
-/// string made in two ways (a doubled letter) comes twice.
+/// `max` (0, 1 or 2) characters from `word` (the word itself included), and
+/// the number of characters deleted. A string made in two ways (a doubled
+/// letter) comes twice.
 ///
 /// The hash is polynomial, `H(s) = Σ (s[k] + 1)·BASE^(m−1−k)` over the `m`
 /// characters, so deleting characters only subtracts terms: with prefix
@@ -101,7 +102,7 @@ const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 /// `P[n] + d[i]·BASE^(n−1−i)`, and deleting `i < j` gives
 /// `P[n] + d[j]·BASE^(n−1−j) + d[i]·BASE^(n−2−i)`: one addition per
 /// deletion, no string made.
-fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
+fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64, usize)) {
     debug_assert!(max <= 2);
     const LONGEST: usize = LONGEST_EDITED;
     let n = word.len();
@@ -115,7 +116,7 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
         power[i + 1] = power[i].wrapping_mul(BASE);
     }
     let whole = prefix[n];
-    each(finish(whole, n));
+    each(finish(whole, n), 0);
     if max == 0 || n == 0 {
         return;
     }
@@ -125,7 +126,7 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     let mut one = [0u64; LONGEST];
     for j in 0..n {
         one[j] = dropped(j).wrapping_mul(power[n - 1 - j]);
-        each(finish(whole.wrapping_add(one[j]), n - 1));
+        each(finish(whole.wrapping_add(one[j]), n - 1), 1);
     }
     if max == 1 {
         return;
@@ -133,7 +134,7 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64)) {
     for i in 0..n - 1 {
         let base = whole.wrapping_add(dropped(i).wrapping_mul(power[n - 2 - i]));
         for &term in &one[i + 1..n] {
-            each(finish(base.wrapping_add(term), n - 2));
+            each(finish(base.wrapping_add(term), n - 2), 2);
         }
     }
 }
@@ -145,15 +146,21 @@ fn finish(hash: u64, len: usize) -> u64 {
     (hash ^ (len as u64).wrapping_mul(0xff51_afd7_ed55_8ccd)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// The distinct hashes of [`for_each_deletion`], sorted.
-fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
+/// The distinct hashes of [`for_each_deletion`], sorted, each with the
+/// fewest deletions that make it.
+fn deletion_hashes(word: &[char], max: usize) -> Vec<(u64, usize)> {
     let n = word.len();
     let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
-    for_each_deletion(word, max, |h| out.push(h));
+    for_each_deletion(word, max, |h, deleted| out.push((h, deleted)));
     out.sort_unstable();
-    out.dedup();
+    out.dedup_by_key(|(h, _)| *h);
     out
 }
+
+/// The flag on an entry's word id for a word that tolerates two edits: a
+/// post word's string with two deletions finds only such words (a word of
+/// bound 1 is never two deletions away from a neighbour).
+const TOLERATES_TWO: u32 = 1 << 31;
 
 /// Every word's deletion hashes, bucketed by the hash's top bits so that a
 /// look-up reads a bucket of a few entries rather than searching millions.
@@ -161,8 +168,8 @@ fn deletion_hashes(word: &[char], max: usize) -> Vec<u64> {
 #[derive(Default)]
 struct DeletionIndex {
     words: Vec<(Vec<char>, usize, u32)>,
-    /// Per entry: the hash's top 32 bits and the word id. The bucket is the
-    /// first `bits` of them; a rare false match only adds a candidate, and
+    /// Per entry: the hash's top 32 bits and the word id (with
+    /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare false match only adds a candidate, and
     /// every candidate's distance is computed.
     entries: Vec<(u32, u32)>,
     /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
@@ -180,7 +187,9 @@ const PARTITION_BITS: u32 = 10;
 
 impl DeletionIndex {
     fn add(&mut self, word: &[char], max: usize, id: u32) {
-        self.words.push((word.to_vec(), max, id));
+        debug_assert!(id < TOLERATES_TWO);
+        let flag = if max == 2 { TOLERATES_TWO } else { 0 };
+        self.words.push((word.to_vec(), max, id | flag));
     }
 
     fn finish(&mut self) {
@@ -197,7 +206,7 @@ impl DeletionIndex {
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
         for (word, max, _) in &self.words {
-            for_each_deletion(word, *max, |h| starts[partition_of(h) + 1] += 1);
+            for_each_deletion(word, *max, |h, _| starts[partition_of(h) + 1] += 1);
         }
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
@@ -205,7 +214,7 @@ impl DeletionIndex {
         let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
         let mut next = starts.clone();
         for (word, max, id) in std::mem::take(&mut self.words) {
-            for_each_deletion(&word, max, |h| {
+            for_each_deletion(&word, max, |h, _| {
                 let at = &mut next[partition_of(h)];
                 entries[*at as usize] = ((h >> 32) as u32, id);
                 *at += 1;
@@ -246,16 +255,19 @@ impl DeletionIndex {
     }
 
     /// Ids of words sharing a deletion string with `word` (at most `max`
-    /// deletions on the query side); a superset of the true neighbours.
+    /// deletions on the query side, and no more than the word tolerates); a
+    /// superset of the true neighbours.
     fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
-        for h in deletion_hashes(word, max) {
+        for (h, deleted) in deletion_hashes(word, max) {
             let b = self.bucket_of(h);
             let bucket = &self.entries[self.directory[b] as usize..self.directory[b + 1] as usize];
             out.extend(
                 bucket
                     .iter()
-                    .filter(|&&(top, _)| top == (h >> 32) as u32)
-                    .map(|&(_, id)| id),
+                    .filter(|&&(top, id)| {
+                        top == (h >> 32) as u32 && (deleted < 2 || id & TOLERATES_TWO != 0)
+                    })
+                    .map(|&(_, id)| id & !TOLERATES_TWO),
             );
         }
     }
