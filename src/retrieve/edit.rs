@@ -323,11 +323,20 @@ pub struct Edit {
 /// full (`the_bounded_distance_is_damerau_levenshtein` checks all this).
 fn distance_within(a: &str, b: &str, bound: usize) -> usize {
     debug_assert!(bound <= 2);
-    let osa = bounded_osa(a, b, bound);
+    let (Some(x), Some(y)) = (Letters::of(a), Letters::of(b)) else {
+        // Longer than any word the index holds: measured in full.
+        let distance = strsim::damerau_levenshtein(a, b);
+        return if distance <= bound {
+            distance
+        } else {
+            usize::MAX
+        };
+    };
+    let osa = bounded_osa(x.get(), y.get(), bound);
     if osa <= bound {
         return osa;
     }
-    if bound == 2 && may_transpose_across(a, b) {
+    if bound == 2 && may_transpose_across(x.get(), y.get()) {
         let distance = strsim::damerau_levenshtein(a, b);
         if distance <= bound {
             return distance;
@@ -336,69 +345,91 @@ fn distance_within(a: &str, b: &str, bound: usize) -> usize {
     usize::MAX
 }
 
+/// A word's characters on the stack (`None` for words longer than any
+/// word the index holds).
+struct Letters {
+    chars: [char; LONGEST_EDITED],
+    len: usize,
+}
+
+impl Letters {
+    fn of(word: &str) -> Option<Letters> {
+        let mut letters = Letters {
+            chars: ['\0'; LONGEST_EDITED],
+            len: 0,
+        };
+        for c in word.chars() {
+            *letters.chars.get_mut(letters.len)? = c;
+            letters.len += 1;
+        }
+        Some(letters)
+    }
+
+    fn get(&self) -> &[char] {
+        &self.chars[..self.len]
+    }
+}
+
 /// Whether Damerau–Levenshtein can be 2 where OSA is more: only through a
 /// transposition with one character deleted or inserted between (`xzy` ↔
 /// `yx`, `xy` ↔ `yzx`) and nothing else changed, so one word holds `x?y`
 /// where the other holds `yx`, at the same place. Most pairs do not.
-fn may_transpose_across(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+fn may_transpose_across(a: &[char], b: &[char]) -> bool {
     let across = |p: &[char], q: &[char]| {
         (0..p.len().saturating_sub(2).min(q.len().saturating_sub(1)))
             .any(|i| p[i] == q[i + 1] && p[i + 2] == q[i])
     };
-    across(&a, &b) || across(&b, &a)
+    across(a, b) || across(b, a)
 }
 
 /// The OSA distance of `a` and `b` where it is at most `max`, else
 /// `max + 1`. The usual dynamic programme (as `strsim::osa_distance`), on
-/// the stack and stopped as soon as a whole row exceeds `max`: later rows
-/// are never smaller than a row's least cell.
-fn bounded_osa(a: &str, b: &str, max: usize) -> usize {
-    const WIDTH: usize = LONGEST_EDITED + 1;
-    let (mut x, mut y) = (['\0'; LONGEST_EDITED], ['\0'; LONGEST_EDITED]);
-    let (mut n, mut m) = (0, 0);
-    for c in a.chars() {
-        if n == LONGEST_EDITED {
-            return strsim::osa_distance(a, b).min(max + 1);
-        }
-        x[n] = c;
-        n += 1;
-    }
-    for c in b.chars() {
-        if m == LONGEST_EDITED {
-            return strsim::osa_distance(a, b).min(max + 1);
-        }
-        y[m] = c;
-        m += 1;
-    }
+/// the stack, with every cell capped at `max + 1`: so only the band of
+/// cells within `max` of the diagonal is computed (the others are at least
+/// their distance from it), and the programme stops as soon as a whole row
+/// exceeds `max` (later rows are never smaller than a row's least cell).
+fn bounded_osa(x: &[char], y: &[char], max: usize) -> usize {
+    const WIDTH: usize = LONGEST_EDITED + 2;
+    let (n, m) = (x.len(), y.len());
     if n.abs_diff(m) > max {
         return max + 1;
     }
-    // Rows i − 2, i − 1 and i, taken in turn.
-    let mut rows = [[0usize; WIDTH]; 3];
-    for (j, cell) in rows[0].iter_mut().enumerate().take(m + 1) {
-        *cell = j;
+    debug_assert!(n <= LONGEST_EDITED && m <= LONGEST_EDITED);
+    let Ok(cap) = u8::try_from(max + 1) else {
+        let (a, b): (String, String) = (x.iter().collect(), y.iter().collect());
+        return strsim::osa_distance(&a, &b).min(max + 1);
+    };
+    let capped = |v: usize| v.min(usize::from(cap)) as u8;
+    // Rows i − 2, i − 1 and i, taken in turn; each row's band is
+    // `lo..=hi`, with capped cells kept on either side of it for the next
+    // row to read.
+    let mut rows = [[cap; WIDTH]; 3];
+    for (j, cell) in rows[0].iter_mut().enumerate().take((max + 1).min(m) + 1) {
+        *cell = capped(j);
     }
     for i in 1..=n {
         let (now, last, before) = (i % 3, (i + 2) % 3, (i + 1) % 3);
-        rows[now][0] = i;
-        let mut least = i;
-        for j in 1..=m {
-            let cost = usize::from(x[i - 1] != y[j - 1]);
+        let (lo, hi) = (i.saturating_sub(max).max(1), (i + max).min(m));
+        rows[now][0] = capped(i);
+        rows[now][lo - 1] = if lo == 1 { capped(i) } else { cap };
+        let mut least = rows[now][lo - 1];
+        for j in lo..=hi {
+            let cost = u8::from(x[i - 1] != y[j - 1]);
             let mut d = (rows[last][j] + 1)
                 .min(rows[now][j - 1] + 1)
                 .min(rows[last][j - 1] + cost);
             if i > 1 && j > 1 && cost == 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] {
                 d = d.min(rows[before][j - 2] + 1);
             }
-            rows[now][j] = d;
-            least = least.min(d);
+            rows[now][j] = d.min(cap);
+            least = least.min(rows[now][j]);
         }
-        if least > max {
+        rows[now][hi + 1] = cap;
+        if least >= cap {
             return max + 1;
         }
     }
-    rows[n % 3][m].min(max + 1)
+    usize::from(rows[n % 3][m])
 }
 
 /// Add `hit`, or keep the better of it and an earlier hit on the same word.
@@ -710,15 +741,17 @@ mod tests {
         /// The bounded OSA is strsim's, cut at the bound.
         #[test]
         fn the_bounded_osa_is_strsims(a in "[abcé]{0,9}", b in "[abcé]{0,9}", max in 0usize..5) {
-            proptest::prop_assert_eq!(bounded_osa(&a, &b, max), strsim::osa_distance(&a, &b).min(max + 1));
+            let (x, y) = (Letters::of(&a).unwrap(), Letters::of(&b).unwrap());
+            proptest::prop_assert_eq!(bounded_osa(x.get(), y.get(), max), strsim::osa_distance(&a, &b).min(max + 1));
         }
     }
 
     #[test]
     fn words_longer_than_any_edited_word_are_measured_too() {
         let long = "a".repeat(LONGEST_EDITED + 5);
-        assert_eq!(bounded_osa(&long, &long[1..], 3), 1);
-        assert_eq!(bounded_osa(&long, "b", 3), 4);
+        assert!(Letters::of(&long).is_none());
+        assert_eq!(distance_within(&long, &long[1..], 2), 1);
+        assert_eq!(distance_within(&long, "b", 2), usize::MAX);
     }
 
     #[test]
