@@ -217,25 +217,24 @@ impl Split {
         walks: &Walks<'s>,
         joined: &str,
     ) -> impl Iterator<Item = &'s (usize, usize)> {
-        // A single word's stem is the post's; a longer phrase is stemmed
-        // only when a walk says that some key's stem may be its own.
-        let (exact, stem) = if phrase.len == 1 {
-            (
-                self.joined.get(joined),
-                self.joined_stem.get(&post.stems()[phrase.first_word]),
-            )
-        } else {
-            let exact = walks
-                .exact
-                .whole_at(joined.len())
-                .then(|| self.joined.get(joined))
-                .flatten();
-            let stem = self
-                .may_stem_like_a_key(&walks.stemmed, joined)
-                .then(|| self.joined_stem.get(&stem_word(joined)))
-                .flatten();
-            (exact, stem)
-        };
+        // Looked up only where a walk says that some key (or key stem) may
+        // be the phrase's; a single word's stem is the post's, a longer
+        // phrase is stemmed here.
+        let exact = walks
+            .exact
+            .whole_at(joined.len())
+            .then(|| self.joined.get(joined))
+            .flatten();
+        let stem = self
+            .may_stem_like_a_key(&walks.stemmed, joined)
+            .then(|| {
+                if phrase.len == 1 {
+                    self.joined_stem.get(&post.stems()[phrase.first_word])
+                } else {
+                    self.joined_stem.get(&stem_word(joined))
+                }
+            })
+            .flatten();
         exact.into_iter().chain(stem).flatten()
     }
 }
