@@ -19,7 +19,7 @@
 
 use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::Glossary;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 pub const INFO: FilterInfo = FilterInfo {

@@ -16,7 +16,7 @@ use super::normalised::Stems;
 use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "sense",
@@ -181,7 +181,7 @@ impl Filter for Sense {
             return matches;
         }
         let stemmed = StemmedPost::of(post);
-        let mut keep: HashMap<(usize, Option<(usize, usize)>), bool> = HashMap::new();
+        let mut keep: HashMap<(usize, Option<(usize, usize)>), bool> = HashMap::default();
         matches
             .into_iter()
             .filter(|m| {
