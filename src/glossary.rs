@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use std::collections::hash_map::Entry as Slot;
 use std::path::Path;
 
 /// Phrases that keep or drop an entry for a post (used by sense filters).
@@ -227,14 +228,19 @@ impl Glossary {
                     entry.id
                 )));
             }
-            if let Some(&first) = by_id.get(&entry.id) {
-                return Err(at(format!(
-                    "duplicate entry id `{}` (first used by entry {}); ids must be unique",
-                    entry.id,
-                    first + 1
-                )));
+            // One hash of the id, to look it up and to insert it.
+            match by_id.entry(entry.id.clone()) {
+                Slot::Occupied(first) => {
+                    return Err(at(format!(
+                        "duplicate entry id `{}` (first used by entry {}); ids must be unique",
+                        entry.id,
+                        first.get() + 1
+                    )));
+                }
+                Slot::Vacant(slot) => {
+                    slot.insert(i);
+                }
             }
-            by_id.insert(entry.id.clone(), i);
         }
         Ok(Glossary {
             name,
