@@ -81,7 +81,7 @@ impl Alias {
         let known = Arc::new(KnownWords::new(glossary));
         Alias {
             parts: vec![
-                Box::new(Normalised::over(keys.clone())),
+                Box::new(Normalised::over(&keys)),
                 Box::new(Edit::over(&keys, params.edit_bounds(), Some(known.clone()))),
                 Box::new(Split::over(&keys)),
             ],

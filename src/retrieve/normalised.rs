@@ -95,11 +95,11 @@ pub struct Normalised {
 impl Normalised {
     /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary) -> Normalised {
-        Normalised::over(keys::sources(glossary))
+        Normalised::over(&keys::sources(glossary))
     }
 
     /// Over any list of keys.
-    pub fn over(keys: Vec<Keyed>) -> Normalised {
+    pub fn over(keys: &[Keyed]) -> Normalised {
         // Stemming is the costly part: side by side, through each worker's
         // cache of stems (which the tiers built next, edit and split, then
         // read instead of stemming the same words again).
@@ -111,7 +111,7 @@ impl Normalised {
                 .map(|(i, stem)| (i as u32, stem.split(' ').collect())),
         );
         Normalised {
-            exact: Exact::over(&keys),
+            exact: Exact::over(keys),
             stemmed: trie,
         }
     }

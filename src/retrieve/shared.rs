@@ -98,7 +98,7 @@ impl SharedTiers {
         let ((normalised, edit), (split, fuzzy)) = rayon::join(
             || {
                 rayon::join(
-                    || Normalised::over(all.clone()),
+                    || Normalised::over(&all),
                     || Edit::over(&all, params.edit_bounds(), Some(known.clone())),
                 )
             },
