@@ -357,8 +357,10 @@ pub fn exact_matches(
     let mut out = Vec::new();
     if !trie.is_empty() {
         // Words split at apostrophes only where a word has one (rare), so
-        // most posts are walked over their words as they are.
-        let split = post.words.iter().any(|w| w.text.contains('\''));
+        // most posts are walked over their words as they are; a text
+        // without an apostrophe has no such word, checked in one scan.
+        let split = (post.text.as_bytes().contains(&b'\'') || post.text.contains('’'))
+            && post.words.iter().any(|w| w.text.contains('\''));
         let whole: Vec<phrase::Part>;
         let parts = if split {
             post.parts()
@@ -385,21 +387,32 @@ pub fn exact_matches(
             let (first_word, start, _, _) = part(found.first);
             let (last_word, _, end, _) = part(found.first + found.len - 1);
             let span = &post.text[start..end];
-            for &k in found.keys {
-                let form = &forms[k as usize];
-                if form.lone_stop_word || !form.allows(span) {
-                    continue;
+            let mut allowed = found
+                .keys
+                .iter()
+                .map(|&k| &forms[k as usize])
+                .filter(|form| !form.lone_stop_word && form.allows(span))
+                .peekable();
+            if allowed.peek().is_none() {
+                return;
+            }
+            // The phrase is made once for all the keys found here.
+            let mut phrase = String::with_capacity(span.len());
+            let mut previous_word = None;
+            for i in found.first..found.first + found.len {
+                let (word, _, _, text) = part(i);
+                if let Some(previous) = previous_word {
+                    phrase.push(if previous == word { '\'' } else { ' ' });
                 }
-                let mut phrase = String::new();
-                let mut previous_word = None;
-                for i in found.first..found.first + found.len {
-                    let (word, _, _, text) = part(i);
-                    if let Some(previous) = previous_word {
-                        phrase.push(if previous == word { '\'' } else { ' ' });
-                    }
-                    phrase.push_str(text);
-                    previous_word = Some(word);
-                }
+                phrase.push_str(text);
+                previous_word = Some(word);
+            }
+            while let Some(form) = allowed.next() {
+                let phrase = if allowed.peek().is_some() {
+                    phrase.clone()
+                } else {
+                    std::mem::take(&mut phrase)
+                };
                 out.push(Match {
                     entry: form.entry,
                     kind: MatchKind::Exact,
