@@ -71,12 +71,75 @@ impl KeyForm {
 /// Keys as word sequences, in a trie over word ids.
 #[derive(Debug, Default)]
 pub struct WordTrie {
-    /// Every word of every key.
-    vocab: FxHashMap<Box<str>, u32>,
-    /// (node, word) → child node; node 0 is the root.
+    /// Every word of every key: its id and the node it leads to from the
+    /// root ([`NONE`] if no key starts with it). One look-up per post word
+    /// then both tells whether any key has the word and starts the walk.
+    vocab: Vocab,
+    /// (node, word) → child node, below the root (node 0).
     edges: FxHashMap<(u32, u32), u32>,
-    /// Per node, the keys (caller's numbering) that end there.
-    ends: Vec<Vec<u32>>,
+    /// Per node, the keys that end there and whether it has children.
+    nodes: Vec<Node>,
+    /// The nodes' keys (caller's numbering), one run per node.
+    keys: Vec<u32>,
+}
+
+/// No node: a word that starts no key.
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Node {
+    /// The one key that ends here when `count` is 1 (most nodes: no second
+    /// read), else where the node's run in `keys` starts.
+    key_or_from: u32,
+    count: u32,
+    /// Whether any edge leaves the node: a walk stops at a leaf without a
+    /// look-up.
+    children: bool,
+}
+
+/// Words to (id, root child). Most post words are in no key and are looked
+/// up once each, so words of up to 16 bytes are kept inline as a `u128`
+/// (zero-padded: no word holds a NUL byte): hashed in two multiplications
+/// and compared without following a pointer to the heap.
+#[derive(Debug, Default)]
+struct Vocab {
+    short: FxHashMap<u128, (u32, u32)>,
+    long: FxHashMap<Box<str>, (u32, u32)>,
+}
+
+/// `word` as an inline key, if it fits.
+fn inline(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    (bytes.len() <= 16).then(|| {
+        let mut buf = [0u8; 16];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        u128::from_le_bytes(buf)
+    })
+}
+
+impl Vocab {
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, word: &str) -> Option<(u32, u32)> {
+        match inline(word) {
+            Some(key) => self.short.get(&key).copied(),
+            None => self.long.get(word).copied(),
+        }
+    }
+
+    /// The word's entry, made with `new` if missing.
+    fn entry(&mut self, word: &str, new: (u32, u32)) -> &mut (u32, u32) {
+        match inline(word) {
+            Some(key) => self.short.entry(key).or_insert(new),
+            None => self.long.entry(word.into()).or_insert(new),
+        }
+    }
 }
 
 /// Keys found at one place: words `first..first + len`, keys `keys`.
@@ -94,33 +157,65 @@ impl WordTrie {
         // Sized up front: growing maps of a 100k-entry glossary by doubling
         // copies them and touches twice the memory.
         let expected = keys.size_hint().0;
-        let mut trie = WordTrie {
-            ends: Vec::with_capacity(2 * expected + 1),
-            ..WordTrie::default()
-        };
-        trie.ends.push(Vec::new());
-        trie.vocab.reserve(expected);
-        trie.edges.reserve(2 * expected);
+        let mut vocab = Vocab::default();
+        let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        vocab.short.reserve(expected);
+        edges.reserve(expected);
+        // Per node, the keys ending there and whether it has children.
+        let mut ends: Vec<(Vec<u32>, bool)> = Vec::with_capacity(2 * expected + 1);
+        ends.push((Vec::new(), false));
         for (id, words) in keys {
             if words.is_empty() || words.len() > MAX_KEY_WORDS {
                 continue;
             }
             let mut node = 0;
             for word in words {
-                let next_word = trie.vocab.len() as u32;
-                let word = *trie.vocab.entry(word.into()).or_insert(next_word);
-                let next_node = trie.ends.len() as u32;
-                node = *trie.edges.entry((node, word)).or_insert(next_node);
-                if node == next_node {
-                    trie.ends.push(Vec::new());
+                let next_word = vocab.len() as u32;
+                let (word, root_child) = vocab.entry(word, (next_word, NONE));
+                let next_node = ends.len() as u32;
+                let child = if node == 0 {
+                    if *root_child == NONE {
+                        *root_child = next_node;
+                    }
+                    *root_child
+                } else {
+                    *edges.entry((node, *word)).or_insert(next_node)
+                };
+                ends[node as usize].1 = true;
+                if child == next_node {
+                    ends.push((Vec::new(), false));
                 }
+                node = child;
             }
-            let ends = &mut trie.ends[node as usize];
-            if !ends.contains(&id) {
-                ends.push(id);
+            let here = &mut ends[node as usize].0;
+            if !here.contains(&id) {
+                here.push(id);
             }
         }
-        trie
+        // Flattened: one allocation for the nodes with several keys
+        // instead of one per node.
+        let mut nodes = Vec::with_capacity(ends.len());
+        let mut flat = Vec::new();
+        for (keys, children) in ends {
+            let key_or_from = match keys[..] {
+                [key] => key,
+                _ => {
+                    flat.extend(&keys);
+                    (flat.len() - keys.len()) as u32
+                }
+            };
+            nodes.push(Node {
+                key_or_from,
+                count: keys.len() as u32,
+                children,
+            });
+        }
+        WordTrie {
+            vocab,
+            edges,
+            nodes,
+            keys: flat,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -134,22 +229,27 @@ impl WordTrie {
         words: impl Iterator<Item = (&'w str, usize)>,
         mut f: impl FnMut(Found<'s>),
     ) {
-        // Each word's id (if any key has it) and segment, looked up once.
-        let ids: Vec<(Option<u32>, usize)> = words
-            .map(|(w, segment)| (self.vocab.get(w).copied(), segment))
+        // Each word's id and root child (NONE if no key has it) and
+        // segment, looked up once.
+        let ids: Vec<(u32, u32, usize)> = words
+            .map(|(w, segment)| {
+                let (id, root) = self.vocab.get(w).unwrap_or((NONE, NONE));
+                (id, root, segment)
+            })
             .collect();
-        for first in 0..ids.len() {
-            let mut node = 0;
-            for (at, &(id, segment)) in ids.iter().enumerate().skip(first) {
-                if segment != ids[first].1 {
-                    break;
-                }
-                let Some(word) = id else { break };
-                let Some(&next) = self.edges.get(&(node, word)) else {
-                    break;
+        for (first, &(_, root, segment)) in ids.iter().enumerate() {
+            let mut node = root;
+            let mut at = first;
+            while node != NONE {
+                let here = &self.nodes[node as usize];
+                let keys = match here.count {
+                    0 => &[],
+                    1 => std::slice::from_ref(&here.key_or_from),
+                    n => {
+                        let from = here.key_or_from as usize;
+                        &self.keys[from..from + n as usize]
+                    }
                 };
-                node = next;
-                let keys = &self.ends[node as usize];
                 if !keys.is_empty() {
                     f(Found {
                         first,
@@ -157,6 +257,13 @@ impl WordTrie {
                         keys,
                     });
                 }
+                at += 1;
+                node = match ids.get(at) {
+                    Some(&(word, _, s)) if here.children && s == segment && word != NONE => {
+                        self.edges.get(&(node, word)).copied().unwrap_or(NONE)
+                    }
+                    _ => NONE,
+                };
             }
         }
     }
@@ -250,8 +357,10 @@ pub fn exact_matches(
     let mut out = Vec::new();
     if !trie.is_empty() {
         // Words split at apostrophes only where a word has one (rare), so
-        // most posts are walked over their words as they are.
-        let split = post.words.iter().any(|w| w.text.contains('\''));
+        // most posts are walked over their words as they are; a text
+        // without an apostrophe has no such word, checked in one scan.
+        let split = (post.text.as_bytes().contains(&b'\'') || post.text.contains('’'))
+            && post.words.iter().any(|w| w.text.contains('\''));
         let whole: Vec<phrase::Part>;
         let parts = if split {
             post.parts()
@@ -278,21 +387,32 @@ pub fn exact_matches(
             let (first_word, start, _, _) = part(found.first);
             let (last_word, _, end, _) = part(found.first + found.len - 1);
             let span = &post.text[start..end];
-            for &k in found.keys {
-                let form = &forms[k as usize];
-                if form.lone_stop_word || !form.allows(span) {
-                    continue;
+            let mut allowed = found
+                .keys
+                .iter()
+                .map(|&k| &forms[k as usize])
+                .filter(|form| !form.lone_stop_word && form.allows(span))
+                .peekable();
+            if allowed.peek().is_none() {
+                return;
+            }
+            // The phrase is made once for all the keys found here.
+            let mut phrase = String::with_capacity(span.len());
+            let mut previous_word = None;
+            for i in found.first..found.first + found.len {
+                let (word, _, _, text) = part(i);
+                if let Some(previous) = previous_word {
+                    phrase.push(if previous == word { '\'' } else { ' ' });
                 }
-                let mut phrase = String::new();
-                let mut previous_word = None;
-                for i in found.first..found.first + found.len {
-                    let (word, _, _, text) = part(i);
-                    if let Some(previous) = previous_word {
-                        phrase.push(if previous == word { '\'' } else { ' ' });
-                    }
-                    phrase.push_str(text);
-                    previous_word = Some(word);
-                }
+                phrase.push_str(text);
+                previous_word = Some(word);
+            }
+            while let Some(form) = allowed.next() {
+                let phrase = if allowed.peek().is_some() {
+                    phrase.clone()
+                } else {
+                    std::mem::take(&mut phrase)
+                };
                 out.push(Match {
                     entry: form.entry,
                     kind: MatchKind::Exact,
