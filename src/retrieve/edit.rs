@@ -395,10 +395,9 @@ fn bounded_osa(x: &[char], y: &[char], max: usize) -> usize {
         return max + 1;
     }
     debug_assert!(n <= LONGEST_EDITED && m <= LONGEST_EDITED);
-    let Ok(cap) = u8::try_from(max + 1) else {
-        let (a, b): (String, String) = (x.iter().collect(), y.iter().collect());
-        return strsim::osa_distance(&a, &b).min(max + 1);
-    };
+    // Callers bound by at most 3; cells are bytes.
+    debug_assert!(max < usize::from(u8::MAX));
+    let cap = (max + 1) as u8;
     let capped = |v: usize| v.min(usize::from(cap)) as u8;
     // Rows i − 2, i − 1 and i, taken in turn; each row's band is
     // `lo..=hi`, with capped cells kept on either side of it for the next

@@ -11,12 +11,12 @@
 //! matchers treat every key on its own, so nothing changes but the work
 //! (`tests` compares the two on random glossaries).
 
-use super::alias::AliasFuzzy;
-use super::edit::Edit;
+use super::alias::{self, AliasFuzzy};
+use super::edit::{self, Edit};
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
-use super::normalised::Normalised;
-use super::split::Split;
+use super::normalised::{self, Normalised};
+use super::split::{self, Split};
 use super::{Match, MatchKind, Params, PostView, Retriever};
 use crate::glossary::Glossary;
 use std::sync::Arc;
@@ -30,34 +30,30 @@ pub enum Tier {
 }
 
 impl Tier {
-    /// The tier a registered retriever name stands for.
-    pub fn named(name: &str) -> Option<Tier> {
-        match name {
-            "normalised" => Some(Tier::Normalised),
-            "edit" => Some(Tier::Edit),
-            "split" => Some(Tier::Split),
-            _ => None,
+    const ALL: [Tier; 3] = [Tier::Normalised, Tier::Edit, Tier::Split];
+
+    /// The registered name of the tier's retriever.
+    fn name(self) -> &'static str {
+        match self {
+            Tier::Normalised => normalised::INFO.name,
+            Tier::Edit => edit::INFO.name,
+            Tier::Split => split::INFO.name,
         }
     }
 
-    const ALL: [Tier; 3] = [Tier::Normalised, Tier::Edit, Tier::Split];
+    /// The tier a registered retriever name stands for.
+    pub fn named(name: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == name)
+    }
 }
 
 /// The registered name of the retriever whose aliases the index reads too.
-pub const ALIAS: &str = "alias";
+pub const ALIAS: &str = alias::INFO.name;
 
 /// Whether a union of these registered names is built over one index.
 pub fn applies(names: &[&str]) -> bool {
     let once = |name: &str| names.iter().filter(|n| **n == name).count() == 1;
-    once(ALIAS) && Tier::ALL.iter().all(|t| once(tier_name(*t)))
-}
-
-fn tier_name(tier: Tier) -> &'static str {
-    match tier {
-        Tier::Normalised => "normalised",
-        Tier::Edit => "edit",
-        Tier::Split => "split",
-    }
+    once(ALIAS) && Tier::ALL.iter().all(|t| once(t.name()))
 }
 
 pub struct SharedTiers {

@@ -161,13 +161,11 @@ impl Spec {
         params: &Params,
         depth: usize,
     ) -> Result<union::Union, UnknownRetriever> {
-        let is_shared =
-            |p: &Part| p.name() == shared::ALIAS || shared::Tier::named(p.name()).is_some();
         let own: Vec<Part> = self
             .union
             .iter()
             .copied()
-            .filter(|p| !is_shared(p))
+            .filter(|p| shared_part(p).is_none())
             .collect();
         let (index, own) = rayon::join(
             || SharedTiers::new(glossary, params),
@@ -177,10 +175,10 @@ impl Spec {
         let parts = self
             .union
             .iter()
-            .map(|p| match shared::Tier::named(p.name()) {
-                Some(tier) => union::Part::Shared(tier),
-                None if p.name() == shared::ALIAS => union::Part::SharedAlias,
-                None => union::Part::Own(own.next().expect("one built part per own part")),
+            .map(|p| {
+                shared_part(p).unwrap_or_else(|| {
+                    union::Part::Own(own.next().expect("one built part per own part"))
+                })
             })
             .collect();
         Ok(union::Union::with_shared(parts, index))
@@ -213,6 +211,15 @@ impl Spec {
             }
         }
         out
+    }
+}
+
+/// What a union part reads from the shared index, if it is one of its
+/// retrievers.
+fn shared_part(part: &Part) -> Option<union::Part> {
+    match shared::Tier::named(part.name()) {
+        Some(tier) => Some(union::Part::Shared(tier)),
+        None => (part.name() == shared::ALIAS).then_some(union::Part::SharedAlias),
     }
 }
 
