@@ -10,8 +10,8 @@
 //!    digits are not looked up;
 //! 6. glossary sources and aliases are keyed by rules 1–4.
 
+use rustc_hash::FxHashSet;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// Longest phrase the approximate tiers (fuzzy, edit, split) enumerate, in
@@ -376,8 +376,9 @@ pub fn written_in_capitals(span: &str) -> bool {
     !span.chars().any(char::is_lowercase)
 }
 
-fn stopwords() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn stopwords() -> &'static FxHashSet<&'static str> {
+    // FxHash: asked for every word of every post and glossary key.
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| {
         STOPWORDS_FILE
             .lines()
