@@ -410,9 +410,12 @@ const NO_SLOT: u32 = u32::MAX;
 /// that string (its words, joined the same way), so its grams are the
 /// grams of a stretch of positions.
 struct PostGrams {
-    /// Per position: the gram, its slot, and a number for the gram that is
-    /// the same wherever it occurs in the post (to drop repeats unsorted).
+    /// Per position from `first`: the gram, its slot, and a number for the
+    /// gram that is the same wherever it occurs in the post (to drop
+    /// repeats unsorted).
     at: Vec<(Gram, u32, u32)>,
+    /// The character position of `at[0]`.
+    first: usize,
     /// Character range of each word in the joined string.
     words: Vec<(usize, usize)>,
     distinct: usize,
@@ -423,7 +426,10 @@ impl Fuzzy {
         self.slots.get(&gram).copied().unwrap_or(NO_SLOT)
     }
 
-    fn post_grams(&self, post: &PostView) -> PostGrams {
+    /// The post's grams from word `from` up to (not including) word `to`:
+    /// only where the wanted phrases are (the alias typo pass wants the few
+    /// around a misspelt word), as each costs two hash look-ups.
+    fn post_grams(&self, post: &PostView, from: usize, to: usize) -> PostGrams {
         let mut chars: Vec<u32> = Vec::with_capacity(post.text.len());
         let mut words = Vec::with_capacity(post.words.len());
         for w in &post.words {
@@ -434,8 +440,9 @@ impl Fuzzy {
             chars.extend(w.text.chars().map(u32::from));
             words.push((start, chars.len()));
         }
+        let (first, end) = (words[from].0, words[to - 1].1);
         let mut numbers: FxHashMap<Gram, u32> = FxHashMap::default();
-        let at = chars
+        let at = chars[first..end]
             .windows(3)
             .map(|w| {
                 let gram = (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]);
@@ -446,6 +453,7 @@ impl Fuzzy {
             .collect();
         PostGrams {
             at,
+            first,
             words,
             distinct: numbers.len(),
         }
@@ -468,7 +476,7 @@ impl Fuzzy {
             // A new mark per phrase, so the marks never need clearing.
             scratch.mark += 1;
             scratch.marks.resize(post.distinct, 0);
-            for &(gram, slot, number) in &post.at[start..end - 2] {
+            for &(gram, slot, number) in &post.at[start - post.first..end - 2 - post.first] {
                 let mark = &mut scratch.marks[number as usize];
                 if *mark != scratch.mark {
                     *mark = scratch.mark;
@@ -499,15 +507,18 @@ impl Fuzzy {
     pub fn retrieve_where(&self, post: &PostView, wanted: impl Fn(&Span) -> bool) -> Vec<Match> {
         let mut out = Vec::new();
         let mut scratch = Scratch::default();
-        let mut spans = post
+        let spans: Vec<&Span> = post
             .spans()
             .iter()
             .filter(|s| s.lookup && wanted(s))
-            .peekable();
-        if spans.peek().is_none() {
+            .collect();
+        let (Some(from), Some(to)) = (
+            spans.iter().map(|s| s.first_word).min(),
+            spans.iter().map(|s| s.first_word + s.len).max(),
+        ) else {
             return out;
-        }
-        let post_grams = self.post_grams(post);
+        };
+        let post_grams = self.post_grams(post, from, to);
         for phrase in spans {
             self.phrase_grams(&post_grams, post, phrase, &mut scratch);
             if self.threshold <= 0.0 {
