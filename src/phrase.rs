@@ -170,6 +170,15 @@ fn unicode_words(text: &str) -> Vec<Word> {
     out
 }
 
+/// The words of a text of ASCII letters, digits and spaces only (most
+/// glossary terms), as written: the runs between spaces, all in one
+/// segment. `None` for any other text.
+pub fn plain_words(text: &str) -> Option<impl Iterator<Item = &str>> {
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b' ')
+        .then(|| text.split(' ').filter(|w| !w.is_empty()))
+}
+
 /// [`words`] for ASCII text, where lower-casing keeps every byte in place
 /// and each character is one byte: the same rules, without the offset map.
 fn ascii_words(text: &[u8]) -> Vec<Word> {
@@ -484,6 +493,18 @@ pub fn phrases(text: &str) -> Vec<Phrase> {
 /// The key of a glossary source or alias (rule 6): all its words joined by
 /// one space, whatever separated them.
 pub fn key(text: &str) -> String {
+    if let Some(words) = plain_words(text) {
+        // Most glossary terms: no allocation per word.
+        let mut key = String::with_capacity(text.len());
+        for (i, w) in words.enumerate() {
+            if i > 0 {
+                key.push(' ');
+            }
+            key.push_str(w);
+        }
+        key.make_ascii_lowercase();
+        return key;
+    }
     let words = words(text);
     let mut key = String::with_capacity(text.len());
     for (i, w) in words.iter().enumerate() {
@@ -504,6 +525,24 @@ mod tests {
         #[test]
         fn ascii_words_follow_the_general_rules(text in "[a-zA-Z0-9' .,;:!?()\\[\\]\"\n\r\t\x0b\x0c_-]{0,40}") {
             proptest::prop_assert_eq!(ascii_words(text.as_bytes()), unicode_words(&text));
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain text's words and key are the general rules' (one segment).
+        #[test]
+        fn plain_words_follow_the_general_rules(text in "[a-zA-Z0-9 .'-]{0,30}") {
+            let general = words(&text);
+            match plain_words(&text) {
+                Some(plain) => {
+                    let plain: Vec<String> = plain.map(str::to_ascii_lowercase).collect();
+                    proptest::prop_assert_eq!(&plain, &general.iter().map(|w| w.text.clone()).collect::<Vec<_>>());
+                    proptest::prop_assert!(general.iter().all(|w| w.segment == 0));
+                }
+                None => proptest::prop_assert!(text.bytes().any(|b| !b.is_ascii_alphanumeric() && b != b' ')),
+            }
+            let joined: Vec<String> = general.into_iter().map(|w| w.text).collect();
+            proptest::prop_assert_eq!(key(&text), joined.join(" "));
         }
     }
 
