@@ -73,6 +73,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
             args.per_post
         },
         per_post_out,
+        exit_follows: true,
     };
     let started = Instant::now();
     let progress = super::progress::Progress::counter("posts read");

@@ -21,15 +21,12 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 /// Entries by a space-less form: (entry, number of words of its key).
 type Joined = HashMap<String, Vec<(usize, usize)>>;
 
-/// The space-less forms, with hashes of their beginnings and of the whole
-/// forms: a post's phrases are read byte by byte from each word on, and a
-/// walk that leaves every form's beginning stops at once (no string is made
-/// or hashed per phrase). A hash collision only lets a walk go on; what it
-/// finds is still looked up in `targets`.
+/// The space-less forms, with hashes of the whole forms. A post's phrases
+/// are read byte by byte from each word on (see [`Walk`]), and a form is
+/// looked up in `targets` only where its hash is among `wholes` (a hash
+/// collision only costs that look-up).
 struct Forms {
     targets: Joined,
-    /// FNV-1a hashes of every form's prefixes of up to [`PREFIX_BYTES`].
-    prefixes: HashBits,
     /// FNV-1a hashes of the whole forms.
     wholes: HashBits,
 }
@@ -94,25 +91,26 @@ fn fnv_step(hash: u64, byte: u8) -> u64 {
     (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
 }
 
+/// FNV-1a hashes of each form's prefixes up to [`PREFIX_BYTES`], then of
+/// the whole form.
+fn for_each_prefix_hash(form: &str, mut each: impl FnMut(u64)) -> u64 {
+    let mut hash = FNV_OFFSET;
+    for (i, &b) in form.as_bytes().iter().enumerate() {
+        hash = fnv_step(hash, b);
+        if i < PREFIX_BYTES {
+            each(hash);
+        }
+    }
+    hash
+}
+
 impl Forms {
     fn new(targets: Joined) -> Forms {
-        let mut prefixes = HashBits::with_room(PREFIX_BYTES * targets.len(), 16, 1);
         let mut wholes = HashBits::with_room(targets.len(), 32, 2);
         for form in targets.keys() {
-            let mut hash = FNV_OFFSET;
-            for (i, &b) in form.as_bytes().iter().enumerate() {
-                hash = fnv_step(hash, b);
-                if i < PREFIX_BYTES {
-                    prefixes.insert(hash);
-                }
-            }
-            wholes.insert(hash);
+            wholes.insert(for_each_prefix_hash(form, |_| {}));
         }
-        Forms {
-            targets,
-            prefixes,
-            wholes,
-        }
+        Forms { targets, wholes }
     }
 
     fn get(&self, form: &str) -> Option<&Vec<(usize, usize)>> {
@@ -120,9 +118,12 @@ impl Forms {
     }
 }
 
-/// A walk through [`Forms`] along a phrase's space-less bytes.
+/// A walk along a phrase's space-less bytes, while they may still be the
+/// beginning of some form (as written or stemmed: one set of prefixes for
+/// both, as a stem mostly begins as its word does, so each byte costs one
+/// look-up, not two).
 struct Walk<'f> {
-    forms: &'f Forms,
+    prefixes: &'f HashBits,
     /// The hash of each prefix read while still (as far as checked) on a
     /// path of some form.
     hashes: Vec<u64>,
@@ -130,9 +131,9 @@ struct Walk<'f> {
 }
 
 impl<'f> Walk<'f> {
-    fn new(forms: &'f Forms) -> Walk<'f> {
+    fn new(prefixes: &'f HashBits) -> Walk<'f> {
         Walk {
-            forms,
+            prefixes,
             hashes: Vec::new(),
             dead: false,
         }
@@ -149,7 +150,7 @@ impl<'f> Walk<'f> {
                 return;
             }
             let hash = fnv_step(self.hashes.last().copied().unwrap_or(FNV_OFFSET), b);
-            if self.hashes.len() < PREFIX_BYTES && !self.forms.prefixes.contains(hash) {
+            if self.hashes.len() < PREFIX_BYTES && !self.prefixes.contains(hash) {
                 self.dead = true;
                 return;
             }
@@ -162,15 +163,17 @@ impl<'f> Walk<'f> {
         self.hashes.len()
     }
 
-    /// Whether the first `len` bytes read may be a whole form.
-    fn whole_at(&self, len: usize) -> bool {
-        len >= 1 && len <= self.alive() && self.forms.wholes.contains(self.hashes[len - 1])
+    /// Whether the first `len` bytes read may be a whole form of `forms`.
+    fn whole_at(&self, forms: &Forms, len: usize) -> bool {
+        len >= 1 && len <= self.alive() && forms.wholes.contains(self.hashes[len - 1])
     }
 }
 
 pub struct Split {
     joined: Forms,
     joined_stem: Forms,
+    /// The prefixes of both kinds of form, for [`Walk`].
+    prefixes: HashBits,
 }
 
 impl Split {
@@ -194,9 +197,17 @@ impl Split {
                 }
             }
         }
+        // Most prefixes are shared (by forms, and by a form and its stem):
+        // 8 bits per form's prefix keep wrong yeses rare in a set small
+        // enough to stay in the cache.
+        let mut prefixes = HashBits::with_room(PREFIX_BYTES * joined.len(), 8, 1);
+        for form in joined.keys().chain(joined_stem.keys()) {
+            for_each_prefix_hash(form, |hash| prefixes.insert(hash));
+        }
         Split {
             joined: Forms::new(joined),
             joined_stem: Forms::new(joined_stem),
+            prefixes,
         }
     }
 }
@@ -214,7 +225,7 @@ impl Split {
     /// `i` (`happy` → `happi`), checked as well.
     fn may_stem_like_a_key(&self, walk: &Walk, joined: &str) -> bool {
         let len = joined.len();
-        (len.saturating_sub(MAX_STRIPPED)..=len).any(|at| walk.whole_at(at))
+        (len.saturating_sub(MAX_STRIPPED)..=len).any(|at| walk.whole_at(&self.joined_stem, at))
             || joined.ends_with('y') && walk.alive() + 1 >= len && {
                 let mut i_form = joined[..len - 1].to_string();
                 i_form.push('i');
@@ -227,19 +238,18 @@ impl Split {
         &'s self,
         phrase: &Span,
         post: &PostView,
-        walks: &Walks<'s>,
+        walk: &Walk<'s>,
         joined: &str,
     ) -> impl Iterator<Item = &'s (usize, usize)> {
-        // Looked up only where a walk says that some key (or key stem) may
-        // be the phrase's; a single word's stem is the post's, a longer
+        // Looked up only where the walk says that some key (or key stem)
+        // may be the phrase's; a single word's stem is the post's, a longer
         // phrase is stemmed here.
-        let exact = walks
-            .exact
-            .whole_at(joined.len())
+        let exact = walk
+            .whole_at(&self.joined, joined.len())
             .then(|| self.joined.get(joined))
             .flatten();
         let stem = self
-            .may_stem_like_a_key(&walks.stemmed, joined)
+            .may_stem_like_a_key(walk, joined)
             .then(|| {
                 if phrase.len == 1 {
                     self.joined_stem.get(&post.stems()[phrase.first_word])
@@ -252,44 +262,29 @@ impl Split {
     }
 }
 
-/// The two walks from one word on: over the space-less keys and over their
-/// stems.
-struct Walks<'f> {
-    exact: Walk<'f>,
-    stemmed: Walk<'f>,
-}
-
 impl Retriever for Split {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
         let mut joined = String::new();
-        let mut walks = Walks {
-            exact: Walk::new(&self.joined),
-            stemmed: Walk::new(&self.joined_stem),
-        };
+        let mut walk = Walk::new(&self.prefixes);
         // Phrases come by first word, then by length: each first word's
-        // phrases extend one walk per set of forms, a word at a time.
+        // phrases extend one walk, a word at a time.
         for from_one_word in post.spans().chunk_by(|a, b| a.first_word == b.first_word) {
-            walks.exact.restart();
-            walks.stemmed.restart();
+            walk.restart();
             joined.clear();
             for phrase in from_one_word {
                 let last = &post.words[phrase.first_word + phrase.len - 1].text;
                 joined.push_str(last);
-                walks.exact.feed(last.as_bytes());
-                walks.stemmed.feed(last.as_bytes());
-                if phrase.len > 1
-                    && walks.exact.dead
-                    && walks.stemmed.alive() + MAX_STRIPPED < joined.len()
-                {
+                walk.feed(last.as_bytes());
+                if phrase.len > 1 && walk.dead && walk.alive() + MAX_STRIPPED < joined.len() {
                     break; // no longer phrase from here can match either way
                 }
                 if !phrase.lookup {
                     continue;
                 }
                 seen.clear();
-                for &(entry, words) in self.found(phrase, post, &walks, &joined) {
+                for &(entry, words) in self.found(phrase, post, &walk, &joined) {
                     if words != phrase.len && !seen.contains(&entry) {
                         seen.push(entry);
                         out.push(Match::of_span(entry, MatchKind::Split, post, phrase, 1.0));
