@@ -51,7 +51,8 @@ impl AliasFuzzy {
         let unknown: Vec<bool> = post
             .words
             .iter()
-            .map(|w| !self.known.contains(&w.text))
+            .zip(post.stems())
+            .map(|(w, stem)| !self.known.knows(&w.text, stem))
             .collect();
         if !unknown.contains(&true) {
             return Vec::new();

@@ -9,7 +9,7 @@
 //! `coffee`), and the smaller is kept.
 //!
 //! Never read as a misspelling: a post word that is spelled correctly (an
-//! English word or a word of the glossary, see [`super::known`]), a stop
+//! English word, a word of the glossary or an inflection of one, see [`super::known`]), a stop
 //! word, all digits or shorter than `edit_one_from`, nor a key word that is a stop word or
 //! all digits (those must be written as is or inflected).
 //!
@@ -553,7 +553,7 @@ impl Edit {
             || length < self.bounds.one_from
             || length > MAX_EDIT_CHARS + ceiling
             || !editable(word)
-            || self.known.as_ref().is_some_and(|k| k.contains(word))
+            || self.known.as_ref().is_some_and(|k| k.knows(word, stem))
         {
             return hits;
         }

@@ -1,12 +1,15 @@
-//! Words spelled correctly: English words and the glossary's own words.
-//! Typo tiers read only the other words as misspellings (SymSpell's and
-//! every spell checker's rule), so a correctly spelled word is never
-//! "corrected" into another glossary entry ("recently" → presentation,
-//! "texts" → test).
+//! Words spelled correctly: English words, the glossary's own words and
+//! their inflections (a glossary word with an ending that leaves its
+//! Snowball stem as it is: `focaccias`, `annotations`). Typo tiers read only the other words as
+//! misspellings (SymSpell's and every spell checker's rule), so a correctly
+//! spelled word is never "corrected" into another glossary entry
+//! ("recently" → presentation, "texts" → test); an inflection is found by
+//! its stem instead.
 //!
 //! The English list is `data/words-en.txt` (from Debian's wamerican,
 //! SCOWL size 50; see `data/words-en.README`), compiled in.
 
+use super::normalised::stem_word;
 use crate::glossary::Glossary;
 use rustc_hash::FxHashSet;
 use std::sync::LazyLock;
@@ -25,23 +28,43 @@ pub fn is_english(word: &str) -> bool {
 #[derive(Debug, Default)]
 pub struct KnownWords {
     glossary: FxHashSet<String>,
+    /// The stems of the glossary's words.
+    stems: FxHashSet<String>,
 }
 
 impl KnownWords {
-    /// English words and every word of the glossary's sources and aliases.
+    /// English words, every word of the glossary's sources and aliases, and
+    /// every word with the stem of one of those.
     pub fn new(glossary: &Glossary) -> KnownWords {
-        let glossary = glossary
+        let glossary: FxHashSet<String> = glossary
             .entries
             .iter()
             .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
             .flat_map(|k| k.split(' '))
             .map(str::to_string)
             .collect();
-        KnownWords { glossary }
+        let stems = glossary.iter().map(|w| stem_word(w)).collect();
+        KnownWords { glossary, stems }
     }
 
-    pub fn contains(&self, word: &str) -> bool {
-        self.glossary.contains(word) || is_english(word)
+    /// Whether `word`, whose stem is `stem`, is spelled right.
+    pub fn knows(&self, word: &str, stem: &str) -> bool {
+        self.glossary.contains(word) || is_english(word) || self.inflects(word, stem)
+    }
+
+    /// Whether `word` is a glossary word with an ending added that leaves
+    /// its stem unchanged (`rountis` for `rounti`). A word that only
+    /// shares a stem is not: `pouplo` may be a misspelt `poupla` as well as
+    /// `pouplos` cut short.
+    fn inflects(&self, word: &str, stem: &str) -> bool {
+        // Porter2 keeps at least a letter less than the word it stems.
+        self.stems.contains(stem)
+            && (stem.len().saturating_sub(1).max(1)..word.len()).any(|at| {
+                word.is_char_boundary(at) && {
+                    let base = &word[..at];
+                    self.glossary.contains(base) && stem_word(base) == stem
+                }
+            })
     }
 }
 
@@ -70,7 +93,19 @@ mod tests {
     fn the_glossary_words_are_known_too() {
         let g = crate::retrieve::test_support::glossary(&[("ff", "focaccia flatbread")]);
         let known = KnownWords::new(&g);
-        assert!(known.contains("focaccia") && known.contains("flatbread"));
-        assert!(!known.contains("focacia"));
+        let knows = |w: &str| known.knows(w, &stem_word(w));
+        assert!(knows("focaccia") && knows("flatbread"));
+        // Inflections of a glossary word are spelled right too.
+        assert!(knows("focaccias") && knows("flatbreads"));
+        assert!(!knows("focacia") && !knows("focacias"));
+        // Sharing a stem is not enough: the word must be a glossary word
+        // with an ending.
+        let g = crate::retrieve::test_support::glossary(&[("p", "pouplos")]);
+        let known = KnownWords::new(&g);
+        assert_eq!(stem_word("pouplo"), stem_word("pouplos"));
+        assert!(!known.knows("pouplo", &stem_word("pouplo")));
+        let g = crate::retrieve::test_support::glossary(&[("r", "rounti")]);
+        let known = KnownWords::new(&g);
+        assert!(known.knows("rountis", &stem_word("rountis")));
     }
 }
