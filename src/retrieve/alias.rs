@@ -48,12 +48,7 @@ impl AliasFuzzy {
         let Some(fuzzy) = &self.fuzzy else {
             return Vec::new();
         };
-        let unknown: Vec<bool> = post
-            .words
-            .iter()
-            .zip(post.stems())
-            .map(|(w, stem)| !self.known.knows(&w.text, stem))
-            .collect();
+        let unknown: Vec<bool> = post.spelled_right(&self.known).iter().map(|r| !r).collect();
         if !unknown.contains(&true) {
             return Vec::new();
         }

@@ -518,14 +518,20 @@ impl Edit {
     }
 
     /// Every vocabulary word that `word` (a post word, whose stem is
-    /// `stem`) matches.
-    fn hits(&self, word: &str, stem: &str) -> Vec<WordHit> {
-        self.hits_among(word, stem, false)
+    /// `stem`) matches; none by a typo if it is `spelled_right`.
+    fn hits(&self, word: &str, stem: &str, spelled_right: bool) -> Vec<WordHit> {
+        self.hits_among(word, stem, spelled_right, false)
     }
 
     /// [`Edit::hits`], with candidates from the deletion indexes or, when
     /// `every_word`, from the whole vocabulary (the plain definition).
-    fn hits_among(&self, word: &str, stem: &str, every_word: bool) -> Vec<WordHit> {
+    fn hits_among(
+        &self,
+        word: &str,
+        stem: &str,
+        spelled_right: bool,
+        every_word: bool,
+    ) -> Vec<WordHit> {
         let mut hits: Vec<WordHit> = Vec::new();
         if let Some(&id) = self.by_word.get(word) {
             add(
@@ -553,7 +559,7 @@ impl Edit {
             || length < self.bounds.one_from
             || length > MAX_EDIT_CHARS + ceiling
             || !editable(word)
-            || self.known.as_ref().is_some_and(|k| k.knows(word, stem))
+            || spelled_right
         {
             return hits;
         }
@@ -613,10 +619,12 @@ impl Retriever for Edit {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
         // Hits per distinct word, then per word position.
         let stems = post.stems();
+        let spelled_right = self.known.as_ref().map(|k| post.spelled_right(k));
         let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::default();
-        for (w, stem) in post.words.iter().zip(stems) {
+        for (i, (w, stem)) in post.words.iter().zip(stems).enumerate() {
             if !by_text.contains_key(w.text.as_str()) {
-                by_text.insert(&w.text, self.hits(&w.text, stem));
+                let right = spelled_right.as_ref().is_some_and(|r| r[i]);
+                by_text.insert(&w.text, self.hits(&w.text, stem, right));
             }
         }
         let hits: Vec<&[WordHit]> = post
@@ -713,8 +721,8 @@ mod tests {
             let edit = Edit::over(&keyed, EditBounds::default(), None);
             for w in &words {
                 let stem = stem_word(w);
-                let mut indexed = edit.hits_among(w, &stem, false);
-                let mut plain = edit.hits_among(w, &stem, true);
+                let mut indexed = edit.hits_among(w, &stem, false, false);
+                let mut plain = edit.hits_among(w, &stem, false, true);
                 indexed.sort_by_key(|h| h.word);
                 plain.sort_by_key(|h| h.word);
                 proptest::prop_assert_eq!(indexed, plain, "{}", w);

@@ -49,7 +49,8 @@ impl KnownWords {
 
     /// Whether `word`, whose stem is `stem`, is spelled right.
     pub fn knows(&self, word: &str, stem: &str) -> bool {
-        self.glossary.contains(word) || is_english(word) || self.inflects(word, stem)
+        // English first: most words of a post are.
+        is_english(word) || self.glossary.contains(word) || self.inflects(word, stem)
     }
 
     /// Whether `word` is a glossary word with an ending added that leaves

@@ -38,6 +38,7 @@ pub use spec::{Part, Spec, UnknownRetriever};
 
 use crate::glossary::Glossary;
 use crate::phrase::{self, Phrase, Word};
+use known::KnownWords;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -148,6 +149,9 @@ pub struct PostView<'a> {
     /// The words' stems, shared by every retriever and filter that
     /// compares stems.
     stems: OnceLock<Vec<String>>,
+    /// Which words are spelled right, and for which [`KnownWords`] (by
+    /// address): the typo tiers of a composition share one.
+    spelled_right: OnceLock<(usize, Vec<bool>)>,
     tokens: OnceLock<Vec<phrase::Token>>,
     parts: OnceLock<Vec<phrase::Part>>,
 }
@@ -164,6 +168,7 @@ impl<'a> PostView<'a> {
             phrases: OnceLock::new(),
             spans: OnceLock::new(),
             stems: OnceLock::new(),
+            spelled_right: OnceLock::new(),
             tokens: OnceLock::new(),
             parts: OnceLock::new(),
         }
@@ -189,6 +194,24 @@ impl<'a> PostView<'a> {
                 .map(|w| normalised::stem_word(&w.text))
                 .collect()
         })
+    }
+
+    /// Per word, whether `known` holds it spelled right: worked out once
+    /// per post for the first word list asked (`edit` and the alias typo
+    /// pass of a composition ask the same one).
+    pub(crate) fn spelled_right(&self, known: &KnownWords) -> std::borrow::Cow<'_, [bool]> {
+        let owner = known as *const KnownWords as usize;
+        let work_out = || -> Vec<bool> {
+            self.words
+                .iter()
+                .zip(self.stems())
+                .map(|(w, stem)| known.knows(&w.text, stem))
+                .collect()
+        };
+        match self.spelled_right.get_or_init(|| (owner, work_out())) {
+            (first, flags) if *first == owner => std::borrow::Cow::Borrowed(flags),
+            _ => std::borrow::Cow::Owned(work_out()),
+        }
     }
 
     /// The words and the visible characters between them.
