@@ -61,7 +61,7 @@ pub fn word_count(key: &str) -> usize {
     if key.is_empty() {
         0
     } else {
-        key.split(' ').count()
+        1 + key.bytes().filter(|&b| b == b' ').count()
     }
 }
 

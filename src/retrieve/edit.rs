@@ -465,7 +465,7 @@ impl Edit {
             known,
         };
         for k in keys {
-            let words: Vec<u32> = k.key.split(' ').map(|w| edit.word_id(w)).collect();
+            let words: Vec<u32> = phrase::key_words(&k.key).map(|w| edit.word_id(w)).collect();
             if words.is_empty() || words.len() > MAX_PHRASE_WORDS {
                 continue;
             }

@@ -11,6 +11,7 @@
 
 use super::normalised::stem_word;
 use crate::glossary::Glossary;
+use crate::phrase;
 use rustc_hash::FxHashSet;
 use std::sync::LazyLock;
 
@@ -40,7 +41,7 @@ impl KnownWords {
             .entries
             .iter()
             .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
-            .flat_map(|k| k.split(' '))
+            .flat_map(|k| phrase::key_words(k))
             .map(str::to_string)
             .collect();
         let stems = glossary.iter().map(|w| stem_word(w)).collect();

@@ -75,7 +75,7 @@ pub fn stem_word(word: &str) -> String {
 /// A phrase key with every word stemmed (through [`stem_word`]'s cache).
 pub fn stem_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
-    for (i, w) in key.split(' ').enumerate() {
+    for (i, w) in phrase::key_words(key).enumerate() {
         if i > 0 {
             out.push(' ');
         }
@@ -108,7 +108,7 @@ impl Normalised {
             stemmed
                 .iter()
                 .enumerate()
-                .map(|(i, stem)| (i as u32, stem.split(' ').collect())),
+                .map(|(i, stem)| (i as u32, phrase::key_words(stem).collect())),
         );
         Normalised {
             exact: Exact::over(keys),

@@ -9,7 +9,7 @@ use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
-use crate::phrase::Span;
+use crate::phrase::{self, Span};
 use rustc_hash::FxHashMap as HashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -187,7 +187,7 @@ impl Split {
         let mut joined = Joined::with_capacity_and_hasher(keys.len(), Default::default());
         let mut joined_stem = Joined::with_capacity_and_hasher(keys.len(), Default::default());
         for k in keys {
-            let j = k.key.replace(' ', "");
+            let j: String = phrase::key_words(&k.key).collect();
             let value = (k.entry, word_count(&k.key));
             let stem = stem_word(&j);
             for (map, at) in [(&mut joined, j), (&mut joined_stem, stem)] {
