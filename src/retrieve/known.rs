@@ -37,14 +37,15 @@ impl KnownWords {
     /// English words, every word of the glossary's sources and aliases, and
     /// every word with the stem of one of those.
     pub fn new(glossary: &Glossary) -> KnownWords {
-        let glossary: FxHashSet<String> = glossary
+        // Borrowed first: a word is copied once, not once per key.
+        let words: FxHashSet<&str> = glossary
             .entries
             .iter()
             .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
             .flat_map(|k| phrase::key_words(k))
-            .map(str::to_string)
             .collect();
-        let stems = glossary.iter().map(|w| stem_word(w)).collect();
+        let stems = words.iter().map(|w| stem_word(w)).collect();
+        let glossary = words.into_iter().map(str::to_string).collect();
         KnownWords { glossary, stems }
     }
 
