@@ -408,6 +408,17 @@ mod tests {
     }
 
     #[test]
+    fn each_word_list_gets_its_own_answer_on_one_post() {
+        let post = PostView::new("rountis and focacias", None);
+        let rounti = KnownWords::new(&glossary(&[("r", "rounti")]));
+        let focaccia = KnownWords::new(&glossary(&[("f", "focacias")]));
+        // The first list asked is remembered; another still gets its own.
+        assert_eq!(*post.spelled_right(&rounti), [true, true, false]);
+        assert_eq!(*post.spelled_right(&focaccia), [false, true, true]);
+        assert_eq!(*post.spelled_right(&rounti), [true, true, false]);
+    }
+
+    #[test]
     fn union_keeps_the_best_match_preferring_the_first_retriever() {
         let g = glossary(&[("cookie", "cookie"), ("tea", "tea")]);
         let got = run("normalised+fuzzy", &g, "Cookies and teas, cookiez");

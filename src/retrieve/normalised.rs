@@ -52,7 +52,33 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 const REMEMBERED_STEMS: usize = 1 << 18;
 
 thread_local! {
-    static STEM_CACHE: RefCell<FxHashMap<String, String>> = RefCell::default();
+    static STEM_CACHE: RefCell<StemCache> = RefCell::default();
+}
+
+/// Stems by word. Most words and their stems fit in 15 bytes, packed in a
+/// `u128` with their length: such a look-up follows no pointer and
+/// compares no bytes in memory (the cache holds every glossary word, far
+/// more than the processor's caches).
+#[derive(Default)]
+struct StemCache {
+    packed: FxHashMap<u128, u128>,
+    other: FxHashMap<String, String>,
+}
+
+/// `word` packed with its length, if it has at most 15 bytes.
+fn pack(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    (bytes.len() < 16).then(|| {
+        let mut buf = [0u8; 16];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        buf[15] = bytes.len() as u8;
+        u128::from_le_bytes(buf)
+    })
+}
+
+fn unpack(packed: u128) -> String {
+    let buf = packed.to_le_bytes();
+    String::from_utf8(buf[..usize::from(buf[15])].to_vec()).expect("packed from a str")
 }
 
 /// The Snowball English stem of one word. Each thread remembers the stems
@@ -60,14 +86,26 @@ thread_local! {
 /// step of matching by stem.
 pub fn stem_word(word: &str) -> String {
     STEM_CACHE.with_borrow_mut(|cache| {
-        if let Some(stem) = cache.get(word) {
+        let packed = pack(word);
+        if let Some(stem) = packed.and_then(|w| cache.packed.get(&w)) {
+            return unpack(*stem);
+        }
+        if let Some(stem) = cache.other.get(word) {
             return stem.clone();
         }
         let stem = STEMMER.stem(word).into_owned();
-        if cache.len() >= REMEMBERED_STEMS {
-            cache.clear();
+        if cache.packed.len() + cache.other.len() >= REMEMBERED_STEMS {
+            cache.packed.clear();
+            cache.other.clear();
         }
-        cache.insert(word.to_string(), stem.clone());
+        match (packed, pack(&stem)) {
+            (Some(w), Some(s)) => {
+                cache.packed.insert(w, s);
+            }
+            _ => {
+                cache.other.insert(word.to_string(), stem.clone());
+            }
+        }
         stem
     })
 }
@@ -192,6 +230,26 @@ mod tests {
     fn misses_typos() {
         let g = glossary(&[("delivery", "delivery")]);
         assert!(run("normalised", &g, "free delivry").is_empty());
+    }
+
+    proptest::proptest! {
+        /// The cache gives the stemmer's stems, packed or not, the first
+        /// time and again (words up to 20 bytes, some non-ASCII).
+        #[test]
+        fn remembered_stems_are_the_stemmers(words in proptest::collection::vec("[a-zé']{0,20}", 1..20)) {
+            for _ in 0..2 {
+                for w in &words {
+                    proptest::prop_assert_eq!(stem_word(w), STEMMER.stem(w).into_owned(), "{}", w);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packed_words_keep_their_length() {
+        assert_ne!(pack("ab"), pack("ab\0"));
+        assert_eq!(pack(&"x".repeat(16)), None);
+        assert_eq!(unpack(pack("café").unwrap()), "café");
     }
 
     #[test]
