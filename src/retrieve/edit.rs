@@ -24,6 +24,7 @@
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
 use super::normalised::stem_word;
+use super::wordmap::WordMap;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
@@ -300,8 +301,8 @@ struct WordHit {
 pub struct Edit {
     bounds: EditBounds,
     vocab: Vec<VocabWord>,
-    by_word: HashMap<String, u32>,
-    by_stem: HashMap<String, Vec<u32>>,
+    by_word: WordMap<u32>,
+    by_stem: WordMap<Vec<u32>>,
     /// The deletions of every key word and of its stem (where it differs).
     deletions: DeletionIndex,
     keys: Vec<EditKey>,
@@ -457,8 +458,8 @@ impl Edit {
         let mut edit = Edit {
             bounds,
             vocab: Vec::with_capacity(keys.len()),
-            by_word: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
-            by_stem: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
+            by_word: WordMap::with_capacity(keys.len()),
+            by_stem: WordMap::with_capacity(keys.len()),
             deletions: DeletionIndex::default(),
             keys: Vec::with_capacity(keys.len()),
             by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
@@ -506,8 +507,8 @@ impl Edit {
                 self.deletions.add(&stem_chars, bound, id);
             }
         }
-        self.by_stem.entry(stem.clone()).or_default().push(id);
-        self.by_word.insert(word.to_string(), id);
+        self.by_stem.get_or_insert_with(&stem, Vec::new).push(id);
+        self.by_word.insert(word, id);
         self.vocab.push(VocabWord {
             text: word.to_string(),
             stem_chars: stem.chars().count(),

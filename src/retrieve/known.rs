@@ -10,6 +10,7 @@
 //! SCOWL size 50; see `data/words-en.README`), compiled in.
 
 use super::normalised::stem_word;
+use super::wordmap::WordMap;
 use crate::glossary::Glossary;
 use crate::phrase;
 use rustc_hash::FxHashSet;
@@ -28,9 +29,9 @@ pub fn is_english(word: &str) -> bool {
 /// The words a typo tier leaves alone.
 #[derive(Debug, Default)]
 pub struct KnownWords {
-    glossary: FxHashSet<String>,
+    glossary: WordMap<()>,
     /// The stems of the glossary's words.
-    stems: FxHashSet<String>,
+    stems: WordMap<()>,
 }
 
 impl KnownWords {
@@ -44,9 +45,15 @@ impl KnownWords {
             .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
             .flat_map(|k| phrase::key_words(k))
             .collect();
-        let stems = words.iter().map(|w| stem_word(w)).collect();
-        let glossary = words.into_iter().map(str::to_string).collect();
-        KnownWords { glossary, stems }
+        let mut known = KnownWords {
+            glossary: WordMap::with_capacity(words.len()),
+            stems: WordMap::with_capacity(words.len()),
+        };
+        for word in words {
+            known.glossary.insert(word, ());
+            known.stems.insert(&stem_word(word), ());
+        }
+        known
     }
 
     /// Whether `word`, whose stem is `stem`, is spelled right.

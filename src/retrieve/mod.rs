@@ -28,6 +28,7 @@ mod spec;
 mod split;
 mod terms;
 mod union;
+mod wordmap;
 
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};

@@ -4,6 +4,7 @@
 use super::exact::Exact;
 use super::keys::{self, Keyed};
 use super::terms::{self, WordTrie};
+use super::wordmap::{pack, unpack};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
@@ -63,22 +64,6 @@ thread_local! {
 struct StemCache {
     packed: FxHashMap<u128, u128>,
     other: FxHashMap<String, String>,
-}
-
-/// `word` packed with its length, if it has at most 15 bytes.
-fn pack(word: &str) -> Option<u128> {
-    let bytes = word.as_bytes();
-    (bytes.len() < 16).then(|| {
-        let mut buf = [0u8; 16];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        buf[15] = bytes.len() as u8;
-        u128::from_le_bytes(buf)
-    })
-}
-
-fn unpack(packed: u128) -> String {
-    let buf = packed.to_le_bytes();
-    String::from_utf8(buf[..usize::from(buf[15])].to_vec()).expect("packed from a str")
 }
 
 /// The Snowball English stem of one word. Each thread remembers the stems
@@ -243,13 +228,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn packed_words_keep_their_length() {
-        assert_ne!(pack("ab"), pack("ab\0"));
-        assert_eq!(pack(&"x".repeat(16)), None);
-        assert_eq!(unpack(pack("café").unwrap()), "café");
     }
 
     #[test]

@@ -1,0 +1,115 @@
+//! Maps keyed by words. Most words fit in 15 bytes: those are packed in a
+//! `u128` with their length, so that a look-up follows no pointer and
+//! compares no bytes in memory (the maps of a 100k-entry glossary are far
+//! larger than the processor's caches, and every post word is looked up).
+
+use rustc_hash::FxHashMap;
+
+/// `word` packed with its length, if it has at most 15 bytes (the length
+/// keeps `ab` apart from `ab\0`).
+pub fn pack(word: &str) -> Option<u128> {
+    let bytes = word.as_bytes();
+    (bytes.len() < 16).then(|| {
+        let mut buf = [0u8; 16];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        buf[15] = bytes.len() as u8;
+        u128::from_le_bytes(buf)
+    })
+}
+
+/// The word that [`pack`] packed.
+pub fn unpack(packed: u128) -> String {
+    let buf = packed.to_le_bytes();
+    String::from_utf8(buf[..usize::from(buf[15])].to_vec()).expect("packed from a str")
+}
+
+/// A map from words to `V`.
+#[derive(Debug)]
+pub struct WordMap<V> {
+    packed: FxHashMap<u128, V>,
+    other: FxHashMap<Box<str>, V>,
+}
+
+impl<V> Default for WordMap<V> {
+    fn default() -> Self {
+        WordMap {
+            packed: FxHashMap::default(),
+            other: FxHashMap::default(),
+        }
+    }
+}
+
+impl<V> WordMap<V> {
+    /// Room for `words` words without growing (most are short).
+    pub fn with_capacity(words: usize) -> Self {
+        WordMap {
+            packed: FxHashMap::with_capacity_and_hasher(words, Default::default()),
+            other: FxHashMap::default(),
+        }
+    }
+
+    pub fn get(&self, word: &str) -> Option<&V> {
+        match pack(word) {
+            Some(key) => self.packed.get(&key),
+            None => self.other.get(word),
+        }
+    }
+
+    pub fn contains(&self, word: &str) -> bool {
+        self.get(word).is_some()
+    }
+
+    /// The value of `word`, made by `new` if missing.
+    pub fn get_or_insert_with(&mut self, word: &str, new: impl FnOnce() -> V) -> &mut V {
+        match pack(word) {
+            Some(key) => self.packed.entry(key).or_insert_with(new),
+            None => self.other.entry(word.into()).or_insert_with(new),
+        }
+    }
+
+    pub fn insert(&mut self, word: &str, value: V) {
+        match pack(word) {
+            Some(key) => {
+                self.packed.insert(key, value);
+            }
+            None => {
+                self.other.insert(word.into(), value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_words_keep_their_length() {
+        assert_ne!(pack("ab"), pack("ab\0"));
+        assert_eq!(pack(&"x".repeat(16)), None);
+        assert_eq!(unpack(pack("café").unwrap()), "café");
+    }
+
+    proptest::proptest! {
+        /// A word map is a map of strings, short words or long.
+        #[test]
+        fn a_word_map_is_a_map(words in proptest::collection::vec("[a-cé]{0,18}", 0..30)) {
+            let mut map = WordMap::with_capacity(4);
+            let mut plain = std::collections::HashMap::new();
+            for (i, w) in words.iter().enumerate() {
+                if i % 2 == 0 {
+                    map.insert(w, i);
+                    plain.insert(w.clone(), i);
+                } else {
+                    *map.get_or_insert_with(w, || i) += 100;
+                    *plain.entry(w.clone()).or_insert(i) += 100;
+                }
+            }
+            for w in &words {
+                proptest::prop_assert_eq!(map.get(w), plain.get(w));
+                let longer = format!("{w}x");
+                proptest::prop_assert_eq!(map.contains(&longer), plain.contains_key(&longer));
+            }
+        }
+    }
+}
