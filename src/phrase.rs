@@ -504,27 +504,27 @@ pub fn phrases(text: &str) -> Vec<Phrase> {
 /// The key of a glossary source or alias (rule 6): all its words joined by
 /// one space, whatever separated them.
 pub fn key(text: &str) -> String {
-    if let Some(words) = plain_words(text) {
-        // Most glossary terms: no allocation per word.
-        let mut key = String::with_capacity(text.len());
-        for (i, w) in words.enumerate() {
-            if i > 0 {
-                key.push(' ');
-            }
-            key.push_str(w);
+    match plain_words(text) {
+        // Most glossary terms: no string per word.
+        Some(words) => {
+            let mut key = join_words(words, text.len());
+            key.make_ascii_lowercase();
+            key
         }
-        key.make_ascii_lowercase();
-        return key;
+        None => join_words(words(text).iter().map(|w| w.text.as_str()), text.len()),
     }
-    let words = words(text);
-    let mut key = String::with_capacity(text.len());
-    for (i, w) in words.iter().enumerate() {
+}
+
+/// `words` joined by one space.
+fn join_words<'w>(words: impl Iterator<Item = &'w str>, capacity: usize) -> String {
+    let mut joined = String::with_capacity(capacity);
+    for (i, w) in words.enumerate() {
         if i > 0 {
-            key.push(' ');
+            joined.push(' ');
         }
-        key.push_str(&w.text);
+        joined.push_str(w);
     }
-    key
+    joined
 }
 
 #[cfg(test)]

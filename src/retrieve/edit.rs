@@ -9,9 +9,10 @@
 //! `coffee`), and the smaller is kept.
 //!
 //! Never read as a misspelling: a post word that is spelled correctly (an
-//! English word, a word of the glossary or an inflection of one, see [`super::known`]), a stop
-//! word, all digits or shorter than `edit_one_from`, nor a key word that is a stop word or
-//! all digits (those must be written as is or inflected).
+//! English word, a word of the glossary or an inflection of one, see
+//! [`super::known`]), a stop word, all digits or shorter than
+//! `edit_one_from`, nor a key word that is a stop word or all digits (those
+//! must be written as is or inflected).
 //!
 //! Candidates come from a deletion-neighbourhood index (the SymSpell idea):
 //! every string obtained from a key word by deleting up to its bound of
@@ -170,8 +171,9 @@ const TOLERATES_TWO: u32 = 1 << 31;
 struct DeletionIndex {
     words: Vec<(Vec<char>, usize, u32)>,
     /// Per entry: the hash's top 32 bits and the word id (with
-    /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare false match only adds a candidate, and
-    /// every candidate's distance is computed.
+    /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare
+    /// false match only adds a candidate, and every candidate's distance is
+    /// computed.
     entries: Vec<(u32, u32)>,
     /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
     directory: Vec<u32>,

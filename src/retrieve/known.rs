@@ -1,10 +1,10 @@
 //! Words spelled correctly: English words, the glossary's own words and
 //! their inflections (a glossary word with an ending that leaves its
-//! Snowball stem as it is: `focaccias`, `annotations`). Typo tiers read only the other words as
-//! misspellings (SymSpell's and every spell checker's rule), so a correctly
-//! spelled word is never "corrected" into another glossary entry
-//! ("recently" → presentation, "texts" → test); an inflection is found by
-//! its stem instead.
+//! Snowball stem as it is: `focaccias`, `annotations`). Typo tiers read
+//! only the other words as misspellings (SymSpell's and every spell
+//! checker's rule), so a correctly spelled word is never "corrected" into
+//! another glossary entry ("recently" → presentation, "texts" → test); an
+//! inflection is found by its stem instead.
 //!
 //! The English list is `data/words-en.txt` (from Debian's wamerican,
 //! SCOWL size 50; see `data/words-en.README`), compiled in.
@@ -67,7 +67,8 @@ impl KnownWords {
     /// shares a stem is not: `pouplo` may be a misspelt `poupla` as well as
     /// `pouplos` cut short.
     fn inflects(&self, word: &str, stem: &str) -> bool {
-        // Porter2 keeps at least a letter less than the word it stems.
+        // A base glossary word is no shorter than its stem (Porter2 strips
+        // or rewrites an ending); one letter less is tried as a margin.
         self.stems.contains(stem)
             && (stem.len().saturating_sub(1).max(1)..word.len()).any(|at| {
                 word.is_char_boundary(at) && {

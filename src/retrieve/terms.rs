@@ -19,6 +19,7 @@
 //! key that is one lower-case stop word is never looked up.
 
 use super::keys::Keyed;
+use super::wordmap::WordMap;
 use super::{Match, MatchKind, PostView};
 use crate::phrase::{self, Gap, Token, MAX_KEY_WORDS};
 use rustc_hash::FxHashMap;
@@ -105,49 +106,9 @@ struct Node {
 }
 
 /// Words to (id, root child). Most post words are in no key and are looked
-/// up once each, so words of up to 16 bytes are kept inline as a `u128`
-/// (zero-padded: no word holds a NUL byte): hashed in two multiplications
-/// and compared without following a pointer to the heap.
-#[derive(Debug, Default)]
-struct Vocab {
-    short: FxHashMap<u128, (u32, u32)>,
-    long: FxHashMap<Box<str>, (u32, u32)>,
-}
-
-/// `word` as an inline key, if it fits.
-fn inline(word: &str) -> Option<u128> {
-    let bytes = word.as_bytes();
-    (bytes.len() <= 16).then(|| {
-        let mut buf = [0u8; 16];
-        buf[..bytes.len()].copy_from_slice(bytes);
-        u128::from_le_bytes(buf)
-    })
-}
-
-impl Vocab {
-    fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn get(&self, word: &str) -> Option<(u32, u32)> {
-        match inline(word) {
-            Some(key) => self.short.get(&key).copied(),
-            None => self.long.get(word).copied(),
-        }
-    }
-
-    /// The word's entry, made with `new` if missing.
-    fn entry(&mut self, word: &str, new: (u32, u32)) -> &mut (u32, u32) {
-        match inline(word) {
-            Some(key) => self.short.entry(key).or_insert(new),
-            None => self.long.entry(word.into()).or_insert(new),
-        }
-    }
-}
+/// up once each: a [`WordMap`] keeps short words packed, so a look-up
+/// follows no pointer to the heap.
+type Vocab = WordMap<(u32, u32)>;
 
 /// Keys found at one place: words `first..first + len`, keys `keys`.
 pub struct Found<'t> {
@@ -164,9 +125,8 @@ impl WordTrie {
         // Sized up front: growing maps of a 100k-entry glossary by doubling
         // copies them and touches twice the memory.
         let expected = keys.size_hint().0;
-        let mut vocab = Vocab::default();
+        let mut vocab = Vocab::with_capacity(expected);
         let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-        vocab.short.reserve(expected);
         edges.reserve(expected);
         // Per node, the keys ending there and whether it has children.
         let mut ends: Vec<(Vec<u32>, bool)> = Vec::with_capacity(2 * expected + 1);
@@ -178,7 +138,7 @@ impl WordTrie {
             let mut node = 0;
             for word in words {
                 let next_word = vocab.len() as u32;
-                let (word, root_child) = vocab.entry(word, (next_word, NONE));
+                let (word, root_child) = vocab.get_or_insert_with(word, || (next_word, NONE));
                 let next_node = ends.len() as u32;
                 let child = if node == 0 {
                     if *root_child == NONE {
@@ -240,7 +200,7 @@ impl WordTrie {
         // segment, looked up once.
         let ids: Vec<(u32, u32, usize)> = words
             .map(|(w, segment)| {
-                let (id, root) = self.vocab.get(w).unwrap_or((NONE, NONE));
+                let (id, root) = self.vocab.get(w).copied().unwrap_or((NONE, NONE));
                 (id, root, segment)
             })
             .collect();

@@ -48,6 +48,14 @@ impl<V> WordMap<V> {
         }
     }
 
+    pub fn len(&self) -> usize {
+        self.packed.len() + self.other.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn get(&self, word: &str) -> Option<&V> {
         match pack(word) {
             Some(key) => self.packed.get(&key),
