@@ -22,6 +22,7 @@ mod longest;
 mod normalised;
 mod oracle;
 pub mod params;
+mod porter2;
 mod sense;
 mod shared;
 mod spec;

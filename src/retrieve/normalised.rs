@@ -1,18 +1,18 @@
 //! `normalised`: both sides stemmed word by word with the Snowball English
-//! (Porter2) stemmer of rust-stemmers, then compared as `exact`.
+//! (Porter2) stemmer (rust-stemmers' rules, see [`super::porter2`]), then
+//! compared as `exact`.
 
 use super::exact::Exact;
 use super::keys::{self, Keyed};
+use super::porter2;
 use super::terms::{self, WordTrie};
 use super::wordmap::{pack, unpack};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
 use rayon::prelude::*;
-use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::sync::LazyLock;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "normalised",
@@ -32,8 +32,7 @@ impl Stems {
     pub fn word(&mut self, word: &str) -> &str {
         if !self.cache.contains_key(word) {
             // Not through `stem_word`: this cache already holds each word once.
-            self.cache
-                .insert(word.to_string(), STEMMER.stem(word).into_owned());
+            self.cache.insert(word.to_string(), porter2::stem(word));
         }
         &self.cache[word]
     }
@@ -43,8 +42,6 @@ impl Stems {
         stem_key(key)
     }
 }
-
-static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
 /// Words a thread remembers the stems of before it starts afresh: enough
 /// for the vocabulary of a glossary of a few 100k entries, so that the tiers
@@ -78,7 +75,7 @@ pub fn stem_word(word: &str) -> String {
         if let Some(stem) = cache.other.get(word) {
             return stem.clone();
         }
-        let stem = STEMMER.stem(word).into_owned();
+        let stem = porter2::stem(word);
         if cache.packed.len() + cache.other.len() >= REMEMBERED_STEMS {
             cache.packed.clear();
             cache.other.clear();
@@ -224,7 +221,7 @@ mod tests {
         fn remembered_stems_are_the_stemmers(words in proptest::collection::vec("[a-zé']{0,20}", 1..20)) {
             for _ in 0..2 {
                 for w in &words {
-                    proptest::prop_assert_eq!(stem_word(w), STEMMER.stem(w).into_owned(), "{}", w);
+                    proptest::prop_assert_eq!(stem_word(w), porter2::reference(w), "{}", w);
                 }
             }
         }
