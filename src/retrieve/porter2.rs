@@ -392,23 +392,16 @@ fn step_4(word: &mut Word) {
 }
 
 fn step_5(word: &mut Word) {
-    let n = word.w.len();
-    let Some(&last) = word.w.last() else {
+    let Some(start) = word.w.len().checked_sub(1) else {
         return;
     };
-    let start = n - 1;
-    match last {
-        b'e' => {
-            if start >= word.p2 || (start >= word.p1 && !word.short_syllable_before(start)) {
-                word.w.pop();
-            }
-        }
-        b'l' => {
-            if start >= word.p2 && start >= 1 && word.w[start - 1] == b'l' {
-                word.w.pop();
-            }
-        }
-        _ => {}
+    let delete = match word.w[start] {
+        b'e' => start >= word.p2 || (start >= word.p1 && !word.short_syllable_before(start)),
+        b'l' => start >= word.p2 && start >= 1 && word.w[start - 1] == b'l',
+        _ => false,
+    };
+    if delete {
+        word.w.pop();
     }
 }
 
