@@ -6,13 +6,11 @@ use super::exact::Exact;
 use super::keys::{self, Keyed};
 use super::porter2;
 use super::terms::{self, WordTrie};
-use super::wordmap::{pack, unpack};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "normalised",
@@ -43,56 +41,15 @@ impl Stems {
     }
 }
 
-/// Words a thread remembers the stems of before it starts afresh: enough
-/// for the vocabulary of a glossary of a few 100k entries, so that the tiers
-/// built one after another (normalised, edit, alias) stem each word once
-/// (about 30 MB at most).
-const REMEMBERED_STEMS: usize = 1 << 18;
-
-thread_local! {
-    static STEM_CACHE: RefCell<StemCache> = RefCell::default();
-}
-
-/// Stems by word. Most words and their stems fit in 15 bytes, packed in a
-/// `u128` with their length: such a look-up follows no pointer and
-/// compares no bytes in memory (the cache holds every glossary word, far
-/// more than the processor's caches).
-#[derive(Default)]
-struct StemCache {
-    packed: FxHashMap<u128, u128>,
-    other: FxHashMap<String, String>,
-}
-
-/// The Snowball English stem of one word. Each thread remembers the stems
-/// it has made: posts repeat their words, and stemming is the costliest
-/// step of matching by stem.
+/// The Snowball English stem of one word. No cache: [`porter2::stem`]
+/// costs about as much as a look-up in a table of every glossary word
+/// (measured: a thread-local cache of 2^18 stems made the 100k-entry run
+/// slower and 22 MB bigger).
 pub fn stem_word(word: &str) -> String {
-    STEM_CACHE.with_borrow_mut(|cache| {
-        let packed = pack(word);
-        if let Some(stem) = packed.and_then(|w| cache.packed.get(&w)) {
-            return unpack(*stem);
-        }
-        if let Some(stem) = cache.other.get(word) {
-            return stem.clone();
-        }
-        let stem = porter2::stem(word);
-        if cache.packed.len() + cache.other.len() >= REMEMBERED_STEMS {
-            cache.packed.clear();
-            cache.other.clear();
-        }
-        match (packed, pack(&stem)) {
-            (Some(w), Some(s)) => {
-                cache.packed.insert(w, s);
-            }
-            _ => {
-                cache.other.insert(word.to_string(), stem.clone());
-            }
-        }
-        stem
-    })
+    porter2::stem(word)
 }
 
-/// A phrase key with every word stemmed (through [`stem_word`]'s cache).
+/// A phrase key with every word stemmed.
 pub fn stem_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for (i, w) in phrase::key_words(key).enumerate() {
