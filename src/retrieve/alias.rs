@@ -75,10 +75,16 @@ impl Alias {
             };
         }
         let known = Arc::new(KnownWords::new(glossary));
+        let stemmed = keys::stems(&keys);
         Alias {
             parts: vec![
-                Box::new(Normalised::over(&keys)),
-                Box::new(Edit::over(&keys, params.edit_bounds(), Some(known.clone()))),
+                Box::new(Normalised::over(&keys, &stemmed)),
+                Box::new(Edit::over(
+                    &keys,
+                    &stemmed,
+                    params.edit_bounds(),
+                    Some(known.clone()),
+                )),
                 Box::new(Split::over(&keys)),
             ],
             fuzzy: AliasFuzzy::new(&keys, params.threshold, known),

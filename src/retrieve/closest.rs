@@ -64,12 +64,27 @@ fn inside(inner: (usize, usize), outer: (usize, usize)) -> bool {
 
 impl Filter for Closest {
     fn filter(&self, _post: &PostView, matches: Vec<Match>) -> Vec<Match> {
-        let rated: Vec<(Nearness, usize)> = matches
+        let nearness: Vec<Nearness> = matches.iter().map(|m| self.nearness(m)).collect();
+        // Edits are counted only where two stem matches share their words:
+        // elsewhere no stem match is compared with another.
+        let shares_words = |i: usize| {
+            matches
+                .iter()
+                .zip(&nearness)
+                .enumerate()
+                .any(|(j, (o, &n))| {
+                    j != i
+                        && n == Nearness::Stem
+                        && o.words.is_some()
+                        && o.words == matches[i].words
+                })
+        };
+        let rated: Vec<(Nearness, usize)> = nearness
             .iter()
-            .map(|m| {
-                let near = self.nearness(m);
-                let distance = if near == Nearness::Stem {
-                    self.distance(m)
+            .enumerate()
+            .map(|(i, &near)| {
+                let distance = if near == Nearness::Stem && shares_words(i) {
+                    self.distance(&matches[i])
                 } else {
                     0
                 };

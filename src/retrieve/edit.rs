@@ -24,7 +24,6 @@
 
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
-use super::normalised::stem_word;
 use super::wordmap::WordMap;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
@@ -452,11 +451,19 @@ impl Edit {
     /// Over the glossary's source keys.
     pub fn new(glossary: &Glossary, bounds: EditBounds) -> Edit {
         let known = Arc::new(KnownWords::new(glossary));
-        Edit::over(&keys::sources(glossary), bounds, Some(known))
+        let keys = keys::sources(glossary);
+        Edit::over(&keys, &keys::stems(&keys), bounds, Some(known))
     }
 
-    /// Over any list of keys; words in `known` are taken as spelled right.
-    pub fn over(keys: &[Keyed], bounds: EditBounds, known: Option<Arc<KnownWords>>) -> Edit {
+    /// Over any list of keys, given stemmed ([`keys::stems`]); words in
+    /// `known` are taken as spelled right.
+    pub fn over(
+        keys: &[Keyed],
+        stemmed: &[String],
+        bounds: EditBounds,
+        known: Option<Arc<KnownWords>>,
+    ) -> Edit {
+        debug_assert_eq!(keys.len(), stemmed.len());
         let mut edit = Edit {
             bounds,
             vocab: Vec::with_capacity(keys.len()),
@@ -467,8 +474,11 @@ impl Edit {
             by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             known,
         };
-        for k in keys {
-            let words: Vec<u32> = phrase::key_words(&k.key).map(|w| edit.word_id(w)).collect();
+        for (k, stems) in keys.iter().zip(stemmed) {
+            let words: Vec<u32> = phrase::key_words(&k.key)
+                .zip(phrase::key_words(stems))
+                .map(|(w, stem)| edit.word_id(w, stem))
+                .collect();
             if words.is_empty() || words.len() > MAX_PHRASE_WORDS {
                 continue;
             }
@@ -487,13 +497,13 @@ impl Edit {
         edit
     }
 
-    /// The vocabulary id of a key word, adding it (and its deletions) once.
-    fn word_id(&mut self, word: &str) -> u32 {
+    /// The vocabulary id of a key word whose stem is `stem`, adding it (and
+    /// its deletions) once.
+    fn word_id(&mut self, word: &str, stem: &str) -> u32 {
         if let Some(&id) = self.by_word.get(word) {
             return id;
         }
         let id = self.vocab.len() as u32;
-        let stem = stem_word(word);
         let chars: Vec<char> = word.chars().collect();
         let bound = if editable(word) {
             self.bounds.max_distance(chars.len())
@@ -509,12 +519,12 @@ impl Edit {
                 self.deletions.add(&stem_chars, bound, id);
             }
         }
-        self.by_stem.get_or_insert_with(&stem, Vec::new).push(id);
+        self.by_stem.get_or_insert_with(stem, Vec::new).push(id);
         self.by_word.insert(word, id);
         self.vocab.push(VocabWord {
             text: word.to_string(),
             stem_chars: stem.chars().count(),
-            stem,
+            stem: stem.to_string(),
             chars: chars.len(),
         });
         id
@@ -678,6 +688,7 @@ impl Retriever for Edit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retrieve::normalised::stem_word;
 
     #[test]
     fn deletion_sets_are_complete_and_distinct() {
@@ -721,7 +732,7 @@ mod tests {
                 .enumerate()
                 .map(|(entry, k)| Keyed { entry, key: k.clone(), written: k.clone() })
                 .collect();
-            let edit = Edit::over(&keyed, EditBounds::default(), None);
+            let edit = Edit::over(&keyed, &keys::stems(&keyed), EditBounds::default(), None);
             for w in &words {
                 let stem = stem_word(w);
                 let mut indexed = edit.hits_among(w, &stem, false, false);

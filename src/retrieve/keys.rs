@@ -2,7 +2,9 @@
 //! keys. The reference retrievers use source keys only (SPEC.md); `alias`
 //! runs the same matchers over alias keys.
 
+use super::normalised::stem_key;
 use crate::glossary::Glossary;
+use rayon::prelude::*;
 
 /// One key of one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,4 +48,23 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed> {
         }
     }
     out
+}
+
+/// Every source key, then every alias key numbered past the glossary's
+/// entries (an alias key's entry is `entries + i`): one list of every
+/// different key the glossary has.
+pub fn sources_and_aliases(glossary: &Glossary) -> Vec<Keyed> {
+    let entries = glossary.entries.len();
+    let mut all = sources(glossary);
+    all.extend(aliases(glossary).into_iter().map(|k| Keyed {
+        entry: entries + k.entry,
+        ..k
+    }));
+    all
+}
+
+/// Each key with every word stemmed, in order. Made once and handed to
+/// every matcher that reads stems (stemming is most of their build).
+pub fn stems(keys: &[Keyed]) -> Vec<String> {
+    keys.par_iter().map(|k| stem_key(&k.key)).collect()
 }

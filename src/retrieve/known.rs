@@ -9,11 +9,12 @@
 //! The English list is `data/words-en.txt` (from Debian's wamerican,
 //! SCOWL size 50; see `data/words-en.README`), compiled in.
 
+use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::wordmap::WordMap;
 use crate::glossary::Glossary;
 use crate::phrase;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::LazyLock;
 
 const ENGLISH_FILE: &str = include_str!("../../data/words-en.txt");
@@ -38,20 +39,27 @@ impl KnownWords {
     /// English words, every word of the glossary's sources and aliases, and
     /// every word with the stem of one of those.
     pub fn new(glossary: &Glossary) -> KnownWords {
+        let keys = keys::sources_and_aliases(glossary);
+        KnownWords::over(&keys, &keys::stems(&keys))
+    }
+
+    /// [`KnownWords::new`] from the glossary's sources and aliases
+    /// ([`keys::sources_and_aliases`]) and their stems ([`keys::stems`]).
+    pub fn over(keys: &[Keyed], stemmed: &[String]) -> KnownWords {
+        debug_assert_eq!(keys.len(), stemmed.len());
         // Borrowed first: a word is copied once, not once per key.
-        let words: FxHashSet<&str> = glossary
-            .entries
+        let words: FxHashMap<&str, &str> = keys
             .iter()
-            .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
-            .flat_map(|k| phrase::key_words(k))
+            .zip(stemmed)
+            .flat_map(|(k, s)| phrase::key_words(&k.key).zip(phrase::key_words(s)))
             .collect();
         let mut known = KnownWords {
             glossary: WordMap::with_capacity(words.len()),
             stems: WordMap::with_capacity(words.len()),
         };
-        for word in words {
+        for (word, stem) in words {
             known.glossary.insert(word, ());
-            known.stems.insert(&stem_word(word), ());
+            known.stems.insert(stem, ());
         }
         known
     }

@@ -9,7 +9,6 @@ use super::terms::{self, WordTrie};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -72,15 +71,13 @@ pub struct Normalised {
 impl Normalised {
     /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary) -> Normalised {
-        Normalised::over(&keys::sources(glossary))
+        let keys = keys::sources(glossary);
+        Normalised::over(&keys, &keys::stems(&keys))
     }
 
-    /// Over any list of keys.
-    pub fn over(keys: &[Keyed]) -> Normalised {
-        // Stemming is the costly part: side by side, through each worker's
-        // cache of stems (which the tiers built next, edit and split, then
-        // read instead of stemming the same words again).
-        let stemmed: Vec<String> = keys.par_iter().map(|k| stem_key(&k.key)).collect();
+    /// Over any list of keys, given stemmed ([`keys::stems`]).
+    pub fn over(keys: &[Keyed], stemmed: &[String]) -> Normalised {
+        debug_assert_eq!(keys.len(), stemmed.len());
         let trie = WordTrie::new(
             stemmed
                 .iter()

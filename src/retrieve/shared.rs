@@ -13,7 +13,7 @@
 
 use super::alias::{self, AliasFuzzy};
 use super::edit::{self, Edit};
-use super::keys::{self, Keyed};
+use super::keys;
 use super::known::KnownWords;
 use super::normalised::{self, Normalised};
 use super::split::{self, Split};
@@ -85,17 +85,15 @@ impl SharedTiers {
     pub fn new(glossary: &Glossary, params: &Params) -> SharedTiers {
         let entries = glossary.entries.len();
         let aliases = keys::aliases(glossary);
-        let mut all = keys::sources(glossary);
-        all.extend(aliases.iter().map(|k| Keyed {
-            entry: entries + k.entry,
-            ..k.clone()
-        }));
-        let known = Arc::new(KnownWords::new(glossary));
+        let all = keys::sources_and_aliases(glossary);
+        // Stemmed once for the three tiers and the known words.
+        let stemmed = keys::stems(&all);
+        let known = Arc::new(KnownWords::over(&all, &stemmed));
         let ((normalised, edit), (split, fuzzy)) = rayon::join(
             || {
                 rayon::join(
-                    || Normalised::over(&all),
-                    || Edit::over(&all, params.edit_bounds(), Some(known.clone())),
+                    || Normalised::over(&all, &stemmed),
+                    || Edit::over(&all, &stemmed, params.edit_bounds(), Some(known.clone())),
                 )
             },
             || {
