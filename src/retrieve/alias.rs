@@ -85,7 +85,7 @@ impl Alias {
                     params.edit_bounds(),
                     Some(known.clone()),
                 )),
-                Box::new(Split::over(&keys)),
+                Box::new(Split::over(&keys, &stemmed)),
             ],
             fuzzy: AliasFuzzy::new(&keys, params.threshold, known),
         }

@@ -98,7 +98,7 @@ impl SharedTiers {
             },
             || {
                 rayon::join(
-                    || Split::over(&all),
+                    || Split::over(&all, &stemmed),
                     || AliasFuzzy::new(&aliases, params.threshold, known.clone()),
                 )
             },

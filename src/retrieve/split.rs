@@ -179,17 +179,25 @@ pub struct Split {
 impl Split {
     /// Over the glossary's source keys.
     pub fn new(glossary: &Glossary) -> Split {
-        Split::over(&keys::sources(glossary))
+        let keys = keys::sources(glossary);
+        Split::over(&keys, &keys::stems(&keys))
     }
 
-    /// Over any list of keys.
-    pub fn over(keys: &[Keyed]) -> Split {
+    /// Over any list of keys, given stemmed ([`keys::stems`]: a one-word
+    /// key's stem is its joined form's).
+    pub fn over(keys: &[Keyed], stemmed: &[String]) -> Split {
+        debug_assert_eq!(keys.len(), stemmed.len());
         let mut joined = Joined::with_capacity_and_hasher(keys.len(), Default::default());
         let mut joined_stem = Joined::with_capacity_and_hasher(keys.len(), Default::default());
-        for k in keys {
+        for (k, stems) in keys.iter().zip(stemmed) {
             let j: String = phrase::key_words(&k.key).collect();
-            let value = (k.entry, word_count(&k.key));
-            let stem = stem_word(&j);
+            let words = word_count(&k.key);
+            let value = (k.entry, words);
+            let stem = if words == 1 {
+                stems.clone()
+            } else {
+                stem_word(&j)
+            };
             for (map, at) in [(&mut joined, j), (&mut joined_stem, stem)] {
                 let list = map.entry(at).or_default();
                 if !list.contains(&value) {
