@@ -633,7 +633,8 @@ impl Retriever for Edit {
         // Hits per distinct word, then per word position.
         let stems = post.stems();
         let spelled_right = self.known.as_ref().map(|k| post.spelled_right(k));
-        let mut by_text: HashMap<&str, Vec<WordHit>> = HashMap::default();
+        let mut by_text: HashMap<&str, Vec<WordHit>> =
+            HashMap::with_capacity_and_hasher(post.words.len(), Default::default());
         for (i, (w, stem)) in post.words.iter().zip(stems).enumerate() {
             if !by_text.contains_key(w.text.as_str()) {
                 let right = spelled_right.as_ref().is_some_and(|r| r[i]);

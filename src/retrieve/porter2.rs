@@ -114,9 +114,14 @@ impl Word<'_> {
     }
 
     /// The longest of `suffixes` the word ends with (Snowball's
-    /// `among`): `suffixes` are listed longest first.
-    fn longest<'s, T: Copy>(&self, suffixes: &'s [(&'s [u8], T)]) -> Option<(usize, T)> {
+    /// `among`).
+    fn longest<T: Copy>(&self, suffixes: &Suffixes<T>) -> Option<(usize, T)> {
+        let last = *self.w.last()?;
+        if suffixes.last_letters & letter_bit(last) == 0 {
+            return None;
+        }
         suffixes
+            .rules
             .iter()
             .find(|(s, _)| self.ends_with(s))
             .map(|&(s, t)| (s.len(), t))
@@ -130,6 +135,35 @@ impl Word<'_> {
             0 | 1 => false,
             2 => !is_vowel(w[1]) && is_vowel(w[0]),
             _ => !is_vowel_wxy(w[at - 1]) && is_vowel(w[at - 2]) && !is_vowel(w[at - 3]),
+        }
+    }
+}
+
+/// A step's suffixes, listed longest first, with the letters they end in:
+/// most words end in none of them and skip the step at one test.
+struct Suffixes<T: 'static> {
+    rules: &'static [(&'static [u8], T)],
+    last_letters: u32,
+}
+
+/// A byte's bit in [`Suffixes::last_letters`] (bytes 32 apart share one:
+/// a shared bit only costs the search).
+const fn letter_bit(b: u8) -> u32 {
+    1 << (b & 31)
+}
+
+impl<T> Suffixes<T> {
+    const fn new(rules: &'static [(&'static [u8], T)]) -> Suffixes<T> {
+        let mut last_letters = 0;
+        let mut i = 0;
+        while i < rules.len() {
+            let suffix = rules[i].0;
+            last_letters |= letter_bit(suffix[suffix.len() - 1]);
+            i += 1;
+        }
+        Suffixes {
+            rules,
+            last_letters,
         }
     }
 }
@@ -201,7 +235,8 @@ fn regions(w: &[u8]) -> (usize, usize) {
 
 fn step_1a(word: &mut Word) {
     // Step 0: possessive endings.
-    if let Some((len, ())) = word.longest(&[(b"'s'", ()), (b"'s", ()), (b"'", ())]) {
+    const POSSESSIVE: Suffixes<()> = Suffixes::new(&[(b"'s'", ()), (b"'s", ()), (b"'", ())]);
+    if let Some((len, ())) = word.longest(&POSSESSIVE) {
         word.replace(len, b"");
     }
     #[derive(Clone, Copy)]
@@ -211,15 +246,15 @@ fn step_1a(word: &mut Word) {
         Keep,
         S,
     }
-    let rules: &[(&[u8], Rule)] = &[
+    const RULES: Suffixes<Rule> = Suffixes::new(&[
         (b"sses", Rule::Sses),
         (b"ied", Rule::Ies),
         (b"ies", Rule::Ies),
         (b"ss", Rule::Keep),
         (b"us", Rule::Keep),
         (b"s", Rule::S),
-    ];
-    let Some((len, rule)) = word.longest(rules) else {
+    ]);
+    let Some((len, rule)) = word.longest(&RULES) else {
         return;
     };
     let start = word.start_of(len);
@@ -237,15 +272,15 @@ fn step_1a(word: &mut Word) {
 }
 
 fn step_1b(word: &mut Word) {
-    let rules: &[(&[u8], bool)] = &[
+    const RULES: Suffixes<bool> = Suffixes::new(&[
         (b"eedly", true),
         (b"ingly", false),
         (b"edly", false),
         (b"eed", true),
         (b"ing", false),
         (b"ed", false),
-    ];
-    let Some((len, eed)) = word.longest(rules) else {
+    ]);
+    let Some((len, eed)) = word.longest(&RULES) else {
         return;
     };
     let start = word.start_of(len);
@@ -288,7 +323,7 @@ fn step_2(word: &mut Word) {
         DeleteAfterValidLi,
     }
     use Then::*;
-    let rules: &[(&[u8], Then)] = &[
+    const RULES: Suffixes<Then> = Suffixes::new(&[
         (b"ational", Replace(b"ate")),
         (b"ization", Replace(b"ize")),
         (b"iveness", Replace(b"ive")),
@@ -313,8 +348,8 @@ fn step_2(word: &mut Word) {
         (b"bli", Replace(b"ble")),
         (b"ogi", OgAfterL),
         (b"li", DeleteAfterValidLi),
-    ];
-    let Some((len, then)) = word.longest(rules) else {
+    ]);
+    let Some((len, then)) = word.longest(&RULES) else {
         return;
     };
     let start = word.start_of(len);
@@ -332,7 +367,7 @@ fn step_2(word: &mut Word) {
 
 fn step_3(word: &mut Word) {
     // `None`: `ative`, deleted in R2 only.
-    let rules: &[(&[u8], Option<&[u8]>)] = &[
+    const RULES: Suffixes<Option<&[u8]>> = Suffixes::new(&[
         (b"ational", Some(b"ate")),
         (b"tional", Some(b"tion")),
         (b"alize", Some(b"al")),
@@ -342,8 +377,8 @@ fn step_3(word: &mut Word) {
         (b"ical", Some(b"ic")),
         (b"ness", Some(b"")),
         (b"ful", Some(b"")),
-    ];
-    let Some((len, by)) = word.longest(rules) else {
+    ]);
+    let Some((len, by)) = word.longest(&RULES) else {
         return;
     };
     let start = word.start_of(len);
@@ -359,7 +394,7 @@ fn step_3(word: &mut Word) {
 
 fn step_4(word: &mut Word) {
     // `true`: `ion`, deleted after `s` or `t` only.
-    let rules: &[(&[u8], bool)] = &[
+    const RULES: Suffixes<bool> = Suffixes::new(&[
         (b"ement", false),
         (b"ance", false),
         (b"ence", false),
@@ -378,8 +413,8 @@ fn step_4(word: &mut Word) {
         (b"ic", false),
         (b"al", false),
         (b"er", false),
-    ];
-    let Some((len, ion)) = word.longest(rules) else {
+    ]);
+    let Some((len, ion)) = word.longest(&RULES) else {
         return;
     };
     let start = word.start_of(len);
