@@ -110,35 +110,47 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64, usize)
     if n > LONGEST {
         return;
     }
-    let mut prefix = [0u64; LONGEST + 1];
-    let mut power = [1u64; LONGEST + 1];
+    let power = &POWERS;
+    // `dropped[i] = P[i] − P[i+1]`, made while the prefix hashes are.
+    let mut dropped = [0u64; LONGEST];
+    let mut whole = 0u64;
     for (i, &c) in word.iter().enumerate() {
-        prefix[i + 1] = prefix[i].wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
-        power[i + 1] = power[i].wrapping_mul(BASE);
+        let next = whole.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
+        dropped[i] = whole.wrapping_sub(next);
+        whole = next;
     }
-    let whole = prefix[n];
     each(finish(whole, n), 0);
     if max == 0 || n == 0 {
         return;
     }
-    let dropped = |i: usize| prefix[i].wrapping_sub(prefix[i + 1]);
-    // `one[j]`: what deleting `j` adds; `before`: what deleting `i` adds
-    // when a later character is deleted too.
+    // `one[j]`: what deleting `j` adds (in place of `dropped[j]`, which
+    // the pairs below still read for the earlier deletion `i`).
     let mut one = [0u64; LONGEST];
     for j in 0..n {
-        one[j] = dropped(j).wrapping_mul(power[n - 1 - j]);
+        one[j] = dropped[j].wrapping_mul(power[n - 1 - j]);
         each(finish(whole.wrapping_add(one[j]), n - 1), 1);
     }
     if max == 1 {
         return;
     }
     for i in 0..n - 1 {
-        let base = whole.wrapping_add(dropped(i).wrapping_mul(power[n - 2 - i]));
+        let base = whole.wrapping_add(dropped[i].wrapping_mul(power[n - 2 - i]));
         for &term in &one[i + 1..n] {
             each(finish(base.wrapping_add(term), n - 2), 2);
         }
     }
 }
+
+/// `BASE^k` for every exponent a word of the index needs.
+const POWERS: [u64; LONGEST_EDITED + 1] = {
+    let mut powers = [1u64; LONGEST_EDITED + 1];
+    let mut k = 1;
+    while k < powers.len() {
+        powers[k] = powers[k - 1].wrapping_mul(BASE);
+        k += 1;
+    }
+    powers
+};
 
 /// Mixes a string's polynomial hash with its length (strings of other
 /// lengths must not agree by accident of the polynomial) so that the top

@@ -12,9 +12,9 @@
 use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::wordmap::WordMap;
-use crate::glossary::Glossary;
+use crate::glossary::{word_count, Glossary};
 use crate::phrase;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::LazyLock;
 
 const ENGLISH_FILE: &str = include_str!("../../data/words-en.txt");
@@ -52,19 +52,18 @@ impl KnownWords {
     /// ([`keys::sources_and_aliases`]) and their stems ([`keys::stems`]).
     pub fn over(keys: &[Keyed], stemmed: &[String]) -> KnownWords {
         debug_assert_eq!(keys.len(), stemmed.len());
-        // Borrowed first: a word is copied once, not once per key.
-        let words: FxHashMap<&str, &str> = keys
-            .iter()
-            .zip(stemmed)
-            .flat_map(|(k, s)| phrase::key_words(&k.key).zip(phrase::key_words(s)))
-            .collect();
+        // Sized for every word of every key (distinct words are fewer):
+        // no set grows while it is filled.
+        let words: usize = keys.iter().map(|k| word_count(&k.key)).sum();
         let mut known = KnownWords {
-            glossary: WordMap::with_capacity(words.len()),
-            stems: WordMap::with_capacity(words.len()),
+            glossary: WordMap::with_capacity(words),
+            stems: WordMap::with_capacity(words),
         };
-        for (word, stem) in words {
-            known.glossary.insert(word, ());
-            known.stems.insert(stem, ());
+        for (k, stems) in keys.iter().zip(stemmed) {
+            for (word, stem) in phrase::key_words(&k.key).zip(phrase::key_words(stems)) {
+                known.glossary.insert(word, ());
+                known.stems.insert(stem, ());
+            }
         }
         known
     }
