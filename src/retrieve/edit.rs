@@ -180,7 +180,11 @@ const TOLERATES_TWO: u32 = 1 << 31;
 /// Words are collected first and bucketed once in [`DeletionIndex::finish`].
 #[derive(Default)]
 struct DeletionIndex {
-    words: Vec<(Vec<char>, usize, u32)>,
+    /// The characters of every word added, one after another.
+    chars: Vec<char>,
+    /// Per word: where its characters start in `chars`, how many, its
+    /// bound and its id (with the flag).
+    words: Vec<(u32, u32, usize, u32)>,
     /// Per entry: the hash's top 32 bits and the word id (with
     /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare
     /// false match only adds a candidate, and every candidate's distance is
@@ -200,18 +204,28 @@ struct DeletionIndex {
 const PARTITION_BITS: u32 = 10;
 
 impl DeletionIndex {
-    fn add(&mut self, word: &[char], max: usize, id: u32) {
+    fn add(&mut self, word: &str, max: usize, id: u32) {
         debug_assert!(id < TOLERATES_TWO);
         let flag = if max == 2 { TOLERATES_TWO } else { 0 };
-        self.words.push((word.to_vec(), max, id | flag));
+        let start = self.chars.len();
+        self.chars.extend(word.chars());
+        let len = self.chars.len() - start;
+        self.words.push((start as u32, len as u32, max, id | flag));
+    }
+
+    /// The words added: (characters, bound, id with flag).
+    fn added(&self) -> impl Iterator<Item = (&[char], usize, u32)> {
+        self.words.iter().map(|&(start, len, max, id)| {
+            let start = start as usize;
+            (&self.chars[start..start + len as usize], max, id)
+        })
     }
 
     fn finish(&mut self) {
         // At most 1 + n + n(n−1)/2 deletions per word: a few entries per
         // bucket, and a directory a fraction of their size.
         let most: usize = self
-            .words
-            .iter()
+            .added()
             .map(|(w, _, _)| 1 + w.len() * (w.len() + 1) / 2)
             .sum();
         self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
@@ -219,16 +233,16 @@ impl DeletionIndex {
         let partition_of = |h: u64| (h >> (64 - spread)) as usize;
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
-        for (word, max, _) in &self.words {
-            for_each_deletion(word, *max, |h, _| starts[partition_of(h) + 1] += 1);
+        for (word, max, _) in self.added() {
+            for_each_deletion(word, max, |h, _| starts[partition_of(h) + 1] += 1);
         }
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
         }
         let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
         let mut next = starts.clone();
-        for (word, max, id) in std::mem::take(&mut self.words) {
-            for_each_deletion(&word, max, |h, _| {
+        for (word, max, id) in self.added() {
+            for_each_deletion(word, max, |h, _| {
                 let at = &mut next[partition_of(h)];
                 entries[*at as usize] = ((h >> 32) as u32, id);
                 *at += 1;
@@ -262,6 +276,8 @@ impl DeletionIndex {
         directory[1 << self.bits] = entries.len() as u32;
         self.entries = entries;
         self.directory = directory;
+        self.chars = Vec::new();
+        self.words = Vec::new();
     }
 
     fn bucket_of(&self, hash: u64) -> usize {
@@ -295,10 +311,12 @@ struct VocabWord {
     stem_chars: usize,
 }
 
-/// One key: its entry, its words as vocabulary ids, its length.
+/// One key: its entry, where its words (as vocabulary ids) start in
+/// [`Edit::key_words`] and how many there are, its length.
 struct EditKey {
     entry: usize,
-    words: Vec<u32>,
+    first_word: u32,
+    words: u32,
     chars: usize,
 }
 
@@ -319,6 +337,8 @@ pub struct Edit {
     /// The deletions of every key word and of its stem (where it differs).
     deletions: DeletionIndex,
     keys: Vec<EditKey>,
+    /// The words of every key, one key after another.
+    key_words: Vec<u32>,
     /// (first word, number of words) → indexes into `keys`.
     by_first: HashMap<(u32, usize), Vec<u32>>,
     /// Words never read as misspellings (`None`: every word may be).
@@ -483,25 +503,30 @@ impl Edit {
             by_stem: WordMap::with_capacity(keys.len()),
             deletions: DeletionIndex::default(),
             keys: Vec::with_capacity(keys.len()),
+            key_words: Vec::with_capacity(2 * keys.len()),
             by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
             known,
         };
         for (k, stems) in keys.iter().zip(stemmed) {
-            let words: Vec<u32> = phrase::key_words(&k.key)
-                .zip(phrase::key_words(stems))
-                .map(|(w, stem)| edit.word_id(w, stem))
-                .collect();
-            if words.is_empty() || words.len() > MAX_PHRASE_WORDS {
+            let first_word = edit.key_words.len();
+            for (w, stem) in phrase::key_words(&k.key).zip(phrase::key_words(stems)) {
+                let id = edit.word_id(w, stem);
+                edit.key_words.push(id);
+            }
+            let words = edit.key_words.len() - first_word;
+            if words == 0 || words > MAX_PHRASE_WORDS {
+                edit.key_words.truncate(first_word);
                 continue;
             }
             let id = edit.keys.len() as u32;
             edit.by_first
-                .entry((words[0], words.len()))
+                .entry((edit.key_words[first_word], words))
                 .or_default()
                 .push(id);
             edit.keys.push(EditKey {
                 entry: k.entry,
-                words,
+                first_word: first_word as u32,
+                words: words as u32,
                 chars: k.key.chars().count(),
             });
         }
@@ -516,19 +541,18 @@ impl Edit {
             return id;
         }
         let id = self.vocab.len() as u32;
-        let chars: Vec<char> = word.chars().collect();
+        let chars = word.chars().count();
         let bound = if editable(word) {
-            self.bounds.max_distance(chars.len())
+            self.bounds.max_distance(chars)
         } else {
             0
         };
         if bound > 0 {
-            self.deletions.add(&chars, bound, id);
+            self.deletions.add(word, bound, id);
             // A word that is its own stem is found by the post word's stem
             // too (see `hits`): indexed once, not twice.
             if stem != word {
-                let stem_chars: Vec<char> = stem.chars().collect();
-                self.deletions.add(&stem_chars, bound, id);
+                self.deletions.add(stem, bound, id);
             }
         }
         self.by_stem.get_or_insert_with(stem, Vec::new).push(id);
@@ -537,7 +561,7 @@ impl Edit {
             text: word.to_string(),
             stem_chars: stem.chars().count(),
             stem: stem.to_string(),
-            chars: chars.len(),
+            chars,
         });
         id
     }
@@ -668,7 +692,9 @@ impl Retriever for Edit {
                 'keys: for &k in found {
                     let key = &self.keys[k as usize];
                     let (mut distance, mut exact) = (h0.distance, h0.exact);
-                    for (j, &word) in key.words.iter().enumerate().skip(1) {
+                    let start = key.first_word as usize;
+                    let words = &self.key_words[start..start + key.words as usize];
+                    for (j, &word) in words.iter().enumerate().skip(1) {
                         match hits[first + j].iter().find(|h| h.word == word) {
                             Some(h) => {
                                 distance += h.distance;
@@ -718,9 +744,9 @@ mod tests {
         /// most d deletions on each side: the index misses no neighbour.
         #[test]
         fn the_deletion_index_misses_no_neighbour(a in "[abc]{0,7}", b in "[abc]{0,7}") {
-            let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let cb: Vec<char> = b.chars().collect();
             let mut index = DeletionIndex::default();
-            index.add(&ca, 2, 7);
+            index.add(&a, 2, 7);
             index.finish();
             let mut found = Vec::new();
             index.candidates(&cb, 2, &mut found);
