@@ -303,10 +303,12 @@ impl DeletionIndex {
     }
 }
 
-/// One word of the key vocabulary.
+/// One word of the key vocabulary: where the word and then its stem sit
+/// in [`Edit::vocab_text`], and their lengths in characters.
 struct VocabWord {
-    text: String,
-    stem: String,
+    start: usize,
+    bytes: usize,
+    stem_bytes: usize,
     chars: usize,
     stem_chars: usize,
 }
@@ -332,6 +334,8 @@ struct WordHit {
 pub struct Edit {
     bounds: EditBounds,
     vocab: Vec<VocabWord>,
+    /// The vocabulary's words and stems, one after another.
+    vocab_text: String,
     by_word: WordMap<u32>,
     by_stem: WordMap<Vec<u32>>,
     /// The deletions of every key word and of its stem (where it differs).
@@ -499,6 +503,7 @@ impl Edit {
         let mut edit = Edit {
             bounds,
             vocab: Vec::with_capacity(keys.len()),
+            vocab_text: String::new(),
             by_word: WordMap::with_capacity(keys.len()),
             by_stem: WordMap::with_capacity(keys.len()),
             deletions: DeletionIndex::default(),
@@ -557,13 +562,26 @@ impl Edit {
         }
         self.by_stem.get_or_insert_with(stem, Vec::new).push(id);
         self.by_word.insert(word, id);
+        let start = self.vocab_text.len();
+        self.vocab_text.push_str(word);
+        self.vocab_text.push_str(stem);
         self.vocab.push(VocabWord {
-            text: word.to_string(),
-            stem_chars: stem.chars().count(),
-            stem: stem.to_string(),
+            start,
+            bytes: word.len(),
+            stem_bytes: stem.len(),
             chars,
+            stem_chars: stem.chars().count(),
         });
         id
+    }
+
+    /// A vocabulary word's text and stem.
+    fn text_of(&self, v: &VocabWord) -> (&str, &str) {
+        let stem_start = v.start + v.bytes;
+        (
+            &self.vocab_text[v.start..stem_start],
+            &self.vocab_text[stem_start..stem_start + v.stem_bytes],
+        )
     }
 
     /// Every vocabulary word that `word` (a post word, whose stem is
@@ -629,12 +647,13 @@ impl Edit {
         candidates.dedup();
         for id in candidates {
             let v = &self.vocab[id as usize];
+            let (text, v_stem) = self.text_of(v);
             let bound = self.bounds.max_distance(v.chars);
             if bound == 0 {
                 continue;
             }
             let surface = if chars.len().abs_diff(v.chars) <= bound {
-                distance_within(word, &v.text, bound)
+                distance_within(word, text, bound)
             } else {
                 usize::MAX
             };
@@ -642,9 +661,9 @@ impl Edit {
             // not when both words are their own stems (it is the same
             // distance), nor when their lengths already differ by as much.
             let stem_gap = stem_chars.len().abs_diff(v.stem_chars);
-            let same_pair = stem == word && v.stem == v.text;
+            let same_pair = stem == word && v_stem == text;
             let stemmed = if stem_gap <= bound && stem_gap < surface && !same_pair {
-                distance_within(stem, &v.stem, bound)
+                distance_within(stem, v_stem, bound)
             } else {
                 usize::MAX
             };
