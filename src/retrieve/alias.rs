@@ -9,7 +9,7 @@ use super::edit::Edit;
 use super::fuzzy::Fuzzy;
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
-use super::normalised::Normalised;
+use super::normalised::{stem_keys, Normalised};
 use super::split::Split;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
@@ -75,7 +75,7 @@ impl Alias {
             };
         }
         let known = Arc::new(KnownWords::new(glossary));
-        let stemmed = keys::stems(&keys);
+        let stemmed = stem_keys(&keys);
         Alias {
             parts: vec![
                 Box::new(Normalised::over(&keys, &stemmed)),

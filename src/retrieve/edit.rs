@@ -24,6 +24,7 @@
 
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
+use super::normalised::stem_keys;
 use super::wordmap::WordMap;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
@@ -488,10 +489,10 @@ impl Edit {
     pub fn new(glossary: &Glossary, bounds: EditBounds) -> Edit {
         let known = Arc::new(KnownWords::new(glossary));
         let keys = keys::sources(glossary);
-        Edit::over(&keys, &keys::stems(&keys), bounds, Some(known))
+        Edit::over(&keys, &stem_keys(&keys), bounds, Some(known))
     }
 
-    /// Over any list of keys, given stemmed ([`keys::stems`]); words in
+    /// Over any list of keys, given stemmed ([`stem_keys`]); words in
     /// `known` are taken as spelled right.
     pub fn over(
         keys: &[Keyed],
@@ -790,7 +791,7 @@ mod tests {
                 .enumerate()
                 .map(|(entry, k)| Keyed { entry, key: k.clone(), written: k.clone() })
                 .collect();
-            let edit = Edit::over(&keyed, &keys::stems(&keyed), EditBounds::default(), None);
+            let edit = Edit::over(&keyed, &stem_keys(&keyed), EditBounds::default(), None);
             for w in &words {
                 let stem = stem_word(w);
                 let mut indexed = edit.hits_among(w, &stem, false, false);

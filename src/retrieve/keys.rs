@@ -2,9 +2,7 @@
 //! keys. The reference retrievers use source keys only (SPEC.md); `alias`
 //! runs the same matchers over alias keys.
 
-use super::normalised::stem_key;
 use crate::glossary::Glossary;
-use rayon::prelude::*;
 
 /// One key of one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,10 +59,4 @@ pub fn sources_and_aliases(glossary: &Glossary) -> Vec<Keyed> {
         ..k
     }));
     all
-}
-
-/// Each key with every word stemmed, in order. Made once and handed to
-/// every matcher that reads stems (stemming is most of their build).
-pub fn stems(keys: &[Keyed]) -> Vec<String> {
-    keys.par_iter().map(|k| stem_key(&k.key)).collect()
 }

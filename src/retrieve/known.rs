@@ -10,7 +10,7 @@
 //! SCOWL size 50; see `data/words-en.README`), compiled in.
 
 use super::keys::{self, Keyed};
-use super::normalised::stem_word;
+use super::normalised::{stem_keys, stem_word};
 use super::wordmap::WordMap;
 use crate::glossary::{word_count, Glossary};
 use crate::phrase;
@@ -45,11 +45,11 @@ impl KnownWords {
     /// every word with the stem of one of those.
     pub fn new(glossary: &Glossary) -> KnownWords {
         let keys = keys::sources_and_aliases(glossary);
-        KnownWords::over(&keys, &keys::stems(&keys))
+        KnownWords::over(&keys, &stem_keys(&keys))
     }
 
     /// [`KnownWords::new`] from the glossary's sources and aliases
-    /// ([`keys::sources_and_aliases`]) and their stems ([`keys::stems`]).
+    /// ([`keys::sources_and_aliases`]) and their stems ([`stem_keys`]).
     pub fn over(keys: &[Keyed], stemmed: &[String]) -> KnownWords {
         debug_assert_eq!(keys.len(), stemmed.len());
         // Sized for every word of every key (distinct words are fewer):

@@ -9,6 +9,7 @@ use super::terms::{self, WordTrie};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -48,6 +49,12 @@ pub fn stem_word(word: &str) -> String {
     porter2::stem(word)
 }
 
+/// Each key with every word stemmed, in order. Made once and handed to
+/// every matcher that reads stems (stemming is most of their build).
+pub fn stem_keys(keys: &[Keyed]) -> Vec<String> {
+    keys.par_iter().map(|k| stem_key(&k.key)).collect()
+}
+
 /// A phrase key with every word stemmed.
 pub fn stem_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
@@ -72,10 +79,10 @@ impl Normalised {
     /// Over the glossary's source keys (the reference retriever).
     pub fn new(glossary: &Glossary) -> Normalised {
         let keys = keys::sources(glossary);
-        Normalised::over(&keys, &keys::stems(&keys))
+        Normalised::over(&keys, &stem_keys(&keys))
     }
 
-    /// Over any list of keys, given stemmed ([`keys::stems`]).
+    /// Over any list of keys, given stemmed ([`stem_keys`]).
     pub fn over(keys: &[Keyed], stemmed: &[String]) -> Normalised {
         debug_assert_eq!(keys.len(), stemmed.len());
         let trie = WordTrie::new(

@@ -15,7 +15,7 @@ use super::alias::{self, AliasFuzzy};
 use super::edit::{self, Edit};
 use super::keys;
 use super::known::KnownWords;
-use super::normalised::{self, Normalised};
+use super::normalised::{self, stem_keys, Normalised};
 use super::split::{self, Split};
 use super::{Match, MatchKind, Params, PostView, Retriever};
 use crate::glossary::Glossary;
@@ -87,7 +87,7 @@ impl SharedTiers {
         let aliases = keys::aliases(glossary);
         let all = keys::sources_and_aliases(glossary);
         // Stemmed once for the three tiers and the known words.
-        let stemmed = keys::stems(&all);
+        let stemmed = stem_keys(&all);
         let known = Arc::new(KnownWords::over(&all, &stemmed));
         let ((normalised, edit), (split, fuzzy)) = rayon::join(
             || {

@@ -6,7 +6,7 @@
 //! so it costs one hash look-up per phrase whatever the glossary's size.
 
 use super::keys::{self, Keyed};
-use super::normalised::stem_word;
+use super::normalised::{stem_keys, stem_word};
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::{self, Span};
@@ -180,10 +180,10 @@ impl Split {
     /// Over the glossary's source keys.
     pub fn new(glossary: &Glossary) -> Split {
         let keys = keys::sources(glossary);
-        Split::over(&keys, &keys::stems(&keys))
+        Split::over(&keys, &stem_keys(&keys))
     }
 
-    /// Over any list of keys, given stemmed ([`keys::stems`]: a one-word
+    /// Over any list of keys, given stemmed ([`stem_keys`]: a one-word
     /// key's stem is its joined form's).
     pub fn over(keys: &[Keyed], stemmed: &[String]) -> Split {
         debug_assert_eq!(keys.len(), stemmed.len());
