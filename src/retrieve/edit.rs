@@ -305,7 +305,7 @@ impl DeletionIndex {
 }
 
 /// One word of the key vocabulary: where the word and then its stem sit
-/// in [`Edit::vocab_text`], and their lengths in characters.
+/// in [`Edit::vocab_text`], their lengths in bytes and in characters.
 struct VocabWord {
     start: usize,
     bytes: usize,
