@@ -305,22 +305,63 @@ impl DeletionIndex {
 }
 
 /// One word of the key vocabulary: where the word and then its stem sit
-/// in [`Edit::vocab_text`], their lengths in bytes and in characters.
+/// in [`Edit::vocab_text`], their lengths in bytes and in characters, and
+/// the next word with the same stem ([`END`] if none). Numbers are `u32`:
+/// a 100k-entry glossary has some 200,000 of these.
 struct VocabWord {
-    start: usize,
-    bytes: usize,
-    stem_bytes: usize,
-    chars: usize,
-    stem_chars: usize,
+    start: u32,
+    bytes: u32,
+    stem_bytes: u32,
+    chars: u32,
+    stem_chars: u32,
+    same_stem: u32,
 }
 
 /// One key: its entry, where its words (as vocabulary ids) start in
-/// [`Edit::key_words`] and how many there are, its length.
+/// [`Edit::key_words`] and how many there are, its length, and the next
+/// key with the same first word and word count ([`END`] if none).
 struct EditKey {
     entry: usize,
     first_word: u32,
     words: u32,
-    chars: usize,
+    chars: u32,
+    same_start: u32,
+}
+
+/// The end of a list threaded through [`VocabWord::same_stem`] or
+/// [`EditKey::same_start`].
+const END: u32 = u32::MAX;
+
+/// The first and last item of such a list (items are appended, so a list
+/// keeps the order they were added in).
+#[derive(Clone, Copy)]
+struct Chain {
+    first: u32,
+    last: u32,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain {
+        first: END,
+        last: END,
+    };
+}
+
+/// Append `item` to the list `chain` of `items`, linked through `link`.
+fn append<T>(chain: &mut Chain, item: u32, items: &mut [T], link: fn(&mut T) -> &mut u32) {
+    match chain.last {
+        END => chain.first = item,
+        last => *link(&mut items[last as usize]) = item,
+    }
+    chain.last = item;
+}
+
+/// The items of the list that starts at `first`, in order.
+fn chain(first: u32, next: impl Fn(u32) -> u32) -> impl Iterator<Item = u32> {
+    std::iter::successors((first != END).then_some(first), move |&i| {
+        let n = next(i);
+        (n != END).then_some(n)
+    })
 }
 
 /// How a post word matches a vocabulary word.
@@ -338,14 +379,16 @@ pub struct Edit {
     /// The vocabulary's words and stems, one after another.
     vocab_text: String,
     by_word: WordMap<u32>,
-    by_stem: WordMap<Vec<u32>>,
+    /// Stem → the vocabulary words with it (through `same_stem`).
+    by_stem: WordMap<Chain>,
     /// The deletions of every key word and of its stem (where it differs).
     deletions: DeletionIndex,
     keys: Vec<EditKey>,
     /// The words of every key, one key after another.
     key_words: Vec<u32>,
-    /// (first word, number of words) → indexes into `keys`.
-    by_first: HashMap<(u32, usize), Vec<u32>>,
+    /// (first word, number of words) → indexes into `keys` (through
+    /// `same_start`).
+    by_first: HashMap<(u32, u32), Chain>,
     /// Words never read as misspellings (`None`: every word may be).
     known: Option<Arc<KnownWords>>,
 }
@@ -525,15 +568,15 @@ impl Edit {
                 continue;
             }
             let id = edit.keys.len() as u32;
-            edit.by_first
-                .entry((edit.key_words[first_word], words))
-                .or_default()
-                .push(id);
+            let start = (edit.key_words[first_word], words as u32);
+            let same = edit.by_first.entry(start).or_insert(Chain::EMPTY);
+            append(same, id, &mut edit.keys, |k| &mut k.same_start);
             edit.keys.push(EditKey {
                 entry: k.entry,
                 first_word: first_word as u32,
                 words: words as u32,
-                chars: k.key.chars().count(),
+                chars: k.key.chars().count() as u32,
+                same_start: END,
             });
         }
         edit.deletions.finish();
@@ -561,27 +604,30 @@ impl Edit {
                 self.deletions.add(stem, bound, id);
             }
         }
-        self.by_stem.get_or_insert_with(stem, Vec::new).push(id);
+        let same = self.by_stem.get_or_insert_with(stem, || Chain::EMPTY);
+        append(same, id, &mut self.vocab, |w| &mut w.same_stem);
         self.by_word.insert(word, id);
-        let start = self.vocab_text.len();
+        let start = self.vocab_text.len() as u32;
         self.vocab_text.push_str(word);
         self.vocab_text.push_str(stem);
         self.vocab.push(VocabWord {
             start,
-            bytes: word.len(),
-            stem_bytes: stem.len(),
-            chars,
-            stem_chars: stem.chars().count(),
+            bytes: word.len() as u32,
+            stem_bytes: stem.len() as u32,
+            chars: chars as u32,
+            stem_chars: stem.chars().count() as u32,
+            same_stem: END,
         });
         id
     }
 
     /// A vocabulary word's text and stem.
     fn text_of(&self, v: &VocabWord) -> (&str, &str) {
-        let stem_start = v.start + v.bytes;
+        let start = v.start as usize;
+        let stem_start = start + v.bytes as usize;
         (
-            &self.vocab_text[v.start..stem_start],
-            &self.vocab_text[stem_start..stem_start + v.stem_bytes],
+            &self.vocab_text[start..stem_start],
+            &self.vocab_text[stem_start..stem_start + v.stem_bytes as usize],
         )
     }
 
@@ -611,7 +657,8 @@ impl Edit {
                 &mut hits,
             );
         }
-        for &id in self.by_stem.get(stem).into_iter().flatten() {
+        let same_stem = self.by_stem.get(stem).map_or(END, |c| c.first);
+        for id in chain(same_stem, |w| self.vocab[w as usize].same_stem) {
             add(
                 WordHit {
                     word: id,
@@ -649,11 +696,12 @@ impl Edit {
         for id in candidates {
             let v = &self.vocab[id as usize];
             let (text, v_stem) = self.text_of(v);
-            let bound = self.bounds.max_distance(v.chars);
+            let (v_chars, v_stem_chars) = (v.chars as usize, v.stem_chars as usize);
+            let bound = self.bounds.max_distance(v_chars);
             if bound == 0 {
                 continue;
             }
-            let surface = if chars.len().abs_diff(v.chars) <= bound {
+            let surface = if chars.len().abs_diff(v_chars) <= bound {
                 distance_within(word, text, bound)
             } else {
                 usize::MAX
@@ -661,7 +709,7 @@ impl Edit {
             // The stems' distance counts only where it can be the smaller:
             // not when both words are their own stems (it is the same
             // distance), nor when their lengths already differ by as much.
-            let stem_gap = stem_chars.len().abs_diff(v.stem_chars);
+            let stem_gap = stem_chars.len().abs_diff(v_stem_chars);
             let same_pair = stem == word && v_stem == text;
             let stemmed = if stem_gap <= bound && stem_gap < surface && !same_pair {
                 distance_within(stem, v_stem, bound)
@@ -706,10 +754,10 @@ impl Retriever for Edit {
         for span in post.spans().iter().filter(|s| s.lookup) {
             let first = span.first_word;
             for h0 in hits[first] {
-                let Some(found) = self.by_first.get(&(h0.word, span.len)) else {
+                let Some(found) = self.by_first.get(&(h0.word, span.len as u32)) else {
                     continue;
                 };
-                'keys: for &k in found {
+                'keys: for k in chain(found.first, |k| self.keys[k as usize].same_start) {
                     let key = &self.keys[k as usize];
                     let (mut distance, mut exact) = (h0.distance, h0.exact);
                     let start = key.first_word as usize;
@@ -732,7 +780,7 @@ impl Retriever for Edit {
                                     .iter()
                                     .map(|w| w.text.chars().count())
                                     .sum::<usize>();
-                            let longest = key.chars.max(phrase_chars).max(1);
+                            let longest = (key.chars as usize).max(phrase_chars).max(1);
                             (MatchKind::Edit, 1.0 - d as f64 / longest as f64)
                         }
                     };
