@@ -7,10 +7,11 @@
 
 use super::keys::{self, Keyed};
 use super::normalised::{stem_keys, stem_word};
+use super::wordmap::WordMap;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::{self, Span};
-use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
@@ -18,8 +19,56 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
     build: |g, _: &Params| Box::new(Split::new(g)),
 };
 
-/// Entries by a space-less form: (entry, number of words of its key).
-type Joined = HashMap<String, Vec<(usize, usize)>>;
+/// Entries by a space-less form.
+type Joined = WordMap<Targets>;
+
+/// The keys of one space-less form, each as (entry, number of words of
+/// the key). Nearly every form has one: that one is kept in place, not in
+/// a list of its own (two maps of some 100,000 forms each at 100k entries).
+#[derive(Debug)]
+enum Targets {
+    /// Only while the maps are made.
+    None,
+    One(u32, u32),
+    Many(Box<Vec<(usize, usize)>>),
+}
+
+impl Targets {
+    /// Add `target` unless the form has it already.
+    fn add(&mut self, target: (usize, usize)) {
+        match self {
+            Targets::None => *self = Targets::of(target),
+            Targets::One(entry, words) => {
+                let first = (*entry as usize, *words as usize);
+                if first != target {
+                    *self = Targets::Many(Box::new(vec![first, target]));
+                }
+            }
+            Targets::Many(list) => {
+                if !list.contains(&target) {
+                    list.push(target);
+                }
+            }
+        }
+    }
+
+    fn of(target: (usize, usize)) -> Targets {
+        match (u32::try_from(target.0), u32::try_from(target.1)) {
+            (Ok(entry), Ok(words)) => Targets::One(entry, words),
+            _ => Targets::Many(Box::new(vec![target])),
+        }
+    }
+
+    /// In the order they were added.
+    fn iter(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (one, many) = match self {
+            Targets::None => (None, &[][..]),
+            Targets::One(entry, words) => (Some((*entry as usize, *words as usize)), &[][..]),
+            Targets::Many(list) => (None, &list[..]),
+        };
+        one.into_iter().chain(many.iter().copied())
+    }
+}
 
 /// The space-less forms, with hashes of the whole forms. A post's phrases
 /// are read byte by byte from each word on (see [`Walk`]), and a form is
@@ -107,13 +156,11 @@ fn for_each_prefix_hash(form: &str, mut each: impl FnMut(u64)) -> u64 {
 impl Forms {
     fn new(targets: Joined) -> Forms {
         let mut wholes = HashBits::with_room(targets.len(), 32, 2);
-        for form in targets.keys() {
-            wholes.insert(for_each_prefix_hash(form, |_| {}));
-        }
+        targets.for_each(|form, _| wholes.insert(for_each_prefix_hash(form, |_| {})));
         Forms { targets, wholes }
     }
 
-    fn get(&self, form: &str) -> Option<&Vec<(usize, usize)>> {
+    fn get(&self, form: &str) -> Option<&Targets> {
         self.targets.get(form)
     }
 }
@@ -187,30 +234,31 @@ impl Split {
     /// key's stem is its joined form's).
     pub fn over(keys: &[Keyed], stemmed: &[String]) -> Split {
         debug_assert_eq!(keys.len(), stemmed.len());
-        let mut joined = Joined::with_capacity_and_hasher(keys.len(), Default::default());
-        let mut joined_stem = Joined::with_capacity_and_hasher(keys.len(), Default::default());
+        let mut joined = Joined::with_capacity(keys.len());
+        let mut joined_stem = Joined::with_capacity(keys.len());
         for (k, stems) in keys.iter().zip(stemmed) {
-            let j: String = phrase::key_words(&k.key).collect();
             let words = word_count(&k.key);
             let value = (k.entry, words);
-            let stem = if words == 1 {
-                stems.clone()
+            // A one-word key is its own joined form, and its stem is given.
+            let (j, stem): (Cow<str>, Cow<str>) = if words == 1 {
+                (Cow::Borrowed(&k.key), Cow::Borrowed(stems))
             } else {
-                stem_word(&j)
+                let j: String = phrase::key_words(&k.key).collect();
+                let stem = stem_word(&j);
+                (Cow::Owned(j), Cow::Owned(stem))
             };
-            for (map, at) in [(&mut joined, j), (&mut joined_stem, stem)] {
-                let list = map.entry(at).or_default();
-                if !list.contains(&value) {
-                    list.push(value);
-                }
+            for (map, at) in [(&mut joined, &j), (&mut joined_stem, &stem)] {
+                map.get_or_insert_with(at, || Targets::None).add(value);
             }
         }
         // Most prefixes are shared (by forms, and by a form and its stem):
         // 8 bits per form's prefix keep wrong yeses rare in a set small
         // enough to stay in the cache.
         let mut prefixes = HashBits::with_room(PREFIX_BYTES * joined.len(), 8, 1);
-        for form in joined.keys().chain(joined_stem.keys()) {
-            for_each_prefix_hash(form, |hash| prefixes.insert(hash));
+        for forms in [&joined, &joined_stem] {
+            forms.for_each(|form, _| {
+                for_each_prefix_hash(form, |hash| prefixes.insert(hash));
+            });
         }
         Split {
             joined: Forms::new(joined),
@@ -248,7 +296,7 @@ impl Split {
         post: &PostView,
         walk: &Walk<'s>,
         joined: &str,
-    ) -> impl Iterator<Item = &'s (usize, usize)> {
+    ) -> impl Iterator<Item = (usize, usize)> + 's {
         // Looked up only where the walk says that some key (or key stem)
         // may be the phrase's; a single word's stem is the post's, a longer
         // phrase is stemmed here.
@@ -266,7 +314,7 @@ impl Split {
                 }
             })
             .flatten();
-        exact.into_iter().chain(stem).flatten()
+        exact.into_iter().chain(stem).flat_map(Targets::iter)
     }
 }
 
@@ -292,7 +340,7 @@ impl Retriever for Split {
                     continue;
                 }
                 seen.clear();
-                for &(entry, words) in self.found(phrase, post, &walk, &joined) {
+                for (entry, words) in self.found(phrase, post, &walk, &joined) {
                     if words != phrase.len && !seen.contains(&entry) {
                         seen.push(entry);
                         out.push(Match::of_span(entry, MatchKind::Split, post, phrase, 1.0));

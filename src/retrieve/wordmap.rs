@@ -57,6 +57,18 @@ impl<V> WordMap<V> {
         }
     }
 
+    /// Calls `each` with every word and its value, in no set order.
+    pub fn for_each(&self, mut each: impl FnMut(&str, &V)) {
+        for (key, value) in &self.packed {
+            let bytes = key.to_le_bytes();
+            let word = &bytes[..usize::from(bytes[15])];
+            each(std::str::from_utf8(word).expect("packed from a str"), value);
+        }
+        for (word, value) in &self.other {
+            each(word, value);
+        }
+    }
+
     pub fn contains(&self, word: &str) -> bool {
         self.get(word).is_some()
     }
@@ -107,6 +119,11 @@ mod tests {
                     *plain.entry(w.clone()).or_insert(i) += 100;
                 }
             }
+            let mut listed = std::collections::HashMap::new();
+            map.for_each(|w, &v| {
+                listed.insert(w.to_string(), v);
+            });
+            proptest::prop_assert_eq!(&listed, &plain);
             for w in &words {
                 proptest::prop_assert_eq!(map.get(w), plain.get(w));
                 let longer = format!("{w}x");
