@@ -837,7 +837,7 @@ mod tests {
             let keyed: Vec<Keyed> = keys
                 .iter()
                 .enumerate()
-                .map(|(entry, k)| Keyed { entry, key: k.clone(), written: k.clone() })
+                .map(|(entry, k)| Keyed { entry, key: k, written: k })
                 .collect();
             let edit = Edit::over(&keyed, &stem_keys(&keyed), EditBounds::default(), None);
             for w in &words {

@@ -94,13 +94,15 @@ mod tests {
 
     /// The entries (numbered as `sources`) that `exact` retrieves in `text`.
     fn found(sources: &[&str], text: &str) -> Vec<usize> {
+        let phrase_keys: Vec<String> = sources.iter().map(|s| phrase::key(s)).collect();
         let keys: Vec<Keyed> = sources
             .iter()
+            .zip(&phrase_keys)
             .enumerate()
-            .map(|(entry, s)| Keyed {
+            .map(|(entry, (s, key))| Keyed {
                 entry,
-                key: phrase::key(s),
-                written: s.to_string(),
+                key,
+                written: s,
             })
             .collect();
         let mut got: Vec<usize> = super::Exact::over(&keys)

@@ -92,7 +92,7 @@ fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
         .map(|k| FuzzyKey {
             entry: k.entry,
             grams: trigrams(&k.key),
-            key: k.key.clone(),
+            key: k.key.to_string(),
             words: word_count(&k.key),
         })
         // Keys of more than four words can never equal a phrase's size.
@@ -658,12 +658,15 @@ mod tests {
             text in "[abc ,]{0,24}",
             threshold in proptest::sample::select(vec![0.0, 0.1, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
         ) {
-            let keyed: Vec<Keyed> = keys
+            let phrase_keys: Vec<String> = keys
                 .iter()
                 .map(|k| crate::phrase::key(k))
                 .filter(|k| !k.is_empty())
+                .collect();
+            let keyed: Vec<Keyed> = phrase_keys
+                .iter()
                 .enumerate()
-                .map(|(entry, key)| Keyed { entry, written: key.clone(), key })
+                .map(|(entry, key)| Keyed { entry, written: key, key })
                 .collect();
             let post = PostView::new(&text, None);
             let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
@@ -682,10 +685,12 @@ mod tests {
             text in "([a-f]{1,7}[ ,.]){5,30}",
             threshold in proptest::sample::select(vec![0.4, 0.5, 0.6, 0.75, 0.9]),
         ) {
+            let phrase_keys: Vec<String> = keys.iter().map(|k| crate::phrase::key(k)).collect();
             let keyed: Vec<Keyed> = keys
                 .iter()
+                .zip(&phrase_keys)
                 .enumerate()
-                .map(|(entry, k)| Keyed { entry, key: crate::phrase::key(k), written: k.to_string() })
+                .map(|(entry, (k, key))| Keyed { entry, key, written: k })
                 .collect();
             let post = PostView::new(&text, None);
             let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);

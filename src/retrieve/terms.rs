@@ -63,7 +63,7 @@ impl KeyForm {
         let lone_stop_word = !capitals && word_count == 1 && phrase::is_stopword(&k.key);
         KeyForm {
             entry: k.entry,
-            key: k.key.clone(),
+            key: k.key.to_string(),
             capitals,
             lone_stop_word,
             literal,
@@ -486,8 +486,8 @@ mod tests {
         let form = |written: &str| {
             KeyForm::of(&Keyed {
                 entry: 0,
-                key: phrase::key(written),
-                written: written.to_string(),
+                key: &phrase::key(written),
+                written,
             })
         };
         let forms = vec![form("pre-, intra-"), form("(SSc)x, y")];
