@@ -558,7 +558,7 @@ impl Edit {
         };
         for (k, stems) in keys.iter().zip(stemmed) {
             let first_word = edit.key_words.len();
-            for (w, stem) in phrase::key_words(&k.key).zip(phrase::key_words(stems)) {
+            for (w, stem) in phrase::key_words(k.key).zip(phrase::key_words(stems)) {
                 let id = edit.word_id(w, stem);
                 edit.key_words.push(id);
             }

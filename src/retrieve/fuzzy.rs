@@ -91,9 +91,9 @@ fn fuzzy_keys(keys: &[Keyed]) -> Vec<FuzzyKey> {
     keys.par_iter()
         .map(|k| FuzzyKey {
             entry: k.entry,
-            grams: trigrams(&k.key),
+            grams: trigrams(k.key),
             key: k.key.to_string(),
-            words: word_count(&k.key),
+            words: word_count(k.key),
         })
         // Keys of more than four words can never equal a phrase's size.
         .filter(|k| (1..=MAX_PHRASE_WORDS).contains(&k.words))

@@ -54,13 +54,13 @@ impl KnownWords {
         debug_assert_eq!(keys.len(), stemmed.len());
         // Sized for every word of every key (distinct words are fewer):
         // no set grows while it is filled.
-        let words: usize = keys.iter().map(|k| word_count(&k.key)).sum();
+        let words: usize = keys.iter().map(|k| word_count(k.key)).sum();
         let mut known = KnownWords {
             glossary: WordMap::with_capacity(words),
             stems: WordMap::with_capacity(words),
         };
         for (k, stems) in keys.iter().zip(stemmed) {
-            for (word, stem) in phrase::key_words(&k.key).zip(phrase::key_words(stems)) {
+            for (word, stem) in phrase::key_words(k.key).zip(phrase::key_words(stems)) {
                 known.glossary.insert(word, ());
                 known.stems.insert(stem, ());
             }

@@ -51,7 +51,7 @@ pub fn stem_word(word: &str) -> String {
 /// Each key with every word stemmed, in order. Made once and handed to
 /// every matcher that reads stems (stemming is most of their build).
 pub fn stem_keys(keys: &[Keyed]) -> Vec<String> {
-    keys.par_iter().map(|k| stem_key(&k.key)).collect()
+    keys.par_iter().map(|k| stem_key(k.key)).collect()
 }
 
 /// A phrase key with every word stemmed.

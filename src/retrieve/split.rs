@@ -242,13 +242,13 @@ impl Split {
         let mut joined = Joined::with_capacity(keys.len());
         let mut joined_stem = Joined::with_capacity(keys.len());
         for (k, stems) in keys.iter().zip(stemmed) {
-            let words = word_count(&k.key);
+            let words = word_count(k.key);
             let value = (k.entry, words);
             // A one-word key is its own joined form, and its stem is given.
             let (j, stem): (Cow<str>, Cow<str>) = if words == 1 {
-                (Cow::Borrowed(&k.key), Cow::Borrowed(stems))
+                (Cow::Borrowed(k.key), Cow::Borrowed(stems))
             } else {
-                let j: String = phrase::key_words(&k.key).collect();
+                let j: String = phrase::key_words(k.key).collect();
                 let stem = stem_word(&j);
                 (Cow::Owned(j), Cow::Owned(stem))
             };

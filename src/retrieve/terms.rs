@@ -41,18 +41,18 @@ pub struct KeyForm {
 
 impl KeyForm {
     pub fn of(k: &Keyed) -> KeyForm {
-        let capitals = phrase::is_capitals(&k.written);
+        let capitals = phrase::is_capitals(k.written);
         // Plain keys (letters, digits, spaces: most) are one segment.
-        let (word_count, literal) = match phrase::plain_words(&k.written) {
+        let (word_count, literal) = match phrase::plain_words(k.written) {
             Some(words) => (words.count(), None),
             None => {
-                let words = phrase::words(&k.written);
+                let words = phrase::words(k.written);
                 let crosses_a_boundary = words
                     .first()
                     .zip(words.last())
                     .is_some_and(|(a, b)| a.segment != b.segment);
                 let literal = crosses_a_boundary.then(|| {
-                    phrase::tokens(&k.written, &words)
+                    phrase::tokens(k.written, &words)
                         .into_iter()
                         .map(|t| (t.text, t.gap))
                         .collect()
@@ -60,7 +60,7 @@ impl KeyForm {
                 (words.len(), literal)
             }
         };
-        let lone_stop_word = !capitals && word_count == 1 && phrase::is_stopword(&k.key);
+        let lone_stop_word = !capitals && word_count == 1 && phrase::is_stopword(k.key);
         KeyForm {
             entry: k.entry,
             key: k.key.to_string(),
