@@ -159,9 +159,13 @@ fn for_each_prefix_hash(form: &str, mut each: impl FnMut(u64)) -> u64 {
 }
 
 impl Forms {
-    fn new(targets: Joined) -> Forms {
+    /// The forms `targets`, their prefixes added to `prefixes` (in the
+    /// same pass over their bytes as their whole hashes).
+    fn new(targets: Joined, prefixes: &mut HashBits) -> Forms {
         let mut wholes = HashBits::with_room(targets.len(), 32, 2);
-        targets.for_each(|form, _| wholes.insert(for_each_prefix_hash(form, |_| {})));
+        targets.for_each(|form, _| {
+            wholes.insert(for_each_prefix_hash(form, |hash| prefixes.insert(hash)));
+        });
         Forms { targets, wholes }
     }
 
@@ -260,14 +264,9 @@ impl Split {
         // 8 bits per form's prefix keep wrong yeses rare in a set small
         // enough to stay in the cache.
         let mut prefixes = HashBits::with_room(PREFIX_BYTES * joined.len(), 8, 1);
-        for forms in [&joined, &joined_stem] {
-            forms.for_each(|form, _| {
-                for_each_prefix_hash(form, |hash| prefixes.insert(hash));
-            });
-        }
         Split {
-            joined: Forms::new(joined),
-            joined_stem: Forms::new(joined_stem),
+            joined: Forms::new(joined, &mut prefixes),
+            joined_stem: Forms::new(joined_stem, &mut prefixes),
             prefixes,
         }
     }
