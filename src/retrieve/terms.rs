@@ -124,13 +124,16 @@ impl WordTrie {
         let keys = keys.into_iter();
         // Sized up front: growing maps of a 100k-entry glossary by doubling
         // copies them and touches twice the memory.
-        let expected = keys.size_hint().0;
+        // (The upper bound: a filtered list of keys gives 0 as its lower.)
+        let expected = keys.size_hint().1.unwrap_or(keys.size_hint().0);
         let mut vocab = Vocab::with_capacity(expected);
         let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         edges.reserve(expected);
-        // Per node, the keys ending there and whether it has children.
-        let mut ends: Vec<(Vec<u32>, bool)> = Vec::with_capacity(2 * expected + 1);
-        ends.push((Vec::new(), false));
+        let mut nodes: Vec<Node> = Vec::with_capacity(2 * expected + 1);
+        nodes.push(Node::default());
+        // The keys of the few nodes where several end (a node keeps its
+        // one key in place: no list per node).
+        let mut several: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
         for (id, words) in keys {
             if words.is_empty() || words.len() > MAX_KEY_WORDS {
                 continue;
@@ -139,7 +142,7 @@ impl WordTrie {
             for word in words {
                 let next_word = vocab.len() as u32;
                 let (word, root_child) = vocab.get_or_insert_with(word, || (next_word, NONE));
-                let next_node = ends.len() as u32;
+                let next_node = nodes.len() as u32;
                 let child = if node == 0 {
                     if *root_child == NONE {
                         *root_child = next_node;
@@ -148,34 +151,38 @@ impl WordTrie {
                 } else {
                     *edges.entry((node, *word)).or_insert(next_node)
                 };
-                ends[node as usize].1 = true;
+                nodes[node as usize].children = true;
                 if child == next_node {
-                    ends.push((Vec::new(), false));
+                    nodes.push(Node::default());
                 }
                 node = child;
             }
-            let here = &mut ends[node as usize].0;
-            if !here.contains(&id) {
-                here.push(id);
+            let here = &mut nodes[node as usize];
+            match here.count {
+                0 => (here.key_or_from, here.count) = (id, 1),
+                1 if here.key_or_from == id => {}
+                1 => {
+                    several.insert(node, vec![here.key_or_from, id]);
+                    here.count = 2;
+                }
+                _ => {
+                    let keys = several.get_mut(&node).expect("listed at its second key");
+                    if !keys.contains(&id) {
+                        keys.push(id);
+                        here.count += 1;
+                    }
+                }
             }
         }
-        // Flattened: one allocation for the nodes with several keys
-        // instead of one per node.
-        let mut nodes = Vec::with_capacity(ends.len());
+        // Sized for the most nodes the keys could make: most share some.
+        nodes.shrink_to_fit();
+        // The lists of several keys, in one array in node order.
         let mut flat = Vec::new();
-        for (keys, children) in ends {
-            let key_or_from = match keys[..] {
-                [key] => key,
-                _ => {
-                    flat.extend(&keys);
-                    (flat.len() - keys.len()) as u32
-                }
-            };
-            nodes.push(Node {
-                key_or_from,
-                count: keys.len() as u32,
-                children,
-            });
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if node.count > 1 {
+                node.key_or_from = flat.len() as u32;
+                flat.extend(&several[&(i as u32)]);
+            }
         }
         WordTrie {
             vocab,
