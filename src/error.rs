@@ -165,8 +165,16 @@ impl<'a> LineCounter<'a> {
             return (line_of(self.text, offset), offset - start + 1);
         }
         let stretch = &bytes[self.counted_to..offset];
-        self.line += stretch.iter().filter(|&&b| b == b'\n').count();
-        if let Some(i) = stretch.iter().rposition(|&b| b == b'\n') {
+        let newlines = stretch.iter().filter(|&&b| b == b'\n').count();
+        self.line += newlines;
+        // One entry a line is the common case: its one newline is found
+        // from the front in a few bytes, not from the back across a line.
+        let last = match newlines {
+            0 => None,
+            1 => stretch.iter().position(|&b| b == b'\n'),
+            _ => stretch.iter().rposition(|&b| b == b'\n'),
+        };
+        if let Some(i) = last {
             self.line_start = self.counted_to + i + 1;
         }
         self.counted_to = offset;

@@ -104,16 +104,20 @@ const BASE: u64 = 0x2545_F491_4F6C_DD1D;
 /// `P[n] + d[i]·BASE^(n−1−i)`, and deleting `i < j` gives
 /// `P[n] + d[j]·BASE^(n−1−j) + d[i]·BASE^(n−2−i)`: one addition per
 /// deletion, no string made.
-fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64, usize)) {
+fn for_each_deletion(
+    word: &[char],
+    max: usize,
+    scratch: &mut DeletionScratch,
+    mut each: impl FnMut(u64, usize),
+) {
     debug_assert!(max <= 2);
-    const LONGEST: usize = LONGEST_EDITED;
     let n = word.len();
-    if n > LONGEST {
+    if n > LONGEST_EDITED {
         return;
     }
     let power = &POWERS;
+    let DeletionScratch { dropped, one } = scratch;
     // `dropped[i] = P[i] − P[i+1]`, made while the prefix hashes are.
-    let mut dropped = [0u64; LONGEST];
     let mut whole = 0u64;
     for (i, &c) in word.iter().enumerate() {
         let next = whole.wrapping_mul(BASE).wrapping_add(u64::from(c) + 1);
@@ -126,7 +130,6 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64, usize)
     }
     // `one[j]`: what deleting `j` adds (in place of `dropped[j]`, which
     // the pairs below still read for the earlier deletion `i`).
-    let mut one = [0u64; LONGEST];
     for j in 0..n {
         one[j] = dropped[j].wrapping_mul(power[n - 1 - j]);
         each(finish(whole.wrapping_add(one[j]), n - 1), 1);
@@ -138,6 +141,22 @@ fn for_each_deletion(word: &[char], max: usize, mut each: impl FnMut(u64, usize)
         let base = whole.wrapping_add(dropped[i].wrapping_mul(power[n - 2 - i]));
         for &term in &one[i + 1..n] {
             each(finish(base.wrapping_add(term), n - 2), 2);
+        }
+    }
+}
+
+/// The arrays [`for_each_deletion`] works in, made once for many words
+/// (zeroing them for each word cost more than a few words' hashing).
+struct DeletionScratch {
+    dropped: [u64; LONGEST_EDITED],
+    one: [u64; LONGEST_EDITED],
+}
+
+impl DeletionScratch {
+    fn new() -> DeletionScratch {
+        DeletionScratch {
+            dropped: [0; LONGEST_EDITED],
+            one: [0; LONGEST_EDITED],
         }
     }
 }
@@ -165,7 +184,8 @@ fn finish(hash: u64, len: usize) -> u64 {
 fn deletion_hashes(word: &[char], max: usize) -> Vec<(u64, usize)> {
     let n = word.len();
     let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
-    for_each_deletion(word, max, |h, deleted| out.push((h, deleted)));
+    let mut scratch = DeletionScratch::new();
+    for_each_deletion(word, max, &mut scratch, |h, deleted| out.push((h, deleted)));
     out.sort_unstable();
     out.dedup_by_key(|(h, _)| *h);
     out
@@ -234,8 +254,11 @@ impl DeletionIndex {
         let partition_of = |h: u64| (h >> (64 - spread)) as usize;
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
+        let mut scratch = DeletionScratch::new();
         for (word, max, _) in self.added() {
-            for_each_deletion(word, max, |h, _| starts[partition_of(h) + 1] += 1);
+            for_each_deletion(word, max, &mut scratch, |h, _| {
+                starts[partition_of(h) + 1] += 1;
+            });
         }
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
@@ -243,7 +266,7 @@ impl DeletionIndex {
         let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
         let mut next = starts.clone();
         for (word, max, id) in self.added() {
-            for_each_deletion(word, max, |h, _| {
+            for_each_deletion(word, max, &mut scratch, |h, _| {
                 let at = &mut next[partition_of(h)];
                 entries[*at as usize] = ((h >> 32) as u32, id);
                 *at += 1;
