@@ -174,7 +174,7 @@ impl WordTrie {
                 }
             }
         }
-        // Sized for the most nodes the keys could make: most share some.
+        // Sized up front for two nodes a key; keys share many.
         nodes.shrink_to_fit();
         // The lists of several keys, in one array in node order.
         let mut flat = Vec::new();
