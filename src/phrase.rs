@@ -10,6 +10,7 @@
 //!    digits are not looked up;
 //! 6. glossary sources and aliases are keyed by rules 1–4.
 
+use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -29,8 +30,9 @@ const STOPWORDS_FILE: &str = include_str!("../data/stopwords-en.txt");
 /// One word of a text, with where it stands in the original text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Word {
-    /// The lower-cased word, apostrophes written `'`.
-    pub text: String,
+    /// The lower-cased word, apostrophes written `'`; held inline up to 24
+    /// bytes (no allocation per word of a post).
+    pub text: CompactString,
     /// Byte range in the original (not lower-cased) text.
     pub start: usize,
     pub end: usize,
@@ -105,7 +107,7 @@ fn is_apostrophe(c: char) -> bool {
 /// changes so that [`phrases`] can respect them.
 pub fn words(text: &str) -> Vec<Word> {
     if text.is_ascii() {
-        ascii_words(text.as_bytes())
+        ascii_words(text)
     } else {
         unicode_words(text)
     }
@@ -133,7 +135,7 @@ fn unicode_words(text: &str) -> Vec<Word> {
         let c = chars[i];
         if c.is_alphanumeric() {
             let start = i;
-            let mut word = String::new();
+            let mut word = CompactString::default();
             while i < chars.len() {
                 let c = chars[i];
                 if c.is_alphanumeric() {
@@ -192,19 +194,20 @@ pub fn plain_words(text: &str) -> Option<impl Iterator<Item = &str>> {
 
 /// [`words`] for ASCII text, where lower-casing keeps every byte in place
 /// and each character is one byte: the same rules, without the offset map.
-fn ascii_words(text: &[u8]) -> Vec<Word> {
+fn ascii_words(text: &str) -> Vec<Word> {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(text.len() / 5);
     let mut segment = 0;
     let mut i = 0;
     while i < text.len() {
-        if text[i].is_ascii_alphanumeric() {
+        if bytes[i].is_ascii_alphanumeric() {
             let start = i;
             while i < text.len() {
-                let c = text[i];
+                let c = bytes[i];
                 let apostrophe = c == b'\''
                     && i > start
-                    && text[i - 1].is_ascii_alphabetic()
-                    && text.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
+                    && bytes[i - 1].is_ascii_alphabetic()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
                 if c.is_ascii_alphanumeric() || apostrophe {
                     i += 1;
                 } else {
@@ -212,9 +215,8 @@ fn ascii_words(text: &[u8]) -> Vec<Word> {
                 }
             }
             // One copy of the run, lower-cased in place: ASCII throughout.
-            let mut bytes = text[start..i].to_vec();
-            bytes.make_ascii_lowercase();
-            let word = String::from_utf8(bytes).expect("ASCII");
+            let mut word = CompactString::from(&text[start..i]);
+            word.make_ascii_lowercase();
             out.push(Word {
                 text: word,
                 start,
@@ -222,11 +224,11 @@ fn ascii_words(text: &[u8]) -> Vec<Word> {
                 segment,
             });
         } else {
-            let c = text[i];
+            let c = bytes[i];
             let joins_digits = is_decimal_mark(char::from(c))
                 && i > 0
-                && text[i - 1].is_ascii_digit()
-                && text.get(i + 1).is_some_and(u8::is_ascii_digit);
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
             if is_boundary(char::from(c)) && !joins_digits {
                 segment += 1;
             }
@@ -535,7 +537,7 @@ mod tests {
         /// The ASCII shortcut splits exactly as the general rules do.
         #[test]
         fn ascii_words_follow_the_general_rules(text in "[a-zA-Z0-9' .,;:!?()\\[\\]\"\n\r\t\x0b\x0c_-]{0,40}") {
-            proptest::prop_assert_eq!(ascii_words(text.as_bytes()), unicode_words(&text));
+            proptest::prop_assert_eq!(ascii_words(&text), unicode_words(&text));
         }
     }
 
@@ -552,7 +554,7 @@ mod tests {
                 }
                 None => proptest::prop_assert!(text.bytes().any(|b| !b.is_ascii_alphanumeric() && b != b' ')),
             }
-            let joined: Vec<String> = general.into_iter().map(|w| w.text).collect();
+            let joined: Vec<String> = general.into_iter().map(|w| w.text.into()).collect();
             proptest::prop_assert_eq!(key(&text), joined.join(" "));
         }
     }
@@ -571,7 +573,7 @@ mod tests {
     }
 
     fn word_texts(text: &str) -> Vec<String> {
-        words(text).into_iter().map(|w| w.text).collect()
+        words(text).into_iter().map(|w| w.text.into()).collect()
     }
 
     #[test]

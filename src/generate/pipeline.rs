@@ -470,8 +470,11 @@ fn uncovered(view: &PostView, matches: &[Match]) -> Vec<String> {
     }
     let mut uncovered: Vec<String> = Vec::new();
     for (i, w) in view.words.iter().enumerate() {
-        if !covered[i] && crate::phrase::is_lookup_word(&w.text) && !uncovered.contains(&w.text) {
-            uncovered.push(w.text.clone());
+        if !covered[i]
+            && crate::phrase::is_lookup_word(&w.text)
+            && !uncovered.iter().any(|u| *u == w.text)
+        {
+            uncovered.push(w.text.to_string());
         }
     }
     uncovered
