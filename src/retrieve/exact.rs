@@ -5,7 +5,7 @@
 //! lower-case stop word never. See [`super::terms`].
 
 use super::keys::{self, Keyed};
-use super::terms::{self, KeyForm, Literal, WordTrie};
+use super::terms::{self, KeyForm, Literal, WordTarget, WordTrie};
 use super::{Match, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
 
@@ -17,7 +17,8 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 
 pub struct Exact {
     forms: Vec<KeyForm>,
-    /// Whole-word keys, numbered as `forms`.
+    /// Whole-word keys, numbered by [`WordTarget`]; a lone stop word is
+    /// never looked up, so it is left out.
     trie: WordTrie,
     literal: Literal,
 }
@@ -34,9 +35,11 @@ impl Exact {
         let trie = WordTrie::new(
             forms
                 .iter()
-                .enumerate()
-                .filter(|(_, f)| f.literal.is_none())
-                .map(|(i, f)| (i as u32, f.key.split([' ', '\'']).collect())),
+                .filter(|f| f.literal.is_none() && !f.lone_stop_word)
+                .map(|f| {
+                    let number = WordTarget::of(f).number();
+                    (number, f.key.split([' ', '\'']).collect())
+                }),
         );
         let literal = Literal::new(&forms);
         Exact {
@@ -182,6 +185,20 @@ mod tests {
         // A stop word is no key even inside a longer word.
         assert!(found(&terms, "don't").is_empty());
         assert!(found(&terms, "yearly clockwork").is_empty());
+    }
+
+    #[test]
+    fn one_match_per_entry_and_place() {
+        // Two keys of one entry that split into the same words ("year's",
+        // "year s") are found once where the post writes them.
+        let keys = ["year's", "year s"].map(|written| Keyed {
+            entry: 7,
+            key: written,
+            written,
+        });
+        let got = super::Exact::over(&keys).retrieve(&PostView::new("a year's work", None));
+        let places: Vec<_> = got.iter().map(|m| (m.entry, m.words)).collect();
+        assert_eq!(places, [(7, Some((1, 1)))]);
     }
 
     #[test]

@@ -76,39 +76,115 @@ impl KeyForm {
     }
 }
 
+/// What a match of a whole-word key needs, packed in the number that
+/// `exact`'s trie keeps for the key: the entry, and in the top bit whether
+/// the key is written in capitals. A match then reads nothing more (at
+/// 100k keys, reading the key's [`KeyForm`] for every key found missed the
+/// cache).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordTarget(u32);
+
+const CAPITALS: u32 = 1 << 31;
+
+impl WordTarget {
+    pub fn of(form: &KeyForm) -> WordTarget {
+        let entry = u32::try_from(form.entry)
+            .ok()
+            .filter(|&e| e < CAPITALS)
+            .expect("fewer than 2^31 entries");
+        WordTarget(if form.capitals {
+            entry | CAPITALS
+        } else {
+            entry
+        })
+    }
+
+    pub fn number(self) -> u32 {
+        self.0
+    }
+
+    fn from_number(number: u32) -> WordTarget {
+        WordTarget(number)
+    }
+
+    pub fn entry(self) -> usize {
+        (self.0 & !CAPITALS) as usize
+    }
+
+    /// Whether the key may match the post's text `span` ([`KeyForm::allows`]).
+    fn allows(self, span: &str) -> bool {
+        self.0 & CAPITALS == 0 || phrase::written_in_capitals(span)
+    }
+}
+
 /// Keys as word sequences, in a trie over word ids.
+///
+/// A walk reads only the two maps: each node's keys are kept with the
+/// entry that leads to it (the vocabulary's for a key's first word, an
+/// edge's below), so no array of nodes is visited. At 100k keys every
+/// table is larger than the processor's caches, and each read of another
+/// one was a miss.
 #[derive(Debug, Default)]
 pub struct WordTrie {
     /// Every word of every key: its id and the node it leads to from the
-    /// root ([`NONE`] if no key starts with it). One look-up per post word
-    /// then both tells whether any key has the word and starts the walk.
+    /// root (`node` [`NONE`] if no key starts with it). One look-up per
+    /// post word then both tells whether any key has the word and starts
+    /// the walk.
     vocab: Vocab,
     /// (node, word) → child node, below the root (node 0).
-    edges: FxHashMap<(u32, u32), u32>,
-    /// Per node, the keys that end there and whether it has children.
-    nodes: Vec<Node>,
-    /// The nodes' keys (caller's numbering), one run per node.
+    edges: FxHashMap<(u32, u32), Step>,
+    /// The keys of nodes where several end (caller's numbering), one run
+    /// per node.
     keys: Vec<u32>,
 }
 
 /// No node: a word that starts no key.
 const NONE: u32 = u32::MAX;
 
-#[derive(Debug, Default, Clone, Copy)]
-struct Node {
-    /// The one key that ends here when `count` is 1 (most nodes: no second
-    /// read), else where the node's run in `keys` starts.
-    key_or_from: u32,
-    count: u32,
-    /// Whether any edge leaves the node: a walk stops at a leaf without a
-    /// look-up.
-    children: bool,
+/// A step of a walk: the node reached and what ends there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    node: u32,
+    ends: Ends,
 }
 
-/// Words to (id, root child). Most post words are in no key and are looked
-/// up once each: a [`WordMap`] keeps short words packed, so a look-up
-/// follows no pointer to the heap.
-type Vocab = WordMap<(u32, u32)>;
+/// The keys that end at a node.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Ends {
+    /// The one key when `count` is 1 (most nodes: no second read), else
+    /// where the node's run in [`WordTrie::keys`] starts.
+    key_or_from: u32,
+    /// How many keys end here, and in the top bit whether any edge leaves
+    /// the node (a walk stops at a leaf without a look-up).
+    count_and_children: u32,
+}
+
+const CHILDREN: u32 = 1 << 31;
+
+impl Ends {
+    fn count(self) -> u32 {
+        self.count_and_children & !CHILDREN
+    }
+
+    fn has_children(self) -> bool {
+        self.count_and_children & CHILDREN != 0
+    }
+}
+
+impl Step {
+    const NONE: Step = Step {
+        node: NONE,
+        ends: Ends {
+            key_or_from: 0,
+            count_and_children: 0,
+        },
+    };
+}
+
+/// Words to their id and the step from the root. Most post words are in
+/// no key and are looked up once each: a [`WordMap`] keeps short words
+/// packed, so a look-up follows no pointer to the heap.
+type Vocab = WordMap<(u32, Step)>;
 
 /// Keys found at one place: words `first..first + len`, keys `keys`.
 pub struct Found<'t> {
@@ -127,13 +203,13 @@ impl WordTrie {
         // (The upper bound: a filtered list of keys gives 0 as its lower.)
         let expected = keys.size_hint().1.unwrap_or(keys.size_hint().0);
         let mut vocab = Vocab::with_capacity(expected);
-        let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut edges: FxHashMap<(u32, u32), Step> = FxHashMap::default();
         edges.reserve(expected);
-        let mut nodes: Vec<Node> = Vec::with_capacity(2 * expected + 1);
-        nodes.push(Node::default());
-        // The keys of the few nodes where several end (a node keeps its
-        // one key in place: no list per node).
+        // Per node, the keys that end there: one in place, or the list of
+        // the few nodes where several end.
+        let mut ends: Vec<Ends> = Vec::with_capacity(2 * expected + 1);
         let mut several: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+        ends.push(Ends::default());
         for (id, words) in keys {
             if words.is_empty() || words.len() > MAX_KEY_WORDS {
                 continue;
@@ -141,53 +217,64 @@ impl WordTrie {
             let mut node = 0;
             for word in words {
                 let next_word = vocab.len() as u32;
-                let (word, root_child) = vocab.get_or_insert_with(word, || (next_word, NONE));
-                let next_node = nodes.len() as u32;
+                let (word, root_step) = vocab.get_or_insert_with(word, || (next_word, Step::NONE));
+                let next_node = ends.len() as u32;
                 let child = if node == 0 {
-                    if *root_child == NONE {
-                        *root_child = next_node;
+                    if root_step.node == NONE {
+                        root_step.node = next_node;
                     }
-                    *root_child
+                    root_step.node
                 } else {
-                    *edges.entry((node, *word)).or_insert(next_node)
+                    let step = Step {
+                        node: next_node,
+                        ..Step::NONE
+                    };
+                    edges.entry((node, *word)).or_insert(step).node
                 };
-                nodes[node as usize].children = true;
+                ends[node as usize].count_and_children |= CHILDREN;
                 if child == next_node {
-                    nodes.push(Node::default());
+                    ends.push(Ends::default());
                 }
                 node = child;
             }
-            let here = &mut nodes[node as usize];
-            match here.count {
-                0 => (here.key_or_from, here.count) = (id, 1),
+            let here = &mut ends[node as usize];
+            match here.count() {
+                0 => {
+                    (here.key_or_from, here.count_and_children) = (id, here.count_and_children + 1)
+                }
                 1 if here.key_or_from == id => {}
                 1 => {
                     several.insert(node, vec![here.key_or_from, id]);
-                    here.count = 2;
+                    here.count_and_children += 1;
                 }
                 _ => {
                     let keys = several.get_mut(&node).expect("listed at its second key");
                     if !keys.contains(&id) {
                         keys.push(id);
-                        here.count += 1;
+                        here.count_and_children += 1;
                     }
                 }
             }
         }
-        // Sized up front for two nodes a key; keys share many.
-        nodes.shrink_to_fit();
         // The lists of several keys, in one array in node order.
         let mut flat = Vec::new();
-        for (i, node) in nodes.iter_mut().enumerate() {
-            if node.count > 1 {
-                node.key_or_from = flat.len() as u32;
+        for (i, here) in ends.iter_mut().enumerate() {
+            if here.count() > 1 {
+                here.key_or_from = flat.len() as u32;
                 flat.extend(&several[&(i as u32)]);
             }
         }
+        // Each node's ends go with the entry that leads to it.
+        let fill = |step: &mut Step| {
+            if step.node != NONE {
+                step.ends = ends[step.node as usize];
+            }
+        };
+        vocab.values_mut(|(_, root_step)| fill(root_step));
+        edges.values_mut().for_each(fill);
         WordTrie {
             vocab,
             edges,
-            nodes,
             keys: flat,
         }
     }
@@ -198,29 +285,31 @@ impl WordTrie {
 
     /// Every place where a key's words stand in `words` (one segment each,
     /// see [`phrase::Word::segment`]), by first word, then length.
-    pub fn find<'s, 'w>(
-        &'s self,
+    pub fn find<'w>(
+        &self,
         words: impl Iterator<Item = (&'w str, usize)>,
-        mut f: impl FnMut(Found<'s>),
+        mut f: impl FnMut(Found<'_>),
     ) {
-        // Each word's id and root child (NONE if no key has it) and
-        // segment, looked up once.
-        let ids: Vec<(u32, u32, usize)> = words
+        // Each word's id, step from the root and segment, looked up once.
+        let ids: Vec<(u32, Step, usize)> = words
             .map(|(w, segment)| {
-                let (id, root) = self.vocab.get(w).copied().unwrap_or((NONE, NONE));
+                let (id, root) = self.vocab.get(w).copied().unwrap_or((NONE, Step::NONE));
                 (id, root, segment)
             })
             .collect();
         for (first, &(_, root, segment)) in ids.iter().enumerate() {
-            let mut node = root;
+            let mut step = root;
             let mut at = first;
-            while node != NONE {
-                let here = &self.nodes[node as usize];
-                let keys = match here.count {
+            while step.node != NONE {
+                let one;
+                let keys = match step.ends.count() {
                     0 => &[],
-                    1 => std::slice::from_ref(&here.key_or_from),
+                    1 => {
+                        one = [step.ends.key_or_from];
+                        &one[..]
+                    }
                     n => {
-                        let from = here.key_or_from as usize;
+                        let from = step.ends.key_or_from as usize;
                         &self.keys[from..from + n as usize]
                     }
                 };
@@ -232,11 +321,16 @@ impl WordTrie {
                     });
                 }
                 at += 1;
-                node = match ids.get(at) {
-                    Some(&(word, _, s)) if here.children && s == segment && word != NONE => {
-                        self.edges.get(&(node, word)).copied().unwrap_or(NONE)
+                step = match ids.get(at) {
+                    Some(&(word, _, s))
+                        if step.ends.has_children() && s == segment && word != NONE =>
+                    {
+                        self.edges
+                            .get(&(step.node, word))
+                            .copied()
+                            .unwrap_or(Step::NONE)
                     }
-                    _ => NONE,
+                    _ => Step::NONE,
                 };
             }
         }
@@ -320,8 +414,8 @@ fn literal_at(key: &[(String, Gap)], tokens: &[Token], at: usize) -> bool {
 }
 
 /// `exact`'s matches of `forms` in `post`, by first word then length:
-/// whole-word keys through `trie` (numbered as `forms`), punctuated keys
-/// through `literal`.
+/// whole-word keys through `trie` (numbered by [`WordTarget`], lone stop
+/// words left out), punctuated keys through `literal`.
 pub fn exact_matches(
     forms: &[KeyForm],
     trie: &WordTrie,
@@ -364,8 +458,8 @@ pub fn exact_matches(
             let mut allowed = found
                 .keys
                 .iter()
-                .map(|&k| &forms[k as usize])
-                .filter(|form| !form.lone_stop_word && form.allows(span))
+                .map(|&k| WordTarget::from_number(k))
+                .filter(|target| target.allows(span))
                 .peekable();
             if allowed.peek().is_none() {
                 return;
@@ -381,14 +475,14 @@ pub fn exact_matches(
                 phrase.push_str(text);
                 previous_word = Some(word);
             }
-            while let Some(form) = allowed.next() {
+            while let Some(target) = allowed.next() {
                 let phrase = if allowed.peek().is_some() {
                     phrase.clone()
                 } else {
                     std::mem::take(&mut phrase)
                 };
                 out.push(Match {
-                    entry: form.entry,
+                    entry: target.entry(),
                     kind: MatchKind::Exact,
                     phrase,
                     score: 1.0,

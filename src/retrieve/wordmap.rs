@@ -69,6 +69,12 @@ impl<V> WordMap<V> {
         }
     }
 
+    /// Calls `each` with every value, in no set order.
+    pub fn values_mut(&mut self, mut each: impl FnMut(&mut V)) {
+        self.packed.values_mut().for_each(&mut each);
+        self.other.values_mut().for_each(each);
+    }
+
     pub fn contains(&self, word: &str) -> bool {
         self.get(word).is_some()
     }
@@ -119,6 +125,9 @@ mod tests {
                     *plain.entry(w.clone()).or_insert(i) += 100;
                 }
             }
+            // Every value once.
+            map.values_mut(|v| *v += 1);
+            plain.values_mut().for_each(|v| *v += 1);
             let mut listed = std::collections::HashMap::new();
             map.for_each(|w, &v| {
                 listed.insert(w.to_string(), v);
