@@ -67,7 +67,7 @@ impl Phrase {
     }
 }
 
-fn is_boundary(c: char) -> bool {
+const fn is_boundary(c: char) -> bool {
     matches!(
         c,
         '.' | ','
@@ -95,7 +95,7 @@ fn is_boundary(c: char) -> bool {
 
 /// A decimal point or comma: between two digits ("0.2", "0,055") it does
 /// not end a phrase (SPEC.md v2).
-fn is_decimal_mark(c: char) -> bool {
+const fn is_decimal_mark(c: char) -> bool {
     c == '.' || c == ','
 }
 
@@ -192,47 +192,78 @@ pub fn plain_words(text: &str) -> Option<impl Iterator<Item = &str>> {
         .then(|| key_words(text).filter(|w| !w.is_empty()))
 }
 
+/// What [`ascii_words`] makes of a byte: one table look-up per byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ascii {
+    /// A letter or digit.
+    Word,
+    /// Punctuation that ends a phrase (but maybe a decimal mark).
+    Boundary,
+    Other,
+}
+
+const ASCII: [Ascii; 128] = {
+    let mut table = [Ascii::Other; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = if (byte as u8).is_ascii_alphanumeric() {
+            Ascii::Word
+        } else if is_boundary(byte as u8 as char) {
+            Ascii::Boundary
+        } else {
+            Ascii::Other
+        };
+        byte += 1;
+    }
+    table
+};
+
 /// [`words`] for ASCII text, where lower-casing keeps every byte in place
 /// and each character is one byte: the same rules, without the offset map.
 fn ascii_words(text: &str) -> Vec<Word> {
     let bytes = text.as_bytes();
+    let class = |i: usize| bytes.get(i).map_or(Ascii::Other, |&b| ASCII[usize::from(b & 0x7f)]);
     let mut out = Vec::with_capacity(text.len() / 5);
     let mut segment = 0;
     let mut i = 0;
-    while i < text.len() {
-        if bytes[i].is_ascii_alphanumeric() {
-            let start = i;
-            while i < text.len() {
-                let c = bytes[i];
-                let apostrophe = c == b'\''
-                    && i > start
-                    && bytes[i - 1].is_ascii_alphabetic()
-                    && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
-                if c.is_ascii_alphanumeric() || apostrophe {
+    while i < bytes.len() {
+        match class(i) {
+            Ascii::Word => {
+                let start = i;
+                loop {
+                    while class(i) == Ascii::Word {
+                        i += 1;
+                    }
+                    // An apostrophe between letters stays in the word.
+                    let apostrophe = bytes.get(i) == Some(&b'\'')
+                        && bytes[i - 1].is_ascii_alphabetic()
+                        && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
+                    if !apostrophe {
+                        break;
+                    }
                     i += 1;
-                } else {
-                    break;
                 }
+                // One copy of the run, lower-cased in place: ASCII throughout.
+                let mut word = CompactString::from(&text[start..i]);
+                word.make_ascii_lowercase();
+                out.push(Word {
+                    text: word,
+                    start,
+                    end: i,
+                    segment,
+                });
             }
-            // One copy of the run, lower-cased in place: ASCII throughout.
-            let mut word = CompactString::from(&text[start..i]);
-            word.make_ascii_lowercase();
-            out.push(Word {
-                text: word,
-                start,
-                end: i,
-                segment,
-            });
-        } else {
-            let c = bytes[i];
-            let joins_digits = is_decimal_mark(char::from(c))
-                && i > 0
-                && bytes[i - 1].is_ascii_digit()
-                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-            if is_boundary(char::from(c)) && !joins_digits {
-                segment += 1;
+            Ascii::Boundary => {
+                let joins_digits = is_decimal_mark(char::from(bytes[i]))
+                    && i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+                if !joins_digits {
+                    segment += 1;
+                }
+                i += 1;
             }
-            i += 1;
+            Ascii::Other => i += 1,
         }
     }
     out
