@@ -165,16 +165,8 @@ impl<'a> LineCounter<'a> {
             return (line_of(self.text, offset), offset - start + 1);
         }
         let stretch = &bytes[self.counted_to..offset];
-        let newlines = stretch.iter().filter(|&&b| b == b'\n').count();
-        self.line += newlines;
-        // One entry a line is the common case: its one newline is found
-        // from the front in a few bytes, not from the back across a line.
-        let last = match newlines {
-            0 => None,
-            1 => stretch.iter().position(|&b| b == b'\n'),
-            _ => stretch.iter().rposition(|&b| b == b'\n'),
-        };
-        if let Some(i) = last {
+        self.line += memchr::memchr_iter(b'\n', stretch).count();
+        if let Some(i) = memchr::memrchr(b'\n', stretch) {
             self.line_start = self.counted_to + i + 1;
         }
         self.counted_to = offset;
@@ -201,5 +193,25 @@ mod tests {
         let mut counter = LineCounter::new(text);
         assert_eq!(counter.position_at(4), (2, 3));
         assert_eq!(counter.position_at(8), (4, 3));
+    }
+
+    proptest::proptest! {
+        /// Positions of growing offsets are the ones counted from the start.
+        #[test]
+        fn line_counter_counts_as_from_the_start(
+            text in "[ab\n]{0,60}",
+            mut offsets in proptest::collection::vec(0usize..70, 0..12),
+        ) {
+            offsets.sort_unstable();
+            let mut counter = LineCounter::new(&text);
+            for offset in offsets {
+                let at = offset.min(text.len());
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                proptest::prop_assert_eq!(
+                    counter.position_at(offset),
+                    (line_of(&text, offset), at - line_start + 1)
+                );
+            }
+        }
     }
 }
