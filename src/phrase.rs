@@ -222,7 +222,11 @@ const ASCII: [Ascii; 128] = {
 /// and each character is one byte: the same rules, without the offset map.
 fn ascii_words(text: &str) -> Vec<Word> {
     let bytes = text.as_bytes();
-    let class = |i: usize| bytes.get(i).map_or(Ascii::Other, |&b| ASCII[usize::from(b & 0x7f)]);
+    let class = |i: usize| {
+        bytes
+            .get(i)
+            .map_or(Ascii::Other, |&b| ASCII[usize::from(b & 0x7f)])
+    };
     let mut out = Vec::with_capacity(text.len() / 5);
     let mut segment = 0;
     let mut i = 0;
