@@ -131,7 +131,7 @@ pub struct WordTrie {
     /// post word then both tells whether any key has the word and starts
     /// the walk.
     vocab: Vocab,
-    /// (node, word) → child node, below the root (node 0).
+    /// (node, word) → the step to the child node, below the root (node 0).
     edges: FxHashMap<(u32, u32), Step>,
     /// The keys of nodes where several end (caller's numbering), one run
     /// per node.
