@@ -72,8 +72,13 @@ impl KeyForm {
 
     /// Whether the key may match the post's text `span`.
     pub fn allows(&self, span: &str) -> bool {
-        !self.capitals || phrase::written_in_capitals(span)
+        capitals_allow(self.capitals, span)
     }
+}
+
+/// A key written in capitals ("IT") matches only capitals in the post.
+fn capitals_allow(capitals: bool, span: &str) -> bool {
+    !capitals || phrase::written_in_capitals(span)
 }
 
 /// What a match of a whole-word key needs, packed in the number that
@@ -113,7 +118,7 @@ impl WordTarget {
 
     /// Whether the key may match the post's text `span` ([`KeyForm::allows`]).
     fn allows(self, span: &str) -> bool {
-        self.0 & CAPITALS == 0 || phrase::written_in_capitals(span)
+        capitals_allow(self.0 & CAPITALS != 0, span)
     }
 }
 
