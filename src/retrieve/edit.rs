@@ -6,7 +6,11 @@
 //! word's length in characters: none under `edit_one_from` (4), 1 from
 //! there, 2 from `edit_two_from` (8). Distances are measured between the
 //! words as written and between their stems (so `cofees` is one edit from
-//! `coffee`), and the smaller is kept.
+//! `coffee`), and the smaller is kept; between stems the bound is the key
+//! stem's (`comp` is not two edits from `computer`'s stem `comput`).
+//! A key written in capitals (an acronym) is found only as written, in
+//! capitals: never by a typo, nor from lower case ("it support" is not
+//! "IT support").
 //!
 //! Never read as a misspelling: a post word that is spelled correctly (an
 //! English word, a word of the glossary or an inflection of one, see
@@ -25,6 +29,7 @@
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
 use super::normalised::stem_keys;
+use super::terms::capitals_allow;
 use super::wordmap::WordMap;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
@@ -341,13 +346,17 @@ struct VocabWord {
 }
 
 /// One key: its entry, where its words (as vocabulary ids) start in
-/// [`Edit::key_words`] and how many there are, its length, and the next
-/// key with the same first word and word count ([`END`] if none).
+/// [`Edit::key_words`] and how many there are, its length, whether it is
+/// written in capitals, and the next key with the same first word and
+/// word count ([`END`] if none).
 struct EditKey {
     entry: usize,
     first_word: u32,
     words: u32,
     chars: u32,
+    /// An acronym ("IT", "ISDN"): found only as written, in capitals; one
+    /// letter off is another acronym ("ISBN"), not a typo.
+    capitals: bool,
     same_start: u32,
 }
 
@@ -599,6 +608,7 @@ impl Edit {
                 first_word: first_word as u32,
                 words: words as u32,
                 chars: k.key.chars().count() as u32,
+                capitals: phrase::is_capitals(k.written),
                 same_start: END,
             });
         }
@@ -732,13 +742,17 @@ impl Edit {
             // The stems' distance counts only where it can be the smaller:
             // not when both words are their own stems (it is the same
             // distance), nor when their lengths already differ by as much.
+            // Its bound is the key stem's own: two edits between `comp` and
+            // `comput` (of `computer`) are half the stem, not a typo.
+            let stem_bound = self.bounds.max_distance(v_stem_chars).min(bound);
             let stem_gap = stem_chars.len().abs_diff(v_stem_chars);
             let same_pair = stem == word && v_stem == text;
-            let stemmed = if stem_gap <= bound && stem_gap < surface && !same_pair {
-                distance_within(stem, v_stem, bound)
-            } else {
-                usize::MAX
-            };
+            let stemmed =
+                if stem_bound > 0 && stem_gap <= stem_bound && stem_gap < surface && !same_pair {
+                    distance_within(stem, v_stem, stem_bound)
+                } else {
+                    usize::MAX
+                };
             let distance = surface.min(stemmed);
             if distance <= bound {
                 add(
@@ -793,6 +807,11 @@ impl Retriever for Edit {
                             }
                             None => continue 'keys,
                         }
+                    }
+                    if key.capitals
+                        && (distance > 0 || !capitals_allow(true, post.span(first, span.len)))
+                    {
+                        continue;
                     }
                     let (kind, score) = match (distance, exact) {
                         (0, true) => (MatchKind::Exact, 1.0),
@@ -910,6 +929,35 @@ mod tests {
         assert_eq!(strsim::osa_distance("ca", "abc"), 3);
         assert_eq!(distance_within("ca", "abc", 2), 2);
         assert_eq!(distance_within("ca", "abc", 1), usize::MAX);
+    }
+
+    /// Two edits are allowed from 8 characters, but between stems the
+    /// key stem's length counts: `comp` is not `computer` (stem `comput`),
+    /// nor `intl` `isolated` (stem `isol`).
+    #[test]
+    fn stems_are_edited_within_their_own_bound() {
+        use crate::retrieve::test_support::{glossary, run};
+        let g = glossary(&[("computer", "computer"), ("isolated", "isolated")]);
+        assert!(run("edit", &g, "comp langs, intl conf").is_empty());
+        // A typo of the whole word is still found.
+        let got = run("edit", &g, "a new computre, isloated");
+        let kinds: Vec<(&str, MatchKind)> =
+            got.iter().map(|(id, k, _)| (id.as_str(), *k)).collect();
+        assert_eq!(
+            kinds,
+            [("computer", MatchKind::Edit), ("isolated", MatchKind::Edit)]
+        );
+    }
+
+    /// A key in capitals is an acronym: found as written in capitals only,
+    /// never by a typo ("ISBN" is not a misspelt "ISDN").
+    #[test]
+    fn acronyms_are_never_respelt() {
+        use crate::retrieve::test_support::{glossary, run};
+        let g = glossary(&[("isdn", "ISDN"), ("ads", "ADS"), ("coffee", "coffee")]);
+        assert_eq!(run("edit", &g, "ADS via ISDN").len(), 2);
+        assert!(run("edit", &g, "an ISBN, cheap ads, isdn").is_empty());
+        assert_eq!(run("edit", &g, "cofee")[0].1, MatchKind::Edit);
     }
 
     #[test]

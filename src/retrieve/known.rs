@@ -107,6 +107,10 @@ mod tests {
         ] {
             assert!(is_english(w), "{w}");
         }
+        // British spellings too: "normalised" is no typo of "formalised".
+        for w in ["normalised", "synchronisation", "flavours", "defence"] {
+            assert!(is_english(w), "{w}");
+        }
         for w in ["delivry", "croisants", "cappucino", "wholemael"] {
             assert!(!is_english(w), "{w}");
         }

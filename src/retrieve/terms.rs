@@ -77,7 +77,7 @@ impl KeyForm {
 }
 
 /// A key written in capitals ("IT") matches only capitals in the post.
-fn capitals_allow(capitals: bool, span: &str) -> bool {
+pub(crate) fn capitals_allow(capitals: bool, span: &str) -> bool {
     !capitals || phrase::written_in_capitals(span)
 }
 
