@@ -428,6 +428,38 @@ pub fn is_capitals(text: &str) -> bool {
     upper >= 2
 }
 
+/// Whether a post word is written as a name or an acronym, with a capital
+/// after its first letter ("ISBN", "SunSoft", "iPhone"): such words are
+/// not misspellings of glossary words, they are mostly missing from word
+/// lists, and one letter off is another name ("ISBN" is not "ISDN"). In a
+/// post written in capitals (`shouting`) only words that mix cases count.
+pub fn is_name_or_acronym(word: &str, shouting: bool) -> bool {
+    let inner_capital = word.chars().skip(1).any(char::is_uppercase);
+    inner_capital && (!shouting || word.chars().any(char::is_lowercase))
+}
+
+/// Whether a glossary term has a word written as a name or an acronym
+/// ([`is_name_or_acronym`]: "ISDN", "CoIP", "Mac OS"): the typo tiers
+/// never respell it.
+pub fn has_name_or_acronym(term: &str) -> bool {
+    term.split(|c: char| !c.is_alphanumeric())
+        .any(|word| is_name_or_acronym(word, false))
+}
+
+/// Whether most of a post's words of two or more characters are written
+/// in capitals ("FRESH FOCACIA TODAY"): its capitals say nothing of names.
+pub fn is_shouting(text: &str, words: &[Word]) -> bool {
+    let (mut long, mut capitals) = (0usize, 0usize);
+    for w in words {
+        let written = &text[w.start..w.end];
+        if written.chars().nth(1).is_some() {
+            long += 1;
+            capitals += usize::from(!written.chars().any(char::is_lowercase));
+        }
+    }
+    2 * capitals > long
+}
+
 /// Whether a span of a post is written without lower-case letters.
 pub fn written_in_capitals(span: &str) -> bool {
     !span.chars().any(char::is_lowercase)
@@ -566,6 +598,28 @@ fn join_words<'w>(words: impl Iterator<Item = &'w str>, capacity: usize) -> Stri
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn names_and_acronyms_have_a_capital_after_the_first_letter() {
+        for (word, name) in [
+            ("ISBN", true),
+            ("SunSoft", true),
+            ("iPhone", true),
+            ("IBM's", true),
+            ("Focacia", false),
+            ("focacia", false),
+            ("I", false),
+        ] {
+            assert_eq!(super::is_name_or_acronym(word, false), name, "{word}");
+        }
+        // Shouting: capitals say nothing, mixed case still does.
+        assert!(!super::is_name_or_acronym("FOCACIA", true));
+        assert!(super::is_name_or_acronym("SunSoft", true));
+        let text = "FRESH FOCACIA today";
+        assert!(super::is_shouting(text, &super::words(text)));
+        let text = "Fresh focacia, ISBN 12";
+        assert!(!super::is_shouting(text, &super::words(text)));
+    }
+
     use super::*;
 
     proptest::proptest! {

@@ -13,6 +13,7 @@ use super::normalised::{stem_keys, Normalised};
 use super::split::Split;
 use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
 use crate::glossary::Glossary;
+use crate::phrase;
 use std::sync::Arc;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
@@ -34,10 +35,16 @@ pub struct AliasFuzzy {
 }
 
 impl AliasFuzzy {
-    /// Over the alias keys `keys`.
+    /// Over the alias keys `keys`, less those with a name or an acronym in
+    /// them ("ISDN", "CoIP"), which a typo never gives.
     pub fn new(keys: &[Keyed], threshold: f64, known: Arc<KnownWords>) -> AliasFuzzy {
+        let keys: Vec<Keyed> = keys
+            .iter()
+            .filter(|k| !phrase::has_name_or_acronym(k.written))
+            .copied()
+            .collect();
         AliasFuzzy {
-            fuzzy: (!keys.is_empty()).then(|| Fuzzy::over(keys, threshold)),
+            fuzzy: (!keys.is_empty()).then(|| Fuzzy::over(&keys, threshold)),
             known,
         }
     }

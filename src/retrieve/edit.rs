@@ -8,9 +8,9 @@
 //! words as written and between their stems (so `cofees` is one edit from
 //! `coffee`), and the smaller is kept; between stems the bound is the key
 //! stem's (`comp` is not two edits from `computer`'s stem `comput`).
-//! A key written in capitals (an acronym) is found only as written, in
-//! capitals: never by a typo, nor from lower case ("it support" is not
-//! "IT support").
+//! A key written in capitals (an acronym) is found only in capitals, and
+//! neither it nor a name with a capital inside ("CoIP") by a typo: one
+//! letter off is another name.
 //!
 //! Never read as a misspelling: a post word that is spelled correctly (an
 //! English word, a word of the glossary or an inflection of one, see
@@ -354,9 +354,11 @@ struct EditKey {
     first_word: u32,
     words: u32,
     chars: u32,
-    /// An acronym ("IT", "ISDN"): found only as written, in capitals; one
-    /// letter off is another acronym ("ISBN"), not a typo.
+    /// An acronym ("IT", "ISDN"): found only in capitals.
     capitals: bool,
+    /// Written as a name or an acronym ("ISDN", "CoIP"): never by a typo,
+    /// as one letter off is another name ("ISBN", "comp").
+    name: bool,
     same_start: u32,
 }
 
@@ -609,6 +611,7 @@ impl Edit {
                 words: words as u32,
                 chars: k.key.chars().count() as u32,
                 capitals: phrase::is_capitals(k.written),
+                name: phrase::has_name_or_acronym(k.written),
                 same_start: END,
             });
         }
@@ -808,8 +811,8 @@ impl Retriever for Edit {
                             None => continue 'keys,
                         }
                     }
-                    if key.capitals
-                        && (distance > 0 || !capitals_allow(true, post.span(first, span.len)))
+                    if key.name && distance > 0
+                        || !capitals_allow(key.capitals, post.span(first, span.len))
                     {
                         continue;
                     }
@@ -950,14 +953,38 @@ mod tests {
     }
 
     /// A key in capitals is an acronym: found as written in capitals only,
-    /// never by a typo ("ISBN" is not a misspelt "ISDN").
+    /// never by a typo ("ISBN" is not a misspelt "ISDN"); nor is a name
+    /// with a capital inside ("comp" is not `CoIP`).
     #[test]
     fn acronyms_are_never_respelt() {
         use crate::retrieve::test_support::{glossary, run};
-        let g = glossary(&[("isdn", "ISDN"), ("ads", "ADS"), ("coffee", "coffee")]);
-        assert_eq!(run("edit", &g, "ADS via ISDN").len(), 2);
-        assert!(run("edit", &g, "an ISBN, cheap ads, isdn").is_empty());
+        let g = glossary(&[
+            ("isdn", "ISDN"),
+            ("ads", "ADS"),
+            ("coip", "CoIP"),
+            ("coffee", "coffee"),
+        ]);
+        assert_eq!(run("edit", &g, "ADS via ISDN and coip").len(), 3);
+        assert!(run("edit", &g, "an ISBN, cheap ads, isdn, comp").is_empty());
         assert_eq!(run("edit", &g, "cofee")[0].1, MatchKind::Edit);
+    }
+
+    /// A post word with a capital after its first letter is a name or an
+    /// acronym, not a typo, unless the whole post is in capitals.
+    #[test]
+    fn names_and_acronyms_in_the_post_are_not_typos() {
+        use crate::retrieve::test_support::{glossary, run};
+        let g = glossary(&[("poll", "poll"), ("coffee", "coffee"), ("sunset", "sunset")]);
+        assert!(run("edit", &g, "at POPL 1985, by SunSett").is_empty());
+        let ids = |text| {
+            run("edit", &g, text)
+                .into_iter()
+                .map(|m| m.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids("a popl, a sunsett"), ["poll", "sunset"]);
+        assert_eq!(ids("Popl at Sunsett"), ["poll", "sunset"]);
+        assert_eq!(ids("FRESH COFEE TODAY"), ["coffee"]);
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //!
 //! Only words that can be half of a compound are joined or split off: not
 //! stop words, not single characters (`for a` is not `fora`, `as a` not
-//! `ASA`, `controls` not `control-S`), and a key written in capitals (an
-//! acronym) is never respelt. On a computing dictionary of 24,000 terms
+//! `ASA`, `controls` not `control-S`), and a key with a name or an
+//! acronym in it (a capital after a word's first letter: "ASA", "CoIP") is
+//! never respelt. On a computing dictionary of 24,000 terms
 //! (FOLDOC) such joins were a third of the default's unsupported entries.
 
 use super::keys::{self, Keyed};
@@ -253,7 +254,7 @@ impl Split {
         let mut joined_stem = Joined::with_capacity(keys.len());
         for (k, stems) in keys.iter().zip(stemmed) {
             let words = word_count(k.key);
-            if phrase::is_capitals(k.written)
+            if phrase::has_name_or_acronym(k.written)
                 || words > 1 && !phrase::key_words(k.key).all(is_compound_part)
             {
                 continue;
