@@ -8,6 +8,8 @@ phrase rules.
 
   real_data.py glossary DICT_INDEX DICT_DZ OUT.json     FreeDict (dictd) -> glossary
   real_data.py posts WORDNET_DIR OUT.jsonl [--limit N]  WordNet examples -> posts
+  real_data.py foldoc DICT_INDEX DICT_DZ GLOSSARY.json POSTS.jsonl [--limit N]
+                                                FOLDOC -> glossary and posts
   real_data.py labels GLOSSARY POSTS STOPWORDS OUT.jsonl  verbatim terms -> labels
   real_data.py report GLOSSARY POSTS LABELS PER_POST.jsonl  recall, unsupported entries
 """
@@ -112,14 +114,87 @@ def build_posts(wordnet_dir, out_path, limit):
         if text and text not in seen:
             seen.add(text)
             posts.append({"id": post_id, "text": text})
-    if limit and limit < len(posts):
-        # A stable, spread-out sample: the posts whose text hashes lowest.
-        keep = set(sorted(range(len(posts)), key=lambda i: hashlib.sha1(posts[i]["text"].encode()).digest())[:limit])
-        posts = [p for i, p in enumerate(posts) if i in keep]
+    posts = stable_sample(posts, limit)
+    write_posts(posts, out_path)
+    print(f"posts: {len(posts)} WordNet example sentences", file=sys.stderr)
+
+
+def stable_sample(posts, limit):
+    """A stable, spread-out sample of `limit` posts (all if 0): the posts
+    whose text hashes lowest, in their order."""
+    if not limit or limit >= len(posts):
+        return posts
+    keep = set(sorted(range(len(posts)), key=lambda i: hashlib.sha1(posts[i]["text"].encode()).digest())[:limit])
+    return [p for i, p in enumerate(posts) if i in keep]
+
+
+def write_posts(posts, out_path):
     with open(out_path, "w", encoding="utf-8") as out:
         for post in posts:
             out.write(json.dumps(post, ensure_ascii=False) + "\n")
-    print(f"posts: {len(posts)} WordNet example sentences", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ FOLDOC
+
+def foldoc_headwords_and_paragraphs(index_path, dict_path):
+    """(headwords as written, body paragraphs) of each FOLDOC article. An
+    article starts with its headwords, one a line ("flame", "flamage",
+    "flaming"), then a blank line and the definition; the index lists it
+    once per headword."""
+    seen = set()
+    for _, article in dictd_articles(index_path, dict_path):
+        if article.startswith("00-database") or article in seen:
+            continue  # dictd's metadata articles, and articles already read
+        seen.add(article)
+        head, _, body = article.partition("\n\n")
+        names = [line.strip() for line in head.split("\n") if re.search(ALNUM, line)]
+        if names:
+            yield names, body.split("\n\n")
+
+
+def foldoc_sentences(paragraph):
+    """The running text of a definition paragraph, as sentences: cross
+    references ("{Unix}") lose their braces, categories ("<language>") go,
+    and citations, dates, code and addresses are left out."""
+    text = paragraph.strip()
+    if not text or text.startswith("[") or re.fullmatch(r"\(\d{4}-\d\d-\d\d\)", text):
+        return []
+    if re.search(r"https?://|ftp://|^ {6}", paragraph, re.M):
+        return []  # addresses and indented code
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"<[a-z ,]+>\s*", "", text)
+    text = re.sub(r"\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"^\d+\.\s+", "", text)  # sense numbers
+    return [s for s in re.split(r'(?<=[.!?])\s+(?=[A-Z"])', text) if 5 <= len(s.split()) <= 60]
+
+
+def build_foldoc(index_path, dict_path, glossary_path, posts_path, limit):
+    """FOLDOC (the Free On-line Dictionary of Computing) as a termbase:
+    every headword is an entry (acronyms, punctuation, versions, long
+    names: "C++", "TCP/IP", "IEEE 802.3", "Association of C and C++
+    Users"), and the sentences of the definitions, which use these terms
+    as people write them, are the posts. FOLDOC is English only, so the
+    targets are placeholders: this measures retrieval, not translation."""
+    entries, ids, posts, seen = [], set(), [], set()
+    for n, (names, paragraphs) in enumerate(foldoc_headwords_and_paragraphs(index_path, dict_path)):
+        for source in dict.fromkeys(names):
+            entry_id, k = source, 1
+            while entry_id in ids:
+                k += 1
+                entry_id = f"{source} ({k})"
+            ids.add(entry_id)
+            entries.append({"id": entry_id, "source": source, "target": f"[{source}]"})
+        for p, paragraph in enumerate(paragraphs):
+            for s, text in enumerate(foldoc_sentences(paragraph)):
+                if text not in seen:
+                    seen.add(text)
+                    posts.append({"id": f"foldoc-{n}-{p}-{s}", "text": text})
+    posts = stable_sample(posts, limit)
+    glossary = {"name": "foldoc", "source_lang": "en", "target_lang": "und", "entries": entries}
+    with open(glossary_path, "w", encoding="utf-8") as out:
+        json.dump(glossary, out, ensure_ascii=False, indent=0)
+    write_posts(posts, posts_path)
+    print(f"glossary: {len(entries)} FOLDOC headwords; posts: {len(posts)} sentences of its definitions", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ labels
@@ -136,7 +211,11 @@ def in_capitals(key):
 
 
 def is_lone_stopword(key, stopwords):
-    return key == key.lower() and key.replace("\u2019", "'") in stopwords
+    """SPEC v2: a key (rule 6: its words, "A#" is keyed "a") that is a
+    single stop word, unless written in capitals ("US", "IT"), is never
+    looked up."""
+    words = spec_words(key)
+    return not in_capitals(key) and len(words) == 1 and words[0] in stopwords
 
 
 def key_regex(key):
@@ -248,6 +327,7 @@ class Tally:
         self.needed = defaultdict(int)  # by kind of term, "all" included
         self.found = defaultdict(int)
         self.misses = []  # (entry, post)
+        self.unsupported_by_kind = defaultdict(int)  # by kind of match
 
     def recall(self, kind):
         needed, found = self.needed[kind], self.found[kind]
@@ -266,7 +346,13 @@ def report(glossary_path, posts_path, labels_path, per_post_path):
         retrieved = set(result["retrieved"])
         tally.posts += 1
         tally.retrieved += len(retrieved)
-        tally.unsupported += len(support.unsupported(text_of[result["post"]], result["retrieved"]))
+        unsupported = support.unsupported(text_of[result["post"]], result["retrieved"])
+        tally.unsupported += len(unsupported)
+        kind_of = {}
+        for match in result["matches"]:
+            kind_of.setdefault(match["entry"], match["kind"])
+        for entry_id in unsupported:
+            tally.unsupported_by_kind[kind_of.get(entry_id, "?")] += 1
         for entry_id in needed_of[result["post"]]:
             hit = entry_id in retrieved
             for kind in ["all"] + kinds_of[entry_id]:
@@ -281,6 +367,10 @@ def print_report(tallies, text_of, source_of):
     print(f"{'retriever':<12} {'recall on verbatim terms':>28} {'retrieved/post':>15} {'unsupported/post':>17}")
     for name, t in tallies.items():
         print(f"{name:<12} {t.recall('all'):>28} {t.retrieved / t.posts:>15.2f} {t.unsupported / t.posts:>17.2f}")
+    print("\nunsupported entries per post by kind of match")
+    for name, t in tallies.items():
+        by_kind = sorted(t.unsupported_by_kind.items(), key=lambda kv: -kv[1])
+        print(f"{name:<12} " + (", ".join(f"{kind} {n / t.posts:.3f}" for kind, n in by_kind) or "none"))
     kinds = sorted({kind for t in tallies.values() for kind in t.needed if kind != "all"})
     print("\nrecall by kind of term (a term may be of several kinds)")
     print(f"{'kind':<12} " + " ".join(f"{name:>24}" for name in tallies))
@@ -328,19 +418,22 @@ def main():
     for name, args in [
         ("glossary", ["index", "dict", "out"]),
         ("posts", ["wordnet_dir", "out"]),
+        ("foldoc", ["index", "dict", "glossary_out", "posts_out"]),
         ("labels", ["glossary", "posts", "stopwords", "out"]),
         ("report", ["glossary", "posts", "labels", "per_post"]),
     ]:
         command = commands.add_parser(name)
         for arg in args:
             command.add_argument(arg)
-        if name == "posts":
+        if name in ("posts", "foldoc"):
             command.add_argument("--limit", type=int, default=0, help="keep this many posts (a stable sample)")
     a = parser.parse_args()
     if a.command == "glossary":
         build_glossary(a.index, a.dict, a.out)
     elif a.command == "posts":
         build_posts(a.wordnet_dir, a.out, a.limit)
+    elif a.command == "foldoc":
+        build_foldoc(a.index, a.dict, a.glossary_out, a.posts_out, a.limit)
     elif a.command == "labels":
         build_labels(a.glossary, a.posts, a.stopwords, a.out)
     else:
