@@ -431,12 +431,20 @@ pub fn is_capitals(text: &str) -> bool {
 /// Whether a post word is written as a name or an acronym, with a capital
 /// after its first letter ("ISBN", "SunSoft", "iPhone"): such words are
 /// not misspellings of glossary words, they are mostly missing from word
-/// lists, and one letter off is another name ("ISBN" is not "ISDN"). In a
-/// post written in capitals (`shouting`) only words that mix cases count.
+/// lists, and one letter off is another name ("ISBN" is not "ISDN"). A word
+/// all in capitals counts only up to [`ACRONYM_CHARS`] characters and not
+/// in a post written in capitals (`shouting`): longer, it is more likely a
+/// word stressed ("fresh CROISANTS") than an acronym.
 pub fn is_name_or_acronym(word: &str, shouting: bool) -> bool {
-    let inner_capital = word.chars().skip(1).any(char::is_uppercase);
-    inner_capital && (!shouting || word.chars().any(char::is_lowercase))
+    if !word.chars().skip(1).any(char::is_uppercase) {
+        return false;
+    }
+    let mixed = word.chars().any(char::is_lowercase);
+    mixed || !shouting && word.chars().nth(ACRONYM_CHARS).is_none()
 }
+
+/// The longest word in capitals read as an acronym ("EDVAC", "ISBN").
+pub const ACRONYM_CHARS: usize = 5;
 
 /// Whether a glossary term has a word written as a name or an acronym
 /// ([`is_name_or_acronym`]: "ISDN", "CoIP", "Mac OS"): the typo tiers
@@ -611,8 +619,11 @@ mod tests {
         ] {
             assert_eq!(super::is_name_or_acronym(word, false), name, "{word}");
         }
+        // A long word in capitals is stressed, not an acronym.
+        assert!(!super::is_name_or_acronym("CROISANTS", false));
+        assert!(super::is_name_or_acronym("EDVAC", false));
         // Shouting: capitals say nothing, mixed case still does.
-        assert!(!super::is_name_or_acronym("FOCACIA", true));
+        assert!(!super::is_name_or_acronym("ISBN", true));
         assert!(super::is_name_or_acronym("SunSoft", true));
         let text = "FRESH FOCACIA today";
         assert!(super::is_shouting(text, &super::words(text)));

@@ -985,6 +985,14 @@ mod tests {
         assert_eq!(ids("a popl, a sunsett"), ["poll", "sunset"]);
         assert_eq!(ids("Popl at Sunsett"), ["poll", "sunset"]);
         assert_eq!(ids("FRESH COFEE TODAY"), ["coffee"]);
+        let g = glossary(&[("croissants", "croissants")]);
+        let ids = |text| {
+            run("edit", &g, text)
+                .into_iter()
+                .map(|m| m.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids("fresh CROISANTS today"), ["croissants"]);
     }
 
     #[test]
