@@ -66,8 +66,8 @@ pub enum Command {
     /// Check a glossary: duplicate and nested keys, keys that never match, English targets, ambiguous words
     #[command(
         after_help = "Each finding names the entry, its line in the glossary and a suggestion. \
-        Warnings: duplicate-key, never-matches, target-english, ambiguous (no `context`). \
-        Notes: nested, redundant-alias, ambiguous (no `sense`).\n\n\
+        Warnings: duplicate-key, never-matches, context-own-key, target-english, form (empty), ambiguous (no `context`). \
+        Notes: nested, redundant-alias, one-letter, leading-article, form, ambiguous (no `sense`).\n\n\
         --suggest-aliases proposes synonyms from WordNet's data files (Debian: `apt-get install wordnet-base`), \
         restricted to each entry's sense; nothing is written, a person decides.\n\n\
         Exit codes: 0 no warnings (notes may be listed), 1 at least one warning, \

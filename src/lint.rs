@@ -7,6 +7,8 @@
 //! - `never-matches` (warning): a source or alias that is never looked up:
 //!   a single lower-case stop word, or more than [`phrase::MAX_KEY_WORDS`]
 //!   words. (Short words, numbers and punctuation are found as written.)
+//! - `one-letter` (note): a key of one letter ("S", "C++"), which every lone
+//!   letter retrieves, after an apostrophe too ("IBM's", "don't").
 //! - `leading-article` (note): a multi-word key that starts with "the", "a"
 //!   or "an", which posts often write otherwise ("our martial arts ...").
 //! - `context-own-key` (warning): a `context` phrase that stems to the

@@ -15,6 +15,7 @@ pub enum Check {
     /// `duplicate-key`, and `redundant-alias` for an entry's own keys.
     DuplicateKey,
     NeverMatches,
+    OneLetter,
     LeadingArticle,
     ContextOwnKey,
     Nested,
@@ -25,9 +26,10 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 8] = [
+    pub const ALL: [Check; 9] = [
         Check::DuplicateKey,
         Check::NeverMatches,
+        Check::OneLetter,
         Check::LeadingArticle,
         Check::ContextOwnKey,
         Check::Nested,
@@ -41,6 +43,7 @@ impl Check {
         match self {
             Check::DuplicateKey => duplicate_keys(keys, out),
             Check::NeverMatches => never_matches(keys, out),
+            Check::OneLetter => one_letter(keys, out),
             Check::LeadingArticle => leading_articles(keys, out),
             Check::ContextOwnKey => context_own_keys(keys, out),
             Check::Nested => nested(keys, out),
@@ -224,6 +227,35 @@ fn never_matches(keys: &Keys, out: &mut Vec<Finding>) {
             Severity::Warning,
             format!("{} `{}` {why}", k.what(), k.text),
             fix,
+        ));
+    }
+}
+
+/// `one-letter`: a key of one letter ("S", "C", "C++") is found wherever
+/// that letter stands alone, which SPEC v2 makes true of the s of "IBM's"
+/// and the t of "don't" as well as of "plan C".
+fn one_letter(keys: &Keys, out: &mut Vec<Finding>) {
+    for k in &keys.keys {
+        let mut chars = k.key.chars();
+        let letter = chars
+            .next()
+            .filter(|c| c.is_alphabetic() && chars.next().is_none());
+        let Some(letter) = letter else {
+            continue;
+        };
+        if phrase::skip_reason(k.key) == Some(Skip::StopWord) {
+            continue; // never looked up: `never-matches` says so
+        }
+        out.push(finding(
+            &keys.entries[k.entry],
+            "one-letter",
+            Severity::Note,
+            format!(
+                "{} `{}` is the one letter `{letter}`: every `{letter}` standing alone retrieves it (\"plan {letter}\", and after an apostrophe: \"IBM's\", \"don't\")",
+                k.what(),
+                k.text
+            ),
+            "add the words posts write around it (`C language`), unless every lone letter should bring the entry",
         ));
     }
 }

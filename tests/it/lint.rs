@@ -93,6 +93,15 @@ fn each_check_names_the_entry_and_its_line() {
     assert!(nested["suggestion"].as_str().unwrap().contains("longest"));
 }
 
+/// "C++" is keyed `c` and "S" `s`: every lone letter retrieves them. The
+/// stop word "a" is never looked up (`never-matches` says so instead).
+#[test]
+fn one_letter_keys_are_noted() {
+    let (_, v) = lint_json("lint-one-letter.json", &[]);
+    assert_eq!(found(&v, "one-letter"), [n(4, "cpp"), n(6, "s")]);
+    assert_eq!(found(&v, "never-matches"), [w(7, "a")]);
+}
+
 #[test]
 fn notes_alone_exit_zero() {
     let (code, v) = lint_json("lint-clean.json", &[]);
