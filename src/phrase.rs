@@ -429,29 +429,44 @@ pub fn is_capitals(text: &str) -> bool {
 }
 
 /// Whether a post word is written as a name or an acronym, with a capital
-/// after its first letter ("ISBN", "SunSoft", "iPhone"): such words are
+/// after its first letter ("ISBN", "SunSoft", "iPhone"), or is a model
+/// name of letters and digits ("i486"): such words are
 /// not misspellings of glossary words, they are mostly missing from word
 /// lists, and one letter off is another name ("ISBN" is not "ISDN"). A word
 /// all in capitals counts only up to [`ACRONYM_CHARS`] characters and not
 /// in a post written in capitals (`shouting`): longer, it is more likely a
 /// word stressed ("fresh CROISANTS") than an acronym.
 pub fn is_name_or_acronym(word: &str, shouting: bool) -> bool {
-    if !word.chars().skip(1).any(char::is_uppercase) {
+    if is_model_name(word) {
+        return true;
+    }
+    if !has_inner_capital(word) {
         return false;
     }
     let mixed = word.chars().any(char::is_lowercase);
     mixed || !shouting && word.chars().nth(ACRONYM_CHARS).is_none()
 }
 
+/// A capital after the first character ("ISBN", "SunSoft").
+fn has_inner_capital(word: &str) -> bool {
+    word.chars().skip(1).any(char::is_uppercase)
+}
+
+/// Letters and digits in one word ("i486", "arm700", "mp3"): a model, a
+/// version or a code, never a misspelling of a word.
+fn is_model_name(word: &str) -> bool {
+    word.chars().any(char::is_numeric) && word.chars().any(char::is_alphabetic)
+}
+
 /// The longest word in capitals read as an acronym ("EDVAC", "ISBN").
 pub const ACRONYM_CHARS: usize = 5;
 
-/// Whether a glossary term has a word written as a name or an acronym
-/// ([`is_name_or_acronym`]: "ISDN", "CoIP", "Mac OS"): the typo tiers
-/// never respell it.
+/// Whether a glossary term has a word written as a name, an acronym or a
+/// model ("ISDN", "ARM7500", "CoIP", "Mac OS", "i486"; whatever its
+/// length): the typo tiers never respell it.
 pub fn has_name_or_acronym(term: &str) -> bool {
     term.split(|c: char| !c.is_alphanumeric())
-        .any(|word| is_name_or_acronym(word, false))
+        .any(|word| has_inner_capital(word) || is_model_name(word))
 }
 
 /// Whether most of a post's words of two or more characters are written
@@ -616,6 +631,9 @@ mod tests {
             ("Focacia", false),
             ("focacia", false),
             ("I", false),
+            ("i486", true),
+            ("passw0rd", true),
+            ("1984", false),
         ] {
             assert_eq!(super::is_name_or_acronym(word, false), name, "{word}");
         }
@@ -625,6 +643,9 @@ mod tests {
         // Shouting: capitals say nothing, mixed case still does.
         assert!(!super::is_name_or_acronym("ISBN", true));
         assert!(super::is_name_or_acronym("SunSoft", true));
+        assert!(super::has_name_or_acronym("ARM7500 chip"));
+        assert!(super::has_name_or_acronym("Mac OS"));
+        assert!(!super::has_name_or_acronym("Sourdough loaf"));
         let text = "FRESH FOCACIA today";
         assert!(super::is_shouting(text, &super::words(text)));
         let text = "Fresh focacia, ISBN 12";
