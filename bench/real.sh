@@ -10,7 +10,10 @@
 #    dict-foldoc, GFDL; about 24,000 headwords: acronyms, versions,
 #    punctuation, long names) as a termbase, the 37,000 sentences of its own
 #    definitions as posts (technical text full of names and abbreviations
-#    that no word list holds).
+#    that no word list holds);
+#  - cross: the FreeDict glossary over FOLDOC's sentences: a general
+#    glossary on technical text, whose jargon is neither glossary nor
+#    dictionary words (what typo tiers must leave alone).
 # Each post is labelled with the entries written in it as in the glossary
 # (SPEC.md "v2: real glossaries", an independent Python implementation:
 # bench/real_data.py). `glossa eval` (release build) then scores exact,
@@ -27,7 +30,7 @@ cd "$(dirname "$0")/.."
 WORK=${WORK:-target/real-data}
 LIMIT=${LIMIT:-0}
 RETRIEVERS=${RETRIEVERS:-exact,glossa,normalised}
-CORPORA=${CORPORA:-wordnet foldoc}
+CORPORA=${CORPORA:-wordnet foldoc cross}
 DICT=/usr/share/dictd/freedict-eng-fra
 FOLDOC=/usr/share/dictd/foldoc
 WORDNET=/usr/share/wordnet
@@ -73,7 +76,11 @@ for corpus in $CORPORA; do
     foldoc)
       echo "== foldoc: FOLDOC's headwords over the sentences of its definitions"
       "$py" bench/real_data.py foldoc "$FOLDOC.index" "$FOLDOC.dict.dz" "$dir/glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
-    *) echo "unknown corpus '$corpus' (wordnet, foldoc)" >&2; exit 2 ;;
+    cross)
+      echo "== cross: FreeDict eng-fra over FOLDOC's sentences (a general glossary on technical text)"
+      "$py" bench/real_data.py glossary "$DICT.index" "$DICT.dict.dz" "$dir/glossary.json"
+      "$py" bench/real_data.py foldoc "$FOLDOC.index" "$FOLDOC.dict.dz" "$dir/foldoc-glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
+    *) echo "unknown corpus '$corpus' (wordnet, foldoc, cross)" >&2; exit 2 ;;
   esac
   "$py" bench/real_data.py labels "$dir/glossary.json" "$dir/posts.jsonl" data/stopwords-en.txt "$dir/labels.jsonl"
   "$bin" eval -g "$dir/glossary.json" -p "$dir/posts.jsonl" -l "$dir/labels.jsonl" \

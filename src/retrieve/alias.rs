@@ -5,7 +5,7 @@
 //! This is how a glossary owner declares synonyms ("biscuits" for cookie,
 //! "food to go" for takeaway).
 
-use super::edit::Edit;
+use super::edit::EditOf;
 use super::fuzzy::Fuzzy;
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
@@ -86,11 +86,10 @@ impl Alias {
         Alias {
             parts: vec![
                 Box::new(Normalised::over(&keys, &stemmed)),
-                Box::new(Edit::over(
-                    &keys,
-                    &stemmed,
+                Box::new(EditOf::aliases(
+                    glossary,
                     params.edit_bounds(),
-                    Some(known.clone()),
+                    known.clone(),
                 )),
                 Box::new(Split::over(&keys, &stemmed)),
             ],

@@ -8,6 +8,10 @@
 //! words as written and between their stems (so `cofees` is one edit from
 //! `coffee`), and the smaller is kept; between stems the bound is the key
 //! stem's (`comp` is not two edits from `computer`'s stem `comput`).
+//! A word's typo readings are kept only at its nearest distance, and only
+//! if there are at most two of them there: a typo has one obvious
+//! correction, an unknown word near many key words is a word of its own
+//! ("Zork" is not cork, fork, pork and work).
 //! A key written in capitals (an acronym) is found only in capitals, and
 //! neither it nor a name with a capital inside ("CoIP") by a typo: one
 //! letter off is another name.
@@ -40,7 +44,7 @@ use std::sync::Arc;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "edit",
     summary: "misspelt words, word by word: Damerau-Levenshtein <= 1 from 4 characters, <= 2 from 8 (--edit-one-from, --edit-two-from)",
-    build: |g, p: &Params| Box::new(Edit::new(g, p.edit_bounds())),
+    build: |g, p: &Params| Box::new(EditOf::sources(g, p.edit_bounds())),
 };
 
 /// Words longer than this are never edited (their deletion sets grow fast).
@@ -556,19 +560,78 @@ fn add(hit: WordHit, hits: &mut Vec<WordHit>) {
     }
 }
 
+/// An [`Edit`] over every key of a glossary, sources and aliases (numbered
+/// as [`keys::sources_and_aliases`] does), that gives the matches of one
+/// kind of key: a post word's typo readings are counted among all keys,
+/// so `edit` and `alias` read a word as `glossa`'s shared index does.
+pub struct EditOf {
+    edit: Edit,
+    /// The glossary's entry count: keys numbered from here are aliases.
+    entries: usize,
+    aliases: bool,
+}
+
+impl EditOf {
+    /// The `edit` retriever: source matches.
+    pub fn sources(glossary: &Glossary, bounds: EditBounds) -> EditOf {
+        EditOf::of(glossary, bounds, Arc::new(KnownWords::new(glossary)), false)
+    }
+
+    /// `alias`'s typo part: alias matches, numbered by their entries.
+    pub fn aliases(glossary: &Glossary, bounds: EditBounds, known: Arc<KnownWords>) -> EditOf {
+        EditOf::of(glossary, bounds, known, true)
+    }
+
+    fn of(
+        glossary: &Glossary,
+        bounds: EditBounds,
+        known: Arc<KnownWords>,
+        aliases: bool,
+    ) -> EditOf {
+        let keys = keys::sources_and_aliases(glossary);
+        EditOf {
+            edit: Edit::over(&keys, &stem_keys(&keys), bounds, Some(known)),
+            entries: glossary.entries.len(),
+            aliases,
+        }
+    }
+}
+
+impl Retriever for EditOf {
+    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+        let mut out = self.edit.retrieve(post);
+        out.retain(|m| (m.entry >= self.entries) == self.aliases);
+        if self.aliases {
+            out.iter_mut().for_each(|m| m.entry -= self.entries);
+        }
+        out
+    }
+}
+
+/// The most key words a misspelling may be read as, at its nearest
+/// distance. A typo has one obvious correction ("cofee": coffee); an
+/// unknown word with more is a word of its own, mostly a name ("Zork":
+/// cork, fork, pork, work; "Langs": lang, long, lung, ...).
+const MAX_TYPO_READINGS: usize = 2;
+
+/// Keep a post word's typo readings only at their nearest distance, and
+/// none if the word is a key word as written or by stem, or if it has more
+/// than [`MAX_TYPO_READINGS`] of them there.
+fn keep_one_reading(hits: &mut Vec<WordHit>) {
+    let Some(nearest) = hits.iter().map(|h| h.distance).filter(|&d| d > 0).min() else {
+        return;
+    };
+    let readings = hits.iter().filter(|h| h.distance == nearest).count();
+    let typo_allowed = readings <= MAX_TYPO_READINGS && hits.iter().all(|h| h.distance > 0);
+    hits.retain(|h| h.distance == 0 || typo_allowed && h.distance == nearest);
+}
+
 /// Whether a word may be read as (or be the target of) a misspelling.
 fn editable(word: &str) -> bool {
     !phrase::is_stopword(word) && !word.chars().all(char::is_numeric)
 }
 
 impl Edit {
-    /// Over the glossary's source keys.
-    pub fn new(glossary: &Glossary, bounds: EditBounds) -> Edit {
-        let known = Arc::new(KnownWords::new(glossary));
-        let keys = keys::sources(glossary);
-        Edit::over(&keys, &stem_keys(&keys), bounds, Some(known))
-    }
-
     /// Over any list of keys, given stemmed ([`stem_keys`]); words in
     /// `known` are taken as spelled right.
     pub fn over(
@@ -768,6 +831,7 @@ impl Edit {
                 );
             }
         }
+        keep_one_reading(&mut hits);
         hits
     }
 }
@@ -993,6 +1057,34 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(ids("fresh CROISANTS today"), ["croissants"]);
+    }
+
+    /// A typo is read as its nearest key words only, and not at all when
+    /// there are more than two of them: "zork" is no typo of cork, fork,
+    /// pork and work.
+    #[test]
+    fn a_word_near_many_keys_is_no_typo() {
+        use crate::retrieve::test_support::{glossary, run};
+        let g = glossary(&[
+            ("cork", "cork"),
+            ("fork", "fork"),
+            ("pork", "pork"),
+            ("coffee", "coffee"),
+            ("toffee", "toffee"),
+            ("cart", "cart"),
+            ("card", "card"),
+        ]);
+        assert!(run("edit", &g, "zork").is_empty());
+        let ids = |text| {
+            run("edit", &g, text)
+                .into_iter()
+                .map(|m| m.0)
+                .collect::<Vec<_>>()
+        };
+        // `toffee` is two edits away, `coffee` one.
+        assert_eq!(ids("cofee"), ["coffee"]);
+        // Two readings at one edit are both kept.
+        assert_eq!(ids("carx"), ["cart", "card"]);
     }
 
     #[test]
