@@ -4,7 +4,7 @@
 # code a speed change touches, on 5,000 posts of the 100k-entry synthetic
 # workload (bench/gen_workload.rs, seed 42), and compares the output byte
 # for byte, timings left out. With the real data of bench/real.sh present
-# (target/real-data), it compares them there too. Exits 1 on a difference.
+# (target/real-data/CORPUS, each corpus), it compares them there too. Exits 1 on a difference.
 #
 #   bash bench/identical.sh OLD_BINARY [NEW_BINARY]
 #
@@ -49,11 +49,16 @@ compare() {
 compare synthetic "$work/glossary.json" "$work/posts.jsonl" "$work/labels.jsonl" \
   glossa exact normalised edit split fuzzy normalised+fuzzy \
   normalised+edit+split+alias alias+normalised+edit+split edit+alias alias
-real=target/real-data
-if [ -f "$real/glossary.json" ] && [ -f "$real/posts.jsonl" ] && [ -f "$real/labels.jsonl" ]; then
-  compare real "$real/glossary.json" "$real/posts.jsonl" "$real/labels.jsonl" \
-    exact normalised glossa alias exact+alias
-else
-  echo "real       (no target/real-data: run bash bench/real.sh first to compare there too)"
+compared_real=0
+for real in target/real-data/*/; do
+  real=${real%/}
+  if [ -f "$real/glossary.json" ] && [ -f "$real/posts.jsonl" ] && [ -f "$real/labels.jsonl" ]; then
+    compare "$(basename "$real")" "$real/glossary.json" "$real/posts.jsonl" "$real/labels.jsonl" \
+      exact normalised glossa alias exact+alias
+    compared_real=1
+  fi
+done
+if [ "$compared_real" = 0 ]; then
+  echo "real       (no target/real-data/CORPUS: run bash bench/real.sh first to compare there too)"
 fi
 [ "$same" = 1 ] && echo "identical" || { echo "not identical"; exit 1; }

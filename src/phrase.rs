@@ -459,7 +459,7 @@ fn is_model_name(word: &str) -> bool {
 }
 
 /// The longest word in capitals read as an acronym ("EDVAC", "ISBN").
-pub const ACRONYM_CHARS: usize = 5;
+const ACRONYM_CHARS: usize = 5;
 
 /// Whether a glossary term has a word written as a name, an acronym or a
 /// model ("ISDN", "ARM7500", "CoIP", "Mac OS", "i486"; whatever its
@@ -621,6 +621,8 @@ fn join_words<'w>(words: impl Iterator<Item = &'w str>, capacity: usize) -> Stri
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn names_and_acronyms_have_a_capital_after_the_first_letter() {
         for (word, name) in [
@@ -635,24 +637,22 @@ mod tests {
             ("passw0rd", true),
             ("1984", false),
         ] {
-            assert_eq!(super::is_name_or_acronym(word, false), name, "{word}");
+            assert_eq!(is_name_or_acronym(word, false), name, "{word}");
         }
         // A long word in capitals is stressed, not an acronym.
-        assert!(!super::is_name_or_acronym("CROISANTS", false));
-        assert!(super::is_name_or_acronym("EDVAC", false));
+        assert!(!is_name_or_acronym("CROISANTS", false));
+        assert!(is_name_or_acronym("EDVAC", false));
         // Shouting: capitals say nothing, mixed case still does.
-        assert!(!super::is_name_or_acronym("ISBN", true));
-        assert!(super::is_name_or_acronym("SunSoft", true));
-        assert!(super::has_name_or_acronym("ARM7500 chip"));
-        assert!(super::has_name_or_acronym("Mac OS"));
-        assert!(!super::has_name_or_acronym("Sourdough loaf"));
+        assert!(!is_name_or_acronym("ISBN", true));
+        assert!(is_name_or_acronym("SunSoft", true));
+        assert!(has_name_or_acronym("ARM7500 chip"));
+        assert!(has_name_or_acronym("Mac OS"));
+        assert!(!has_name_or_acronym("Sourdough loaf"));
         let text = "FRESH FOCACIA today";
-        assert!(super::is_shouting(text, &super::words(text)));
+        assert!(is_shouting(text, &words(text)));
         let text = "Fresh focacia, ISBN 12";
-        assert!(!super::is_shouting(text, &super::words(text)));
+        assert!(!is_shouting(text, &words(text)));
     }
-
-    use super::*;
 
     proptest::proptest! {
         /// The ASCII shortcut splits exactly as the general rules do.

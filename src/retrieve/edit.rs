@@ -998,6 +998,14 @@ mod tests {
         assert_eq!(distance_within("ca", "abc", 1), usize::MAX);
     }
 
+    /// The ids `edit` retrieves from `text`.
+    fn edit_ids(g: &std::sync::Arc<Glossary>, text: &str) -> Vec<String> {
+        crate::retrieve::test_support::run("edit", g, text)
+            .into_iter()
+            .map(|m| m.0)
+            .collect()
+    }
+
     /// Two edits are allowed from 8 characters, but between stems the
     /// key stem's length counts: `comp` is not `computer` (stem `comput`),
     /// nor `intl` `isolated` (stem `isol`).
@@ -1040,23 +1048,11 @@ mod tests {
         use crate::retrieve::test_support::{glossary, run};
         let g = glossary(&[("poll", "poll"), ("coffee", "coffee"), ("sunset", "sunset")]);
         assert!(run("edit", &g, "at POPL 1985, by SunSett").is_empty());
-        let ids = |text| {
-            run("edit", &g, text)
-                .into_iter()
-                .map(|m| m.0)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(ids("a popl, a sunsett"), ["poll", "sunset"]);
-        assert_eq!(ids("Popl at Sunsett"), ["poll", "sunset"]);
-        assert_eq!(ids("FRESH COFEE TODAY"), ["coffee"]);
+        assert_eq!(edit_ids(&g, "a popl, a sunsett"), ["poll", "sunset"]);
+        assert_eq!(edit_ids(&g, "Popl at Sunsett"), ["poll", "sunset"]);
+        assert_eq!(edit_ids(&g, "FRESH COFEE TODAY"), ["coffee"]);
         let g = glossary(&[("croissants", "croissants")]);
-        let ids = |text| {
-            run("edit", &g, text)
-                .into_iter()
-                .map(|m| m.0)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(ids("fresh CROISANTS today"), ["croissants"]);
+        assert_eq!(edit_ids(&g, "fresh CROISANTS today"), ["croissants"]);
     }
 
     /// A typo is read as its nearest key words only, and not at all when
@@ -1075,16 +1071,10 @@ mod tests {
             ("card", "card"),
         ]);
         assert!(run("edit", &g, "zork").is_empty());
-        let ids = |text| {
-            run("edit", &g, text)
-                .into_iter()
-                .map(|m| m.0)
-                .collect::<Vec<_>>()
-        };
         // `toffee` is two edits away, `coffee` one.
-        assert_eq!(ids("cofee"), ["coffee"]);
+        assert_eq!(edit_ids(&g, "cofee"), ["coffee"]);
         // Two readings at one edit are both kept.
-        assert_eq!(ids("carx"), ["cart", "card"]);
+        assert_eq!(edit_ids(&g, "carx"), ["cart", "card"]);
     }
 
     #[test]

@@ -73,12 +73,10 @@ impl KnownWords {
     /// possessive is as its word ("women's", "baker's"): the list leaves
     /// possessives out.
     pub fn knows(&self, word: &str, stem: &str) -> bool {
-        let base = word.strip_suffix("'s").unwrap_or(word);
         // English first: most words of a post are.
-        is_english(word)
-            || is_english(base)
-            || self.glossary.contains(base)
-            || self.inflects(base, stem)
+        let spelled =
+            |w: &str| is_english(w) || self.glossary.contains(w) || self.inflects(w, stem);
+        spelled(word) || word.strip_suffix("'s").is_some_and(spelled)
     }
 
     /// Whether `word` is a glossary word with an ending added that leaves
