@@ -235,7 +235,9 @@ impl<'f> Walk<'f> {
 
 pub struct Split {
     joined: Forms,
+    /// By stem of the joined form; its targets are indices in `stemmed_keys`.
     joined_stem: Forms,
+    stemmed_keys: Vec<StemmedKey>,
     /// The prefixes of both kinds of form, for [`Walk`].
     prefixes: HashBits,
 }
@@ -253,6 +255,7 @@ impl Split {
         debug_assert_eq!(keys.len(), stemmed.len());
         let mut joined = Joined::with_capacity(keys.len());
         let mut joined_stem = Joined::with_capacity(keys.len());
+        let mut stemmed_keys = Vec::with_capacity(keys.len());
         for (k, stems) in keys.iter().zip(stemmed) {
             let words = word_count(k.key);
             if phrase::has_name_or_acronym(k.written)
@@ -269,9 +272,16 @@ impl Split {
                 let stem = stem_word(&j);
                 (Cow::Owned(j), Cow::Owned(stem))
             };
-            for (map, at) in [(&mut joined, &j), (&mut joined_stem, &stem)] {
-                map.get_or_insert_with(at, || Targets::None).add(value);
-            }
+            joined.get_or_insert_with(&j, || Targets::None).add(value);
+            joined_stem
+                .get_or_insert_with(&stem, || Targets::None)
+                .add((stemmed_keys.len(), words));
+            let last_word = phrase::key_words(k.key).last().unwrap_or_default();
+            stemmed_keys.push(StemmedKey {
+                entry: k.entry,
+                last_word_at: j.len() - last_word.len(),
+                joined: j.into_owned().into_boxed_str(),
+            });
         }
         // Most prefixes are shared (by forms, and by a form and its stem):
         // 8 bits per form's prefix keep wrong yeses rare in a set small
@@ -280,9 +290,36 @@ impl Split {
         Split {
             joined: Forms::new(joined, &mut prefixes),
             joined_stem: Forms::new(joined_stem, &mut prefixes),
+            stemmed_keys,
             prefixes,
         }
     }
+}
+
+/// A key reached through the stem of its joined form: what [`ends_alike`]
+/// needs to check that only the last word is inflected.
+struct StemmedKey {
+    entry: usize,
+    joined: Box<str>,
+    /// Where the key's last word starts in `joined`.
+    last_word_at: usize,
+}
+
+/// Whether a phrase's joined form and a key's, whose stems are equal,
+/// differ only in the ending of the word that ends last in both: the parts
+/// before the later of the two last words' starts are the same letters,
+/// and what follows has one stem ("sour|doughs" and "sour|dough",
+/// "ice|creams" and "ice|cream"). Porter2 on a joined form strips endings
+/// that are words of their own: "read miss" stems as `readmission`
+/// ("-ion"), "toilette" as `toilet table` ("-able").
+fn ends_alike(joined: &str, last_word_at: usize, key: &StemmedKey) -> bool {
+    let at = last_word_at.max(key.last_word_at);
+    at <= joined.len()
+        && at <= key.joined.len()
+        && joined.is_char_boundary(at)
+        && key.joined.is_char_boundary(at)
+        && joined[..at] == key.joined[..at]
+        && stem_word(&joined[at..]) == stem_word(&key.joined[at..])
 }
 
 /// Whether a word may be one part of a word written split or joined:
@@ -312,13 +349,16 @@ impl Split {
             }
     }
 
-    /// The entries whose space-less key (or its stem) is the phrase's.
+    /// The entries whose space-less key is the phrase's, or stems alike
+    /// with only the last word inflected ([`ends_alike`]); `last_word_at`
+    /// is where the phrase's last word starts in `joined`.
     fn found<'s>(
         &'s self,
         phrase: &Span,
         post: &PostView,
         walk: &Walk<'s>,
-        joined: &str,
+        joined: &'s str,
+        last_word_at: usize,
     ) -> impl Iterator<Item = (usize, usize)> + 's {
         // Looked up only where the walk says that some key (or key stem)
         // may be the phrase's; a single word's stem is the post's, a longer
@@ -337,7 +377,14 @@ impl Split {
                 }
             })
             .flatten();
-        exact.into_iter().chain(stem).flat_map(Targets::iter)
+        let stem = stem
+            .into_iter()
+            .flat_map(Targets::iter)
+            .filter_map(move |(k, words)| {
+                let key = &self.stemmed_keys[k];
+                ends_alike(joined, last_word_at, key).then_some((key.entry, words))
+            });
+        exact.into_iter().flat_map(Targets::iter).chain(stem)
     }
 }
 
@@ -369,7 +416,8 @@ impl Retriever for Split {
                     continue;
                 }
                 seen.clear();
-                for (entry, words) in self.found(phrase, post, &walk, &joined) {
+                let last_word_at = joined.len() - last.len();
+                for (entry, words) in self.found(phrase, post, &walk, &joined, last_word_at) {
                     if words != phrase.len && !seen.contains(&entry) {
                         seen.push(entry);
                         out.push(Match::of_span(entry, MatchKind::Split, post, phrase, 1.0));
@@ -422,6 +470,30 @@ mod tests {
             assert_eq!(got, [(id.to_string(), MatchKind::Split)], "{text}");
         }
         assert!(run("split", &g, "sour cream").is_empty());
+    }
+
+    /// Only the last word is inflected: stemming a joined form strips
+    /// endings that are words of their own ("read miss" stems as
+    /// `readmission`, "toilette" as `toilet table`).
+    #[test]
+    fn a_stem_match_inflects_the_last_word_only() {
+        let g = glossary(&[
+            ("readmission", "readmission"),
+            ("toilet-table", "toilet table"),
+            ("sourdough", "sourdough"),
+        ]);
+        assert!(run("split", &g, "read miss").is_empty());
+        assert!(run("split", &g, "her toilette").is_empty());
+        let phrases = |text| {
+            run("split", &g, text)
+                .into_iter()
+                .map(|(_, _, phrase)| phrase)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            phrases("toilettables, sour doughs"),
+            ["toilettables", "sour doughs"]
+        );
     }
 
     /// Stop words and single characters glue to anything ("for a" →
