@@ -1042,14 +1042,17 @@ mod tests {
     }
 
     /// A post word with a capital after its first letter is a name or an
-    /// acronym, not a typo, unless the whole post is in capitals.
+    /// acronym, not a typo, unless the whole post is in capitals; so is an
+    /// unknown capitalised word inside a sentence
+    /// ([`crate::phrase::names_in_sentences`]).
     #[test]
     fn names_and_acronyms_in_the_post_are_not_typos() {
         use crate::retrieve::test_support::{glossary, run};
         let g = glossary(&[("poll", "poll"), ("coffee", "coffee"), ("sunset", "sunset")]);
         assert!(run("edit", &g, "at POPL 1985, by SunSett").is_empty());
         assert_eq!(edit_ids(&g, "a popl, a sunsett"), ["poll", "sunset"]);
-        assert_eq!(edit_ids(&g, "Popl at Sunsett"), ["poll", "sunset"]);
+        assert_eq!(edit_ids(&g, "Popl at sunsett"), ["poll", "sunset"]);
+        assert!(edit_ids(&g, "drinks at Sunsett, then Popl").is_empty());
         assert_eq!(edit_ids(&g, "FRESH COFEE TODAY"), ["coffee"]);
         let g = glossary(&[("croissants", "croissants")]);
         assert_eq!(edit_ids(&g, "fresh CROISANTS today"), ["croissants"]);

@@ -200,21 +200,24 @@ impl<'a> PostView<'a> {
 
     /// Per word, whether a typo tier leaves it alone: `known` holds it
     /// spelled right, or it is written as a name or an acronym
-    /// ([`phrase::is_name_or_acronym`]). Worked out once per post for the
+    /// ([`phrase::is_name_or_acronym`], [`phrase::names_in_sentences`]). Worked out once per post for the
     /// first word list asked (`edit` and the alias typo pass of a
     /// composition ask the same one).
     pub(crate) fn spelled_right(&self, known: &KnownWords) -> std::borrow::Cow<'_, [bool]> {
         let owner = known as *const KnownWords as usize;
         let work_out = || -> Vec<bool> {
             let shouting = phrase::is_shouting(self.text, &self.words);
-            self.words
+            let mut right: Vec<bool> = self
+                .words
                 .iter()
                 .zip(self.stems())
-                .map(|(w, stem)| {
-                    known.knows(&w.text, stem)
-                        || phrase::is_name_or_acronym(&self.text[w.start..w.end], shouting)
-                })
-                .collect()
+                .map(|(w, stem)| known.knows(&w.text, stem))
+                .collect();
+            let names = phrase::names_in_sentences(self.text, &self.words, &right);
+            for ((r, w), name) in right.iter_mut().zip(&self.words).zip(names) {
+                *r = *r || name || phrase::is_name_or_acronym(&self.text[w.start..w.end], shouting);
+            }
+            right
         };
         match self.spelled_right.get_or_init(|| (owner, work_out())) {
             (first, flags) if *first == owner => std::borrow::Cow::Borrowed(flags),
