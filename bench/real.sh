@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Retrieval on real data nobody here wrote:
 #   bash bench/real.sh
-# Two corpora, each a real glossary over real English:
+# Four corpora, each a real glossary over real English:
 #  - wordnet: the FreeDict English-French dictionary (Debian
 #    dict-freedict-eng-fra, GPL-2+, about 8,800 headwords) as the glossary,
 #    WordNet's quoted example sentences (Debian wordnet-base, WordNet licence;
@@ -13,7 +13,15 @@
 #    that no word list holds);
 #  - cross: the FreeDict glossary over FOLDOC's sentences: a general
 #    glossary on technical text, whose jargon is neither glossary nor
-#    dictionary words (what typo tiers must leave alone).
+#    dictionary words (what typo tiers must leave alone);
+#  - novel: a novel in translation. The names of Pride and Prejudice (a
+#    translator's list, mined from the text: "Mr. Darcy", "Rosings
+#    Park", "Lady Catherine de Bourgh") and FreeDict English-German (Debian
+#    dict-freedict-eng-deu, about 366,000 entries) as the glossary, the
+#    28,500 sentences of Jane Austen's six novels (Debian
+#    r-cran-janeaustenr, public domain; its .deb unpacked, R not needed)
+#    as posts: the other five novels' people and places are in no glossary
+#    ("Knightley", "Dashwood", "Hartfield").
 # Each post is labelled with the entries written in it as in the glossary
 # (SPEC.md "v2: real glossaries", an independent Python implementation:
 # bench/real_data.py). `glossa eval` (release build) then scores exact,
@@ -30,8 +38,9 @@ cd "$(dirname "$0")/.."
 WORK=${WORK:-target/real-data}
 LIMIT=${LIMIT:-0}
 RETRIEVERS=${RETRIEVERS:-exact,glossa,normalised}
-CORPORA=${CORPORA:-wordnet foldoc cross}
+CORPORA=${CORPORA:-wordnet foldoc cross novel}
 DICT=/usr/share/dictd/freedict-eng-fra
+DICT_DEU=/usr/share/dictd/freedict-eng-deu
 FOLDOC=/usr/share/dictd/foldoc
 WORDNET=/usr/share/wordnet
 mkdir -p "$WORK"
@@ -42,11 +51,15 @@ missing=()
 [ -f "$DICT.index" ] || missing+=(dict-freedict-eng-fra)
 [ -f "$WORDNET/data.noun" ] || missing+=(wordnet-base)
 [ -f "$FOLDOC.index" ] || missing+=(dict-foldoc)
+[ -f "$DICT_DEU.index" ] || missing+=(dict-freedict-eng-deu)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "== apt-get install ${missing[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Jane Austen's novels, for the novel corpus.
+AUSTEN=$(bash bench/austen.sh)
 
 # snowballstemmer (PyPI) for the stem-support figure, in a venv of our own;
 # pinned, as Snowball's English rules change between releases (3.x keeps
@@ -80,7 +93,10 @@ for corpus in $CORPORA; do
       echo "== cross: FreeDict eng-fra over FOLDOC's sentences (a general glossary on technical text)"
       "$py" bench/real_data.py glossary "$DICT.index" "$DICT.dict.dz" "$dir/glossary.json"
       "$py" bench/real_data.py foldoc "$FOLDOC.index" "$FOLDOC.dict.dz" "$dir/foldoc-glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
-    *) echo "unknown corpus '$corpus' (wordnet, foldoc, cross)" >&2; exit 2 ;;
+    novel)
+      echo "== novel: Pride and Prejudice's names and FreeDict eng-deu over Jane Austen's six novels"
+      "$py" bench/real_data.py novel "$AUSTEN" "$DICT_DEU.index" "$DICT_DEU.dict.dz" "$dir/glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
+    *) echo "unknown corpus '$corpus' (wordnet, foldoc, cross, novel)" >&2; exit 2 ;;
   esac
   "$py" bench/real_data.py labels "$dir/glossary.json" "$dir/posts.jsonl" data/stopwords-en.txt "$dir/labels.jsonl"
   "$bin" eval -g "$dir/glossary.json" -p "$dir/posts.jsonl" -l "$dir/labels.jsonl" \

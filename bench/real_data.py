@@ -10,6 +10,8 @@ phrase rules.
   real_data.py posts WORDNET_DIR OUT.jsonl [--limit N]  WordNet examples -> posts
   real_data.py foldoc DICT_INDEX DICT_DZ GLOSSARY.json POSTS.jsonl [--limit N]
                                                 FOLDOC -> glossary and posts
+  real_data.py novel JANEAUSTENR_RDB DICT_INDEX DICT_DZ GLOSSARY.json POSTS.jsonl [--limit N]
+                                                Austen's names + FreeDict -> glossary, novels -> posts
   real_data.py labels GLOSSARY POSTS STOPWORDS OUT.jsonl  verbatim terms -> labels
   real_data.py report GLOSSARY POSTS LABELS PER_POST.jsonl  recall, unsupported entries
 """
@@ -19,7 +21,9 @@ import gzip
 import hashlib
 import json
 import re
+import struct
 import sys
+import zlib
 from collections import defaultdict
 
 ALNUM = r"[^\W_]"  # a letter or digit (Python's \w less the underscore)
@@ -55,7 +59,8 @@ def headword_as_written(article):
     """The article's first line without its /pronunciation/: the index
     lower-cases and strips punctuation, the article keeps them."""
     first = article.split("\n", 1)[0]
-    head = re.sub(r"\s+/[^/]*/\s*$", "", first).strip()
+    # eng-deu adds symbols and abbreviations after it: "acute /ɐkjˈuːt/ (´)"
+    head = re.sub(r"\s+/[^/]*/.*$", "", first).strip()
     # FreeDict's build writes hyphens as U+2010; people (and the posts) write '-'.
     return head.replace("\u2010", "-").replace("\u2011", "-")
 
@@ -72,7 +77,7 @@ def is_term(head):
     """Templates ("... ago") and affixes ("-able", "co-") are not terms a
     post can contain."""
     has_alnum = re.search(ALNUM, head) is not None
-    return has_alnum and "..." not in head and not head.startswith("-") and not head.endswith("-")
+    return has_alnum and "..." not in head and "\u2026" not in head and not head.startswith("-") and not head.endswith("-")
 
 
 def build_glossary(index_path, dict_path, out_path):
@@ -197,6 +202,121 @@ def build_foldoc(index_path, dict_path, glossary_path, posts_path, limit):
     print(f"glossary: {len(entries)} FOLDOC headwords; posts: {len(posts)} sentences of its definitions", file=sys.stderr)
 
 
+# ------------------------------------------------------------------- novel
+
+def r_character_vectors(rdb_path):
+    """The character vectors of an R lazy-load database (.rdb): a run of
+    objects, each a 4-byte length and a zlib stream of R's XDR
+    serialisation. janeaustenr's holds one vector of lines per novel."""
+    data = open(rdb_path, "rb").read()
+    pos = 0
+    while pos < len(data):
+        stream = zlib.decompressobj()
+        raw = stream.decompress(data[pos + 4 :])
+        pos = len(data) - len(stream.unused_data)
+        yield r_strings(raw)
+
+
+def r_strings(raw):
+    """A serialised R character vector (STRSXP of CHARSXPs; NA as "")."""
+    at = 0
+
+    def integer():
+        nonlocal at
+        at += 4
+        return struct.unpack(">i", raw[at - 4 : at])[0]
+
+    if raw[:2] != b"X\n":
+        raise ValueError("not an R XDR serialisation")
+    at = 2
+    version, _, _ = integer(), integer(), integer()
+    if version == 3:
+        name_length = integer()  # the native encoding's name
+        at += name_length
+    if integer() & 0xFF != 16:
+        raise ValueError("not a character vector")
+    strings = []
+    for _ in range(integer()):
+        integer()  # CHARSXP flags
+        n = integer()
+        strings.append("" if n < 0 else raw[at : at + n].decode("utf-8", "replace"))
+        at += max(n, 0)
+    return strings
+
+
+TITLES = ("Mr.", "Mrs.", "Dr.", "St.")
+
+
+def novel_sentences(lines):
+    """Paragraphs (blank-line separated) split into sentences; "_word_"
+    (italics) loses its underscores, and a title's full stop ("Mr.
+    Darcy") ends no sentence."""
+    text = re.sub(r"_([^_]*)_", r"\1", "\n".join(lines))
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = re.sub(r"\s+", " ", paragraph).strip()
+        if re.fullmatch(r"(CHAPTER|Chapter|VOLUME) [IVXLC\d]+\.?", paragraph):
+            continue
+        pieces = re.split(r'(?:(?<=[.!?])|(?<=[.!?]["\u201d])) +(?=["\u201c]?[A-Z])', paragraph)
+        sentence = ""
+        for piece in pieces:
+            sentence = f"{sentence} {piece}".strip()
+            if not sentence.endswith(TITLES):
+                yield sentence
+                sentence = ""
+        if sentence:
+            yield sentence
+
+
+def novel_names(sentences, lower_words):
+    """A translator's list of names for one novel: capitalised runs
+    written mid-sentence at least three times ("Elizabeth", "Mr. Darcy",
+    "Lady Catherine de Bourgh", "Rosings Park") that hold a word the
+    novels never write in lower case (so "Park" alone is not a name)."""
+    run = r"(?:(?:Mr|Mrs|Dr|St)\. |Miss |Lady |Sir |Colonel |Captain )?[A-Z][a-z]+(?: (?:de )?[A-Z][a-z]+)*"
+    counts = defaultdict(int)
+    for sentence in sentences:
+        for match in re.finditer(rf"(?<=[a-z,;] ){run}", sentence):
+            words = re.findall(r"[A-Za-z]+", match.group())
+            if any(w.lower() not in lower_words and w not in ("Mr", "Mrs", "Dr", "St") for w in words):
+                counts[match.group()] += 1
+    return sorted(name for name, n in counts.items() if n >= 3)
+
+
+def build_novel(rdb_path, index_path, dict_path, glossary_path, posts_path, limit):
+    """A novel in translation: the names of Pride and Prejudice (mined as a
+    translator's term list would hold them) and a general dictionary
+    (bench/real.sh: FreeDict English-German) as the glossary, the sentences of Jane Austen's six novels
+    (Debian r-cran-janeaustenr, public domain) as posts. The other five
+    novels' people and places are in no glossary and no word list: the
+    names a typo tier must leave alone."""
+    books = {lines[0].strip().upper(): lines for lines in r_character_vectors(rdb_path)}
+    sentences = {title: list(novel_sentences(lines[1:])) for title, lines in books.items()}
+    lower_words = {w for lines in books.values() for w in re.findall(r"\b[a-z]+\b", " ".join(lines))}
+    names = novel_names(sentences["PRIDE AND PREJUDICE"], lower_words)
+    entries = [{"id": name, "source": name, "target": name} for name in names]
+    ids = set(names)
+    for _, article in dictd_articles(index_path, dict_path):
+        source, target = headword_as_written(article), first_translation(article)
+        if source and target and is_term(source) and source not in ids:
+            ids.add(source)
+            entries.append({"id": source, "source": source, "target": target})
+    posts, seen = [], set()
+    for title, book in sentences.items():
+        slug = re.sub(r"\W+", "-", title.lower())
+        for n, text in enumerate(book):
+            if 4 <= len(text.split()) <= 60 and text not in seen:
+                seen.add(text)
+                posts.append({"id": f"{slug}-{n}", "text": text})
+    posts = stable_sample(posts, limit)
+    name = re.sub(r"\.index$", "", index_path.rsplit("/", 1)[-1])  # freedict-eng-deu
+    glossary = {"name": f"austen-names+{name}", "source_lang": "en", "target_lang": name.rsplit("-", 1)[-1][:2], "entries": entries}
+    with open(glossary_path, "w", encoding="utf-8") as out:
+        json.dump(glossary, out, ensure_ascii=False, indent=0)
+    write_posts(posts, posts_path)
+    print(f"glossary: {len(names)} names of Pride and Prejudice + {len(entries) - len(names)} FreeDict entries; "
+          f"posts: {len(posts)} sentences of six novels", file=sys.stderr)
+
+
 # ------------------------------------------------------------------ labels
 
 def load_stopwords(path):
@@ -242,15 +362,24 @@ class VerbatimOracle:
             for key in [entry["source"]] + entry.get("aliases", []):
                 if is_lone_stopword(key.strip(), stopwords):
                     continue
-                self.by_first_run[alnum_runs(key)[0]].append((order, entry["id"], key_regex(key)))
+                runs = alnum_runs(key)
+                self.by_first_run[runs[0]].append((order, entry["id"], set(runs[1:]), key))
+        self.regexes = {}  # compiled when first needed: most keys never are
 
     def needed(self, text):
         found = {}
-        for run in set(alnum_runs(text)):
-            for order, entry_id, regex in self.by_first_run.get(run, ()):
-                if regex.search(text):
+        runs = set(alnum_runs(text))
+        for run in runs:
+            for order, entry_id, other_runs, key in self.by_first_run.get(run, ()):
+                # the set test only skips regexes that cannot match
+                if other_runs <= runs and self.regex(key).search(text):
                     found[order] = entry_id
         return [found[k] for k in sorted(found)]
+
+    def regex(self, key):
+        if key not in self.regexes:
+            self.regexes[key] = key_regex(key)
+        return self.regexes[key]
 
 
 def key_kinds(key):
@@ -419,13 +548,14 @@ def main():
         ("glossary", ["index", "dict", "out"]),
         ("posts", ["wordnet_dir", "out"]),
         ("foldoc", ["index", "dict", "glossary_out", "posts_out"]),
+        ("novel", ["rdb", "index", "dict", "glossary_out", "posts_out"]),
         ("labels", ["glossary", "posts", "stopwords", "out"]),
         ("report", ["glossary", "posts", "labels", "per_post"]),
     ]:
         command = commands.add_parser(name)
         for arg in args:
             command.add_argument(arg)
-        if name in ("posts", "foldoc"):
+        if name in ("posts", "foldoc", "novel"):
             command.add_argument("--limit", type=int, default=0, help="keep this many posts (a stable sample)")
     a = parser.parse_args()
     if a.command == "glossary":
@@ -434,6 +564,8 @@ def main():
         build_posts(a.wordnet_dir, a.out, a.limit)
     elif a.command == "foldoc":
         build_foldoc(a.index, a.dict, a.glossary_out, a.posts_out, a.limit)
+    elif a.command == "novel":
+        build_novel(a.rdb, a.index, a.dict, a.glossary_out, a.posts_out, a.limit)
     elif a.command == "labels":
         build_labels(a.glossary, a.posts, a.stopwords, a.out)
     else:
