@@ -7,7 +7,9 @@
 //! there, 2 from `edit_two_from` (8). Distances are measured between the
 //! words as written and between their stems (so `cofees` is one edit from
 //! `coffee`), and the smaller is kept; between stems the bound is the key
-//! stem's (`comp` is not two edits from `computer`'s stem `comput`).
+//! stem's (`comp` is not two edits from `computer`'s stem `comput`), and
+//! stems count only where they took an inflection off, not a derivation
+//! ("superset" is not two edits from `superstition`'s stem `superstit`).
 //! A word's typo readings are kept only at its nearest distance, and only
 //! if there are at most two of them there: a typo has one obvious
 //! correction, an unknown word near many key words is a word of its own
@@ -626,6 +628,28 @@ fn keep_one_reading(hits: &mut Vec<WordHit>) {
     hits.retain(|h| h.distance == 0 || typo_allowed && h.distance == nearest);
 }
 
+/// Whether Porter2 took only an inflection off `word` to get `stem` (`cofees`
+/// → `cofe`, `happy` → `happi`, `hoping` → `hope`), not a derivation
+/// (`superstition` → `superstit`, `wavetable` → `wavet`): typos are
+/// measured between stems only then, or an unknown word jumps to another
+/// word of the same root ("superset" was two edits from `superstition`,
+/// "wavetable" one from `wave`, "compilable" from `compel`).
+fn only_inflected(word: &str, stem: &str) -> bool {
+    const INFLECTIONS: [&str; 17] = [
+        "", "e", "s", "es", "ed", "d", "ing", "ings", "ly", "y", "ies", "ied", "er", "ers", "est",
+        "'s", "s'",
+    ];
+    let common: usize = word
+        .chars()
+        .zip(stem.chars())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    // Porter2 rewrites at most a final letter of the stem (y → i, an e added).
+    let (ending, rewritten) = (&word[common..], &stem[common..]);
+    matches!(rewritten, "" | "i" | "e") && INFLECTIONS.contains(&ending)
+}
+
 /// Whether a word may be read as (or be the target of) a misspelling.
 fn editable(word: &str) -> bool {
     !phrase::is_stopword(word) && !word.chars().all(char::is_numeric)
@@ -813,12 +837,17 @@ impl Edit {
             let stem_bound = self.bounds.max_distance(v_stem_chars).min(bound);
             let stem_gap = stem_chars.len().abs_diff(v_stem_chars);
             let same_pair = stem == word && v_stem == text;
-            let stemmed =
-                if stem_bound > 0 && stem_gap <= stem_bound && stem_gap < surface && !same_pair {
-                    distance_within(stem, v_stem, stem_bound)
-                } else {
-                    usize::MAX
-                };
+            let stemmed = if stem_bound > 0
+                && stem_gap <= stem_bound
+                && stem_gap < surface
+                && !same_pair
+                && only_inflected(word, stem)
+                && only_inflected(text, v_stem)
+            {
+                distance_within(stem, v_stem, stem_bound)
+            } else {
+                usize::MAX
+            };
             let distance = surface.min(stemmed);
             if distance <= bound {
                 add(
@@ -1004,6 +1033,35 @@ mod tests {
             .into_iter()
             .map(|m| m.0)
             .collect()
+    }
+
+    /// Stems undo inflections for a typo, not derivations: "cofees" is a
+    /// misspelt plural of `coffee`, "superset" no misspelt `superstition`
+    /// (stems `superset`, `superstit`), "wavetable" no `wave` (`wavet`).
+    #[test]
+    fn typos_are_measured_between_stems_of_inflections_only() {
+        use crate::retrieve::test_support::glossary;
+        let g = glossary(&[
+            ("coffee", "coffee"),
+            ("superstition", "superstition"),
+            ("wave", "wave"),
+            ("happy", "happy"),
+        ]);
+        assert_eq!(
+            edit_ids(&g, "cofees, superset, wavetable, hapyness, hapy"),
+            ["coffee", "happy"]
+        );
+        for (word, stem, inflected) in [
+            ("cofees", "cofe", true),
+            ("happy", "happi", true),
+            ("hoping", "hope", true),
+            ("baker's", "baker", true),
+            ("superstition", "superstit", false),
+            ("wavetable", "wavet", false),
+            ("happiness", "happi", false),
+        ] {
+            assert_eq!(super::only_inflected(word, stem), inflected, "{word}");
+        }
     }
 
     /// Two edits are allowed from 8 characters, but between stems the
