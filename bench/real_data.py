@@ -363,6 +363,8 @@ class VerbatimOracle:
                 if is_lone_stopword(key.strip(), stopwords):
                     continue
                 runs = alnum_runs(key)
+                if not runs:
+                    continue  # "±": no word, no key (SPEC rule 6)
                 self.by_first_run[runs[0]].append((order, entry["id"], set(runs[1:]), key))
         self.regexes = {}  # compiled when first needed: most keys never are
 
