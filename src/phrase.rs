@@ -483,26 +483,35 @@ pub fn is_shouting(text: &str, words: &[Word]) -> bool {
     2 * capitals > long
 }
 
-/// Per word, whether the post writes it as a name: capitalised ("Knightley",
-/// "Hartfield") inside a sentence, at any one of its places, in a post not
-/// written in title case. Such a word missing from the word list is a
-/// person or a place, not a misspelling: on Jane Austen's novels the names
-/// of the five books whose people no glossary held were most of the
-/// default's unsupported entries ("Knightley" read as `knightly`,
-/// "Dashwood" as `basswood`; `bash bench/real.sh`). The first word of a
-/// sentence tells nothing, and in a post in title case neither does a
-/// capital: there most `known` words (other than stop words) inside a
-/// sentence are capitalised ("Fresh Croisants Today", "Try our new
-/// Sourdogh Loaf"), where in running text few are ("read Miss Crawford's
+/// Marks as spelled right the words that the post writes as names:
+/// capitalised ("Knightley", "Hartfield") inside a sentence, at any one of
+/// their places, in a post not written in title case. Such a word missing
+/// from the word list is a person or a place, not a misspelling: on Jane
+/// Austen's novels the names of the five books whose people no glossary
+/// held were most of the default's unsupported entries ("Knightley" read
+/// as `knightly`, "Dashwood" as `basswood`; `bash bench/real.sh`). The
+/// first word of a sentence tells nothing, and in a post in title case
+/// neither does a capital: there more words of two or more letters inside
+/// sentences are capitalised than not ("Fresh Croisants Today", "Try our
+/// new Sourdogh Loaf"), where running text has few ("read Miss Crawford's
 /// note").
-pub fn names_in_sentences(text: &str, words: &[Word], known: &[bool]) -> Vec<bool> {
+pub fn mark_names(text: &str, words: &[Word], spelled_right: &mut [bool]) {
     let capitalised = |w: &Word| {
         let mut chars = text[w.start..w.end].chars();
         chars.next().is_some_and(char::is_uppercase)
             && chars.clone().next().is_some()
             && !chars.any(char::is_uppercase)
     };
-    let mut flags = vec![false; words.len()];
+    // Most posts have no capitalised unknown word after their first.
+    let unknown_capitalised = |(w, right): (&Word, &bool)| !right && capitalised(w);
+    if !words
+        .iter()
+        .zip(&*spelled_right)
+        .skip(1)
+        .any(unknown_capitalised)
+    {
+        return;
+    }
     let (mut lower, mut title) = (0usize, 0usize);
     let mut named: Vec<&str> = Vec::new();
     for (i, w) in words.iter().enumerate() {
@@ -510,7 +519,7 @@ pub fn names_in_sentences(text: &str, words: &[Word], known: &[bool]) -> Vec<boo
             continue;
         }
         let capital = capitalised(w);
-        if capital && !known[i] {
+        if capital && !spelled_right[i] {
             named.push(&w.text);
         }
         if w.text.chars().nth(1).is_some() {
@@ -522,12 +531,11 @@ pub fn names_in_sentences(text: &str, words: &[Word], known: &[bool]) -> Vec<boo
         }
     }
     if named.is_empty() || title > lower {
-        return flags;
+        return;
     }
-    for (flag, w) in flags.iter_mut().zip(words) {
-        *flag = named.contains(&w.text.as_str());
+    for (right, w) in spelled_right.iter_mut().zip(words) {
+        *right |= named.contains(&w.text.as_str());
     }
-    flags
 }
 
 fn written_in_lower_case(word: &str) -> bool {
@@ -736,12 +744,10 @@ mod tests {
     fn unknown_capitalised_words_inside_sentences_are_names() {
         let names = |text: &str, unknown: &[&str]| -> Vec<String> {
             let words = words(text);
-            let known: Vec<bool> = words
-                .iter()
-                .map(|w| !unknown.contains(&w.text.as_str()))
-                .collect();
-            let flags = names_in_sentences(text, &words, &known);
-            let named = words.iter().zip(flags).filter(|(_, f)| *f);
+            let is_unknown = |w: &Word| unknown.contains(&w.text.as_str());
+            let mut right: Vec<bool> = words.iter().map(|w| !is_unknown(w)).collect();
+            mark_names(text, &words, &mut right);
+            let named = words.iter().zip(right).filter(|(w, r)| *r && is_unknown(w));
             named.map(|(w, _)| w.text.to_string()).collect()
         };
         let austen =

@@ -816,6 +816,7 @@ impl Edit {
         }
         candidates.sort_unstable();
         candidates.dedup();
+        let word_only_inflected = only_inflected(word, stem);
         for id in candidates {
             let v = &self.vocab[id as usize];
             let (text, v_stem) = self.text_of(v);
@@ -841,7 +842,7 @@ impl Edit {
                 && stem_gap <= stem_bound
                 && stem_gap < surface
                 && !same_pair
-                && only_inflected(word, stem)
+                && word_only_inflected
                 && only_inflected(text, v_stem)
             {
                 distance_within(stem, v_stem, stem_bound)
@@ -1102,7 +1103,7 @@ mod tests {
     /// A post word with a capital after its first letter is a name or an
     /// acronym, not a typo, unless the whole post is in capitals; so is an
     /// unknown capitalised word inside a sentence
-    /// ([`crate::phrase::names_in_sentences`]).
+    /// ([`crate::phrase::mark_names`]).
     #[test]
     fn names_and_acronyms_in_the_post_are_not_typos() {
         use crate::retrieve::test_support::{glossary, run};

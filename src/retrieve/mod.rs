@@ -200,7 +200,7 @@ impl<'a> PostView<'a> {
 
     /// Per word, whether a typo tier leaves it alone: `known` holds it
     /// spelled right, or it is written as a name or an acronym
-    /// ([`phrase::is_name_or_acronym`], [`phrase::names_in_sentences`]). Worked out once per post for the
+    /// ([`phrase::is_name_or_acronym`], [`phrase::mark_names`]). Worked out once per post for the
     /// first word list asked (`edit` and the alias typo pass of a
     /// composition ask the same one).
     pub(crate) fn spelled_right(&self, known: &KnownWords) -> std::borrow::Cow<'_, [bool]> {
@@ -211,12 +211,12 @@ impl<'a> PostView<'a> {
                 .words
                 .iter()
                 .zip(self.stems())
-                .map(|(w, stem)| known.knows(&w.text, stem))
+                .map(|(w, stem)| {
+                    known.knows(&w.text, stem)
+                        || phrase::is_name_or_acronym(&self.text[w.start..w.end], shouting)
+                })
                 .collect();
-            let names = phrase::names_in_sentences(self.text, &self.words, &right);
-            for ((r, w), name) in right.iter_mut().zip(&self.words).zip(names) {
-                *r = *r || name || phrase::is_name_or_acronym(&self.text[w.start..w.end], shouting);
-            }
+            phrase::mark_names(self.text, &self.words, &mut right);
             right
         };
         match self.spelled_right.get_or_init(|| (owner, work_out())) {

@@ -377,12 +377,16 @@ impl Split {
                 }
             })
             .flatten();
+        let phrase_len = phrase.len;
         let stem = stem
             .into_iter()
             .flat_map(Targets::iter)
             .filter_map(move |(k, words)| {
+                // A key of as many words is no split (the caller skips it):
+                // not worth two stemmings.
                 let key = &self.stemmed_keys[k];
-                ends_alike(joined, last_word_at, key).then_some((key.entry, words))
+                (words == phrase_len || ends_alike(joined, last_word_at, key))
+                    .then_some((key.entry, words))
             });
         exact.into_iter().flat_map(Targets::iter).chain(stem)
     }
