@@ -91,6 +91,38 @@ fn path_str(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
+/// DIR/glossary.json, DIR/posts.jsonl and DIR/labels.jsonl.
+fn corpus_files(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let file = |name| dir.join(name);
+    (
+        file("glossary.json"),
+        file("posts.jsonl"),
+        file("labels.jsonl"),
+    )
+}
+
+/// The glossary's sources.
+fn sources_of(glossary: &Path) -> HashSet<String> {
+    let v: Value = serde_json::from_str(&fs::read_to_string(glossary).unwrap()).unwrap();
+    let entries = v["entries"].as_array().unwrap();
+    entries
+        .iter()
+        .map(|e| e["source"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Labels each post with the entries written in it as in the glossary
+/// (bench/real_data.py, SPEC v2).
+fn verbatim_labels(glossary: &Path, posts: &Path, labels: &Path) {
+    real_data_py(&[
+        "labels",
+        path_str(glossary),
+        path_str(posts),
+        path_str(&repo("data/stopwords-en.txt")),
+        path_str(labels),
+    ]);
+}
+
 /// Converts the installed dictionary into DIR/glossary.json.
 fn freedict_glossary(dir: &Path) -> PathBuf {
     let glossary = dir.join("glossary.json");
@@ -190,13 +222,7 @@ fn verbatim_labels_follow_spec_v2() {
     let posts_file = dir.path().join("posts.jsonl");
     write_jsonl(&posts_file, &posts.iter().collect::<Vec<_>>());
     let labels_file = dir.path().join("labels.jsonl");
-    real_data_py(&[
-        "labels",
-        path_str(&glossary),
-        path_str(&posts_file),
-        path_str(&repo("data/stopwords-en.txt")),
-        path_str(&labels_file),
-    ]);
+    verbatim_labels(&glossary, &posts_file, &labels_file);
     let labels = jsonl(&labels_file);
     for ((text, expected), label) in cases.iter().zip(&labels) {
         let needed: Vec<&str> = label["needed"]
@@ -263,14 +289,7 @@ fn exact_finds_every_term_written_as_in_a_real_glossary() {
         dir.path().join("labels.jsonl"),
     );
     real_data_py(&["posts", WORDNET, path_str(&posts)]);
-    let stopwords = repo("data/stopwords-en.txt");
-    real_data_py(&[
-        "labels",
-        path_str(&glossary),
-        path_str(&posts),
-        path_str(&stopwords),
-        path_str(&labels),
-    ]);
+    verbatim_labels(&glossary, &posts, &labels);
     let (posts, labels) = sample(dir.path(), &posts, &labels, 20);
     let result = eval(&glossary, &posts, &labels, "exact");
     assert_every_verbatim_term_found(&result, &posts);
@@ -360,11 +379,7 @@ fn foldoc_terms_are_found_and_its_jargon_is_not_corrected() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (glossary, posts, labels) = (
-        dir.path().join("glossary.json"),
-        dir.path().join("posts.jsonl"),
-        dir.path().join("labels.jsonl"),
-    );
+    let (glossary, posts, labels) = corpus_files(dir.path());
     let (index, dict) = (format!("{FOLDOC}.index"), format!("{FOLDOC}.dict.dz"));
     real_data_py(&[
         "foldoc",
@@ -375,13 +390,7 @@ fn foldoc_terms_are_found_and_its_jargon_is_not_corrected() {
         "--limit",
         "4000",
     ]);
-    let v: Value = serde_json::from_str(&fs::read_to_string(&glossary).unwrap()).unwrap();
-    let sources: HashSet<&str> = v["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["source"].as_str().unwrap())
-        .collect();
+    let sources = sources_of(&glossary);
     assert!(sources.len() > 14_000, "{} sources", sources.len());
     for term in [
         "C++",
@@ -391,13 +400,7 @@ fn foldoc_terms_are_found_and_its_jargon_is_not_corrected() {
     ] {
         assert!(sources.contains(term), "{term:?} is a source");
     }
-    real_data_py(&[
-        "labels",
-        path_str(&glossary),
-        path_str(&posts),
-        path_str(&repo("data/stopwords-en.txt")),
-        path_str(&labels),
-    ]);
+    verbatim_labels(&glossary, &posts, &labels);
     let result = eval(&glossary, &posts, &labels, "exact,glossa");
     assert!(result["retrievers"][0]["needed"].as_u64().unwrap() > 10_000);
     assert_every_verbatim_term_found(&result, &posts);
@@ -437,11 +440,7 @@ fn a_novels_names_are_not_read_as_typos() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (glossary, posts, labels) = (
-        dir.path().join("glossary.json"),
-        dir.path().join("posts.jsonl"),
-        dir.path().join("labels.jsonl"),
-    );
+    let (glossary, posts, labels) = corpus_files(dir.path());
     let (index, dict) = (format!("{DICT_DEU}.index"), format!("{DICT_DEU}.dict.dz"));
     real_data_py(&[
         "novel",
@@ -453,13 +452,7 @@ fn a_novels_names_are_not_read_as_typos() {
         "--limit",
         "3000",
     ]);
-    let v: Value = serde_json::from_str(&fs::read_to_string(&glossary).unwrap()).unwrap();
-    let sources: HashSet<&str> = v["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["source"].as_str().unwrap())
-        .collect();
+    let sources = sources_of(&glossary);
     assert!(sources.len() > 300_000, "{} sources", sources.len());
     for term in ["Mr. Darcy", "Rosings Park", "Lady Catherine de Bourgh"] {
         assert!(sources.contains(term), "{term:?} is a source");
@@ -468,13 +461,7 @@ fn a_novels_names_are_not_read_as_typos() {
         !sources.contains("Knightley"),
         "Emma's names are not Pride and Prejudice's"
     );
-    real_data_py(&[
-        "labels",
-        path_str(&glossary),
-        path_str(&posts),
-        path_str(&repo("data/stopwords-en.txt")),
-        path_str(&labels),
-    ]);
+    verbatim_labels(&glossary, &posts, &labels);
     let result = eval(&glossary, &posts, &labels, "exact,glossa");
     assert!(result["retrievers"][0]["needed"].as_u64().unwrap() > 20_000);
     assert_every_verbatim_term_found(&result, &posts);
