@@ -9,12 +9,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=target/real-data/janeaustenr
 rdb="$dir/usr/lib/R/site-library/janeaustenr/data/Rdata.rdb"
+download() {
+  # As root, apt's download sandbox user could not write here.
+  (cd "$dir" && rm -f r-cran-janeaustenr_*.deb &&
+    apt-get download -qq -o APT::Sandbox::User=root r-cran-janeaustenr >/dev/null)
+}
 if [ ! -f "$rdb" ]; then
   echo "== apt-get download r-cran-janeaustenr (unpacked in $dir)" >&2
   mkdir -p "$dir"
-  # Run as root, apt's download sandbox user could not write here.
-  (cd "$dir" && rm -f r-cran-janeaustenr_*.deb &&
-    apt-get download -qq -o APT::Sandbox::User=root r-cran-janeaustenr >/dev/null)
+  if ! download 2>/dev/null; then
+    # A fresh machine may have no package lists yet.
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    download
+  fi
   dpkg -x "$dir"/r-cran-janeaustenr_*.deb "$dir"
 fi
 echo "$rdb"
