@@ -51,21 +51,20 @@ missing=()
 [ -f "$DICT.index" ] || missing+=(dict-freedict-eng-fra)
 [ -f "$WORDNET/data.noun" ] || missing+=(wordnet-base)
 [ -f "$FOLDOC.index" ] || missing+=(dict-foldoc)
-[ -f "$DICT_DEU.index" ] || missing+=(dict-freedict-eng-deu)
+case " $CORPORA " in *" novel "*) [ -f "$DICT_DEU.index" ] || missing+=(dict-freedict-eng-deu) ;; esac
 if [ ${#missing[@]} -gt 0 ]; then
   echo "== apt-get install ${missing[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Jane Austen's novels, for the novel corpus.
-AUSTEN=$(bash bench/austen.sh)
-
 # snowballstemmer (PyPI) for the stem-support figure, in a venv of our own;
 # pinned, as Snowball's English rules change between releases (3.x keeps
 # "internal" whole, rust-stemmers' older rules make it "intern").
 STEMMER=snowballstemmer==3.1.1
-if [ ! -x "$WORK/venv/bin/python" ] || ! "$WORK/venv/bin/pip" show snowballstemmer 2>/dev/null | grep -qx 'Version: 3.1.1'; then
+# (sed, not grep -q: an early exit would fail pip's write under pipefail.)
+installed=$("$WORK/venv/bin/pip" show snowballstemmer 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ "$installed" != 3.1.1 ]; then
   echo "== pip install $STEMMER (venv in $WORK/venv)" >&2
   python3 -m venv "$WORK/venv"
   "$WORK/venv/bin/pip" install -q "$STEMMER"
@@ -95,7 +94,7 @@ for corpus in $CORPORA; do
       "$py" bench/real_data.py foldoc "$FOLDOC.index" "$FOLDOC.dict.dz" "$dir/foldoc-glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
     novel)
       echo "== novel: Pride and Prejudice's names and FreeDict eng-deu over Jane Austen's six novels"
-      "$py" bench/real_data.py novel "$AUSTEN" "$DICT_DEU.index" "$DICT_DEU.dict.dz" "$dir/glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
+      "$py" bench/real_data.py novel "$(bash bench/austen.sh)" "$DICT_DEU.index" "$DICT_DEU.dict.dz" "$dir/glossary.json" "$dir/posts.jsonl" "${limit_args[@]}" ;;
     *) echo "unknown corpus '$corpus' (wordnet, foldoc, cross, novel)" >&2; exit 2 ;;
   esac
   "$py" bench/real_data.py labels "$dir/glossary.json" "$dir/posts.jsonl" data/stopwords-en.txt "$dir/labels.jsonl"

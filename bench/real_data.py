@@ -80,22 +80,41 @@ def is_term(head):
     return has_alnum and "..." not in head and "\u2026" not in head and not head.startswith("-") and not head.endswith("-")
 
 
-def build_glossary(index_path, dict_path, out_path):
-    entries, ids, skipped = [], set(), 0
+def freedict_terms(index_path, dict_path):
+    """(source, target) of each article that is a term, and how many were
+    not (templates, affixes, empty articles)."""
+    terms, skipped = [], 0
     for _, article in dictd_articles(index_path, dict_path):
         source, target = headword_as_written(article), first_translation(article)
-        if not (source and target and is_term(source)):
+        if source and target and is_term(source):
+            terms.append((source, target))
+        else:
             skipped += 1
-            continue
-        entry_id, n = source, 1
-        while entry_id in ids:  # "Polish" and "polish" stay apart; true repeats get a number
-            n += 1
-            entry_id = f"{source} ({n})"
-        ids.add(entry_id)
-        entries.append({"id": entry_id, "source": source, "target": target})
-    glossary = {"name": "freedict-eng-fra", "source_lang": "en", "target_lang": "fr", "entries": entries}
-    with open(out_path, "w", encoding="utf-8") as out:
+    return terms, skipped
+
+
+def unique_id(source, ids):
+    """`source`, or "source (2)", ... if taken ("Polish" and "polish" stay
+    apart; true repeats get a number); the id is added to `ids`."""
+    entry_id, n = source, 1
+    while entry_id in ids:
+        n += 1
+        entry_id = f"{source} ({n})"
+    ids.add(entry_id)
+    return entry_id
+
+
+def write_glossary(path, name, target_lang, entries):
+    glossary = {"name": name, "source_lang": "en", "target_lang": target_lang, "entries": entries}
+    with open(path, "w", encoding="utf-8") as out:
         json.dump(glossary, out, ensure_ascii=False, indent=0)
+
+
+def build_glossary(index_path, dict_path, out_path):
+    terms, skipped = freedict_terms(index_path, dict_path)
+    ids = set()
+    entries = [{"id": unique_id(source, ids), "source": source, "target": target} for source, target in terms]
+    write_glossary(out_path, "freedict-eng-fra", "fr", entries)
     print(f"glossary: {len(entries)} entries ({skipped} templates, affixes or empty articles left out)", file=sys.stderr)
 
 
@@ -183,21 +202,14 @@ def build_foldoc(index_path, dict_path, glossary_path, posts_path, limit):
     entries, ids, posts, seen = [], set(), [], set()
     for n, (names, paragraphs) in enumerate(foldoc_headwords_and_paragraphs(index_path, dict_path)):
         for source in dict.fromkeys(names):
-            entry_id, k = source, 1
-            while entry_id in ids:
-                k += 1
-                entry_id = f"{source} ({k})"
-            ids.add(entry_id)
-            entries.append({"id": entry_id, "source": source, "target": f"[{source}]"})
+            entries.append({"id": unique_id(source, ids), "source": source, "target": f"[{source}]"})
         for p, paragraph in enumerate(paragraphs):
             for s, text in enumerate(foldoc_sentences(paragraph)):
                 if text not in seen:
                     seen.add(text)
                     posts.append({"id": f"foldoc-{n}-{p}-{s}", "text": text})
     posts = stable_sample(posts, limit)
-    glossary = {"name": "foldoc", "source_lang": "en", "target_lang": "und", "entries": entries}
-    with open(glossary_path, "w", encoding="utf-8") as out:
-        json.dump(glossary, out, ensure_ascii=False, indent=0)
+    write_glossary(glossary_path, "foldoc", "und", entries)
     write_posts(posts, posts_path)
     print(f"glossary: {len(entries)} FOLDOC headwords; posts: {len(posts)} sentences of its definitions", file=sys.stderr)
 
@@ -295,9 +307,8 @@ def build_novel(rdb_path, index_path, dict_path, glossary_path, posts_path, limi
     names = novel_names(sentences["PRIDE AND PREJUDICE"], lower_words)
     entries = [{"id": name, "source": name, "target": name} for name in names]
     ids = set(names)
-    for _, article in dictd_articles(index_path, dict_path):
-        source, target = headword_as_written(article), first_translation(article)
-        if source and target and is_term(source) and source not in ids:
+    for source, target in freedict_terms(index_path, dict_path)[0]:
+        if source not in ids:  # the first article of a headword
             ids.add(source)
             entries.append({"id": source, "source": source, "target": target})
     posts, seen = [], set()
@@ -309,9 +320,7 @@ def build_novel(rdb_path, index_path, dict_path, glossary_path, posts_path, limi
                 posts.append({"id": f"{slug}-{n}", "text": text})
     posts = stable_sample(posts, limit)
     name = re.sub(r"\.index$", "", index_path.rsplit("/", 1)[-1])  # freedict-eng-deu
-    glossary = {"name": f"austen-names+{name}", "source_lang": "en", "target_lang": name.rsplit("-", 1)[-1][:2], "entries": entries}
-    with open(glossary_path, "w", encoding="utf-8") as out:
-        json.dump(glossary, out, ensure_ascii=False, indent=0)
+    write_glossary(glossary_path, f"austen-names+{name}", name.rsplit("-", 1)[-1][:2], entries)
     write_posts(posts, posts_path)
     print(f"glossary: {len(names)} names of Pride and Prejudice + {len(entries) - len(names)} FreeDict entries; "
           f"posts: {len(posts)} sentences of six novels", file=sys.stderr)
