@@ -367,14 +367,16 @@ class VerbatimOracle:
 
     def __init__(self, entries, stopwords):
         self.by_first_run = defaultdict(list)  # candidates: a post must contain the key's first run
+        self.symbols_only = []  # "±", "&": no run to look up by, tried on every post
         for order, entry in enumerate(entries):
             for key in [entry["source"]] + entry.get("aliases", []):
                 if is_lone_stopword(key.strip(), stopwords):
                     continue
                 runs = alnum_runs(key)
-                if not runs:
-                    continue  # "±": no word, no key (SPEC rule 6)
-                self.by_first_run[runs[0]].append((order, entry["id"], set(runs[1:]), key))
+                if runs:
+                    self.by_first_run[runs[0]].append((order, entry["id"], set(runs[1:]), key))
+                elif key.strip():
+                    self.symbols_only.append((order, entry["id"], key))
         self.regexes = {}  # compiled when first needed: most keys never are
 
     def needed(self, text):
@@ -385,6 +387,9 @@ class VerbatimOracle:
                 # the set test only skips regexes that cannot match
                 if other_runs <= runs and self.regex(key).search(text):
                     found[order] = entry_id
+        for order, entry_id, key in self.symbols_only:
+            if self.regex(key).search(text):
+                found[order] = entry_id
         return [found[k] for k in sorted(found)]
 
     def regex(self, key):
@@ -409,6 +414,8 @@ def key_kinds(key):
         kinds.append("5+ words")
     elif len(words) >= 2:
         kinds.append("2-4 words")
+    elif not words:
+        kinds.append("symbols only")
     elif len(words[0]) < 3:
         kinds.append("short word")
     else:

@@ -220,16 +220,12 @@ impl Glossary {
             if entry.id.is_empty() {
                 entry.id = entry.source.clone();
             }
-            if entry.key.is_empty() {
+            // A source of symbols only ("±", "&") has no words and an empty
+            // key: `exact` finds it as written (SPEC.md v2), nothing else
+            // looks it up. An alias of whitespace only is a mistake.
+            if let Some(alias) = entry.aliases.iter().find(|a| a.trim().is_empty()) {
                 return Err(at(format!(
-                    "entry `{}`: `source` {:?} has no words (letters or digits)",
-                    entry.id, entry.source
-                )));
-            }
-            let aliases = entry.aliases.iter().zip(&entry.alias_keys);
-            if let Some((alias, _)) = aliases.into_iter().find(|(_, key)| key.is_empty()) {
-                return Err(at(format!(
-                    "entry `{}`: alias {alias:?} has no words",
+                    "entry `{}`: alias {alias:?} is empty",
                     entry.id
                 )));
             }
@@ -313,6 +309,14 @@ mod tests {
             .contains("duplicate entry id `tea`"));
         let empty = parse(r#"{"entries":[{"source":" ","target":"x"}]}"#);
         assert!(empty.unwrap_err().message.contains("`source` is empty"));
+        let blank_alias = parse(r#"{"entries":[{"source":"tea","target":"x","aliases":[""]}]}"#);
+        assert!(blank_alias
+            .unwrap_err()
+            .message
+            .contains("alias \"\" is empty"));
+        // Symbols only are a term (found as written), not an empty one.
+        let symbols = parse(r#"{"entries":[{"source":"±","target":"x","aliases":["+/-"]}]}"#);
+        assert_eq!(symbols.unwrap().entries[0].key, "");
         let missing = parse(r#"{"entries":[{"source":"tea"}]}"#);
         assert!(missing
             .unwrap_err()

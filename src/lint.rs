@@ -180,7 +180,13 @@ fn keys_of<'a>(glossary: &'a Glossary, stems: &mut Stems) -> Vec<Key<'a>> {
                 entry: i,
                 text,
                 key,
-                stems: key.split(' ').map(|w| stems.word(w).to_string()).collect(),
+                stems: if key.is_empty() {
+                    // Symbols only ("±"): no words, so the text itself
+                    // tells such keys apart.
+                    vec![text.split_whitespace().collect::<Vec<_>>().join(" ")]
+                } else {
+                    key.split(' ').map(|w| stems.word(w).to_string()).collect()
+                },
                 alias,
             });
         }

@@ -4,7 +4,6 @@ use super::header::with_language_codes;
 use super::{FirstLines, ImportErrors, ImportOptions, Imported, SheetFormat};
 use crate::error::InputError;
 use crate::glossary::{Context, Entry};
-use crate::phrase;
 
 /// A sheet's text: UTF-8 (a byte-order mark is dropped), or UTF-16 with
 /// its byte-order mark, which is what Excel's "Unicode Text" writes.
@@ -372,10 +371,8 @@ impl Layout {
         let fail = |message: String| InputError::at_line(path, line, message);
         let (source, target) = self.source_and_target(cells, fail)?;
         let aliases = split_list(self.cell(cells, Column::Aliases));
-        if let Some(bad) = aliases.iter().find(|a| phrase::key(a).is_empty()) {
-            return Err(fail(format!(
-                "`{source}`: alias {bad:?} has no words (letters or digits)"
-            )));
+        if let Some(bad) = aliases.iter().find(|a| a.trim().is_empty()) {
+            return Err(fail(format!("`{source}`: alias {bad:?} is empty")));
         }
         let id = self.cell(cells, Column::Id).to_string();
         let (shown_id, what) = if id.is_empty() {
@@ -437,11 +434,6 @@ impl Layout {
         }
         if target.is_empty() {
             return Err(fail(format!("`{source}`: empty target")));
-        }
-        if phrase::key(source).is_empty() {
-            return Err(fail(format!(
-                "source {source:?} has no words (letters or digits)"
-            )));
         }
         Ok((source, target))
     }

@@ -3,7 +3,6 @@
 use super::{FirstLines, ImportErrors, ImportOptions, Imported};
 use crate::error::{InputError, LineCounter};
 use crate::glossary::Entry;
-use crate::phrase;
 use roxmltree::{Document, Node};
 
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
@@ -229,9 +228,6 @@ fn concept(
         ));
     };
     let fail = |message: String| Concept::Bad(InputError::at_line(path, line, message));
-    if phrase::key(source).is_empty() {
-        return fail(format!("term {source:?} has no words (letters or digits)"));
-    }
     let shown_id = if id.is_empty() {
         source.clone()
     } else {
@@ -247,9 +243,7 @@ fn concept(
         source: source.clone(),
         target: target.clone(),
         sense: source_node.and_then(definition).or_else(|| definition(c)),
-        aliases: others(source, &sources[1..], |alias| {
-            !phrase::key(alias).is_empty()
-        }),
+        aliases: others(source, &sources[1..], |alias| !alias.trim().is_empty()),
         context: None,
         forms: others(target, &targets[1..], |_| true),
         key: String::new(),

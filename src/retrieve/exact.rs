@@ -202,6 +202,17 @@ mod tests {
     }
 
     #[test]
+    fn terms_of_symbols_only_are_found_as_written() {
+        // No words, so no phrase holds them: matched as written, never
+        // touching a letter or digit, never confused with each other.
+        let terms = ["±", "&", "→", "->", "..."];
+        assert_eq!(found(&terms, "mean 5 ± 2 mg"), [0]);
+        assert_eq!(found(&terms, "salt & pepper -> taste"), [1, 3]);
+        assert_eq!(found(&terms, "(→) wait ..."), [2, 4]);
+        assert!(found(&terms, "5±2, R&D, a->b, wait...").is_empty());
+    }
+
+    #[test]
     fn digits_and_decimals_stay_in_one_phrase() {
         let terms = ["2021", "4.50 price", "version 0.2"];
         assert_eq!(found(&terms, "In 2021, the 4.50 price."), [0, 1]);
@@ -243,6 +254,43 @@ mod tests {
             let in_post = in_post.replace(' ', " \t ").replace('’', "'");
             let text = format!("{before} {in_post} {after}");
             proptest::prop_assert!(found(&[&written], &text) == [0], "{written:?} in {text:?}");
+        }
+
+        /// The same for terms that begin or end with a symbol ("(SSc)",
+        /// "C++", ".NET") or are symbols only ("±"): found where nothing
+        /// touching them is a letter or digit, never inside a longer word.
+        #[test]
+        fn symbols_at_a_terms_ends_are_written_as_in_the_glossary(
+            lead in "[(+#.±&/-]{0,2}",
+            body in "([a-zA-Z0-9]{1,4}[ .,/+-]{1,2}){0,3}[a-zA-Z0-9]{1,4}",
+            trail in "[)+#.±&%/-]{0,2}",
+            with_words in proptest::bool::ANY,
+            before in proptest::sample::select(vec!["see ", "(", "a, ", "\"", ""]),
+            after in proptest::sample::select(vec![" now", ")", ", then", "!", ""]),
+            touching in "[a-z0-9]",
+        ) {
+            let written = if with_words { format!("{lead}{body}{trail}") } else { format!("{lead}{trail}") };
+            let written = written.trim();
+            proptest::prop_assume!(!written.is_empty());
+            let key = phrase::key(written);
+            let lone_stop_word = !phrase::is_capitals(written)
+                && !key.is_empty()
+                && !key.contains(' ')
+                && phrase::is_stopword(&key);
+            proptest::prop_assume!(!lone_stop_word);
+            let text = format!("{before}{written}{after}");
+            proptest::prop_assert!(found(&[written], &text) == [0], "{written:?} in {text:?}");
+            // A term of symbols only is inside a longer word when a letter
+            // or digit touches it. (A term with words is also found as its
+            // phrase key, SPEC.md's `exact`: "C++" is keyed "c".)
+            if key.is_empty() {
+                for inside in [
+                    format!("see {touching}{written} now"),
+                    format!("see {written}{touching} now"),
+                ] {
+                    proptest::prop_assert!(found(&[written], &inside).is_empty(), "{written:?} in {inside:?}");
+                }
+            }
         }
     }
 }

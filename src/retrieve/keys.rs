@@ -37,11 +37,18 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let mut out = Vec::new();
     for (entry, e) in glossary.entries.iter().enumerate() {
         for (i, key) in e.alias_keys.iter().enumerate() {
-            if *key != e.key && !e.alias_keys[..i].contains(key) {
+            let written = &e.aliases[i];
+            let same = |other_key: &String, other_written: &String| {
+                // Keys of symbols only are all empty: their text tells them apart.
+                key == other_key && (!key.is_empty() || written.trim() == other_written.trim())
+            };
+            let repeated =
+                same(&e.key, &e.source) || (0..i).any(|j| same(&e.alias_keys[j], &e.aliases[j]));
+            if !repeated {
                 out.push(Keyed {
                     entry,
                     key,
-                    written: &e.aliases[i],
+                    written,
                 });
             }
         }

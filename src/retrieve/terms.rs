@@ -47,10 +47,12 @@ impl KeyForm {
             Some(words) => (words.count(), None),
             None => {
                 let words = phrase::words(k.written);
+                // A key of symbols only ("±") has no words to walk a trie
+                // over: it too is matched as written.
                 let crosses_a_boundary = words
                     .first()
                     .zip(words.last())
-                    .is_some_and(|(a, b)| a.segment != b.segment);
+                    .is_none_or(|(a, b)| a.segment != b.segment);
                 let literal = crosses_a_boundary.then(|| {
                     phrase::tokens(k.written, &words)
                         .into_iter()
@@ -504,9 +506,11 @@ pub fn exact_matches(
             if !form.allows(&post.text[window[0].start..window[n - 1].end]) {
                 continue;
             }
+            // A key of symbols only spans no word.
             let mut words = window.iter().filter_map(|t| t.word);
-            let first = words.next().expect("a key has words");
-            let len = words.next_back().map_or(1, |last| last - first + 1);
+            let span = words
+                .next()
+                .map(|first| (first, words.next_back().map_or(1, |last| last - first + 1)));
             out.push(Match {
                 entry: form.entry,
                 kind: MatchKind::Exact,
@@ -519,7 +523,7 @@ pub fn exact_matches(
                     })
                     .collect(),
                 score: 1.0,
-                words: Some((first, len)),
+                words: span,
             });
         }
         in_phrase_order(&mut out);
