@@ -193,6 +193,16 @@ impl Glossary {
         if entries.is_empty() {
             return Err(InputError::file(path, "the glossary has no entries"));
         }
+        if entries.len() > crate::limits::MAX_GLOSSARY_ENTRIES {
+            return Err(InputError::file(
+                path,
+                format!(
+                    "the glossary has {} entries; at most {} are supported",
+                    entries.len(),
+                    crate::limits::MAX_GLOSSARY_ENTRIES
+                ),
+            ));
+        }
         entries.par_iter_mut().for_each(|entry| {
             entry.key = phrase::key(&entry.source);
             entry.alias_keys = entry.aliases.iter().map(|a| phrase::key(a)).collect();

@@ -7,6 +7,11 @@
 /// are refused naming the file and line.
 pub const MAX_POST_BYTES: usize = 1 << 20;
 
+/// Most glossary entries: 2^30. The matchers number keys in 32 bits with a
+/// flag in the top one; a glossary this large (tens of gigabytes of JSON)
+/// is refused by name rather than mis-numbered.
+pub const MAX_GLOSSARY_ENTRIES: usize = 1 << 30;
+
 /// Largest model reply read, in bytes: 4 MiB. A larger reply fails its
 /// call (not retried) instead of being read whole.
 pub const MAX_REPLY_BYTES: usize = 4 << 20;

@@ -98,7 +98,7 @@ impl WordTarget {
         let entry = u32::try_from(form.entry)
             .ok()
             .filter(|&e| e < CAPITALS)
-            .expect("fewer than 2^31 entries");
+            .expect("glossaries hold at most limits::MAX_GLOSSARY_ENTRIES < 2^31 entries");
         WordTarget(if form.capitals {
             entry | CAPITALS
         } else {
