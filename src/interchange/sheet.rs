@@ -464,6 +464,15 @@ mod tests {
     }
 
     #[test]
+    fn a_term_of_symbols_only_is_a_term() {
+        // Real termbases hold "±" and "&": one such row must not refuse the sheet.
+        let g = sheet("±\tplus-minus\t\t+/-\n&\tund\n", SheetFormat::Tsv).unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!(g.entries[0].aliases, ["+/-"]);
+        assert_eq!(g.entries[1].source, "&");
+    }
+
+    #[test]
     fn a_named_header_in_any_order_and_a_language_header() {
         let g = sheet(
             "Target,Source,ID\nzimbo,date,date-fruit\n",
