@@ -277,7 +277,11 @@ function renderResult() {
         el("span", { class: "pair" }, el("b", {}, entry.source), " → ", el("b", {}, entry.target)),
         el("span", { class: `badge kind-${entry.kind}` }, entry.kind),
         el("span", { class: "found" }, `found as '${entry.phrase}'`),
-        entry.in_output === false ? el("span", { class: "missing" }, "not in the translation") : null,
+        entry.in_output === false && entry.inside
+          ? el("span", { class: "found" }, `inside '${entry.inside}', whose word is used`)
+          : entry.in_output === false
+            ? el("span", { class: "missing" }, "not in the translation")
+            : null,
         el("button", { type: "button", class: "link", onclick: () => openEntry(entry.id) }, "edit"),
       ),
     );

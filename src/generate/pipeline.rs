@@ -113,6 +113,11 @@ pub struct TargetUse {
     pub entry: String,
     pub target: String,
     pub in_output: bool,
+    /// The entry whose longer match holds this one's words ("cream" in
+    /// "ice cream"): a target missing there is the longer term's choice,
+    /// not a miss.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside: Option<String>,
 }
 
 /// What a user should look at, labels or not.
@@ -125,6 +130,20 @@ pub struct Review {
     pub not_exact: Vec<String>,
     /// For each retrieved entry, whether its target is in the output.
     pub targets: Vec<TargetUse>,
+}
+
+impl Review {
+    /// For a target missing from the output, the longer entry it matched
+    /// only inside, when that entry's target is in the output: the longer
+    /// term chose the words ("cream" in "ice cream" → "Eis"), so the check
+    /// does not count it as missing.
+    pub fn inside_used<'r>(&'r self, t: &'r TargetUse) -> Option<&'r str> {
+        let longer = t.inside.as_deref().filter(|_| !t.in_output)?;
+        self.targets
+            .iter()
+            .any(|o| o.entry == longer && o.in_output)
+            .then_some(longer)
+    }
 }
 
 /// Where a labelled post's retrieval left it.
@@ -177,6 +196,9 @@ pub struct Prepared {
     /// The simplified text, as retrieval and the prompt saw it.
     pub text: String,
     matches: Vec<Match>,
+    /// Per match, the entry whose longer match holds every place where it
+    /// matched ([`inside_others`]).
+    inside: Vec<Option<String>>,
     uncovered: Vec<String>,
     /// A failed `--simplify llm` call: the post then gets no generate call.
     simplify_error: Option<ProviderError>,
@@ -242,14 +264,20 @@ impl Pipeline {
         let phrases = timed(started, keys);
 
         let started = Instant::now();
-        let matches = best_per_entry(self.retriever.retrieve(&view));
+        let all = self.retriever.retrieve(&view);
+        let matches = best_per_entry(all.clone());
+        let inside = matches
+            .iter()
+            .map(|m| inside_others(&all, m.entry, &self.glossary))
+            .collect();
         let used = matches.iter().map(|m| self.used_entry(m, &view, &joined));
         let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
         let prompt = timed(started, self.prompt(&joined, &retrieve.output));
 
-        let uncovered = uncovered(&view, &matches);
+        // Every match covers its words, not only each entry's best one.
+        let uncovered = uncovered(&view, &all);
         Prepared {
             trace: Trace {
                 retriever: self.retriever_name.clone(),
@@ -265,6 +293,7 @@ impl Pipeline {
             },
             text: joined,
             matches,
+            inside,
             uncovered,
             simplify_error,
         }
@@ -354,7 +383,12 @@ impl Pipeline {
     ) -> Trace {
         let output = generate.output.text.as_deref();
         let labelled = label.map(|label| self.labelled(&prepared.matches, label, output));
-        let review = review(prepared.uncovered, &prepared.trace.retrieve.output, output);
+        let review = review(
+            prepared.uncovered,
+            &prepared.inside,
+            &prepared.trace.retrieve.output,
+            output,
+        );
         Trace {
             generate,
             labelled,
@@ -480,7 +514,35 @@ fn uncovered(view: &PostView, matches: &[Match]) -> Vec<String> {
     uncovered
 }
 
-fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> Review {
+/// For an entry, the id of another entry whose longer match holds every
+/// place where this one matched ("cream" only inside "ice cream"), the
+/// longest such: where its target is missing from a translation, the longer
+/// term chose the words. An entry that also matched elsewhere gets `None`.
+fn inside_others(all: &[Match], entry: usize, glossary: &Glossary) -> Option<String> {
+    let mut covering: Option<(usize, usize)> = None; // (entry, words)
+    for m in all.iter().filter(|m| m.entry == entry) {
+        let (first, len) = m.words?;
+        let (other, words) = all
+            .iter()
+            .filter(|o| o.entry != entry)
+            .filter_map(|o| Some((o.entry, o.words?)))
+            .filter(|&(_, (f, l))| l > len && f <= first && first + len <= f + l)
+            .map(|(o, (_, l))| (o, l))
+            .max_by_key(|&(_, l)| l)?;
+        if covering.is_none_or(|(_, l)| words > l) {
+            covering = Some((other, words));
+        }
+    }
+    covering.map(|(e, _)| glossary.entries[e].id.clone())
+}
+
+/// `inside[i]` is [`inside_others`] for `used[i]`.
+fn review(
+    uncovered: Vec<String>,
+    inside: &[Option<String>],
+    used: &[UsedEntry],
+    output: Option<&str>,
+) -> Review {
     Review {
         uncovered,
         not_exact: used
@@ -490,10 +552,12 @@ fn review(uncovered: Vec<String>, used: &[UsedEntry], output: Option<&str>) -> R
             .collect(),
         targets: used
             .iter()
-            .map(|u| TargetUse {
+            .enumerate()
+            .map(|(i, u)| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
                 in_output: output.is_some_and(|o| contains_target(o, &u.target, &u.forms)),
+                inside: inside.get(i).cloned().flatten(),
             })
             .collect(),
     }

@@ -50,7 +50,11 @@ fn entries_table(trace: &Trace) -> Table {
             used.target.clone(),
             used.phrase.clone(),
             format!("{} {:.2}", used.kind, used.score),
-            if target.in_output { "yes" } else { "NO" }.to_string(),
+            match (target.in_output, trace.review.inside_used(target)) {
+                (true, _) => "yes".to_string(),
+                (false, Some(longer)) => format!("no: inside `{longer}`"),
+                (false, None) => "NO".to_string(),
+            },
         ]);
     }
     t
@@ -59,18 +63,26 @@ fn entries_table(trace: &Trace) -> Table {
 /// The check, the words worth a look, and how the output was made.
 fn notes(trace: &Trace) -> String {
     let mut out = String::from("\n");
-    let missing: Vec<&str> = trace
+    let (inside, missing): (Vec<_>, Vec<_>) = trace
         .review
         .targets
         .iter()
         .filter(|t| !t.in_output)
-        .map(|t| t.target.as_str())
-        .collect();
+        .partition(|t| trace.review.inside_used(t).is_some());
     if trace.generate.output.text.is_some() {
         if missing.is_empty() {
             out.push_str("Check: every glossary target is in the output.\n");
         } else {
+            let missing: Vec<&str> = missing.iter().map(|t| t.target.as_str()).collect();
             let _ = writeln!(out, "Check: not in the output: {}", missing.join(", "));
+        }
+        for t in inside {
+            let longer = trace.review.inside_used(t).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  `{}` matched only inside `{longer}`, whose target is in the output (not counted as missing)",
+                t.entry
+            );
         }
     }
     if !trace.review.not_exact.is_empty() {

@@ -435,6 +435,10 @@ pub struct UsedOut {
     /// Whether its target is in the translation (absent for retrieval only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_output: Option<bool>,
+    /// Not in the translation, but matched only inside this longer entry,
+    /// whose target is: the longer term chose the words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside: Option<String>,
 }
 
 /// A warning in plain words.
@@ -586,6 +590,9 @@ fn used_entries(trace: &Trace, glossary: &Glossary, translate: bool) -> Vec<Used
             phrase: u.phrase.clone(),
             score: u.score,
             in_output: translated.then_some(t.in_output),
+            inside: translated
+                .then(|| trace.review.inside_used(t).map(str::to_string))
+                .flatten(),
         })
         .collect()
 }
@@ -640,7 +647,7 @@ fn warnings(
                 entry: Some(u.id.clone()),
             });
         }
-        if translate && u.in_output == Some(false) {
+        if translate && u.in_output == Some(false) && u.inside.is_none() {
             out.push(Warning {
                 kind: "not_in_output",
                 message: format!(

@@ -112,6 +112,47 @@ fn translate_offline_substitutes_and_reports() {
 }
 
 #[test]
+fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
+    // "cream" is written inside "ice cream", whose target the offline
+    // provider uses: "Sahne" is then the longer term's choice, not a miss.
+    let dir = TempDir::new().unwrap();
+    let g = dir.path().join("g.json");
+    std::fs::write(
+        &g,
+        r#"{"entries":[{"source":"ice cream","target":"Eis"},{"source":"cream","target":"Sahne"}]}"#,
+    )
+    .unwrap();
+    let translate = |text: &str| {
+        let out = glossa()
+            .args(["translate", "-g", g.to_str().unwrap(), text])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let inside = translate("Ice cream today.");
+    assert!(inside.starts_with("Eis today."), "{inside}");
+    assert!(
+        inside.contains("every glossary target is in the output"),
+        "{inside}"
+    );
+    assert!(inside.contains("no: inside `ice cream`"), "{inside}");
+    assert!(
+        inside.contains("`cream` matched only inside `ice cream`, whose target is in the output"),
+        "{inside}"
+    );
+    // Written on its own too: an ordinary entry, and its word is covered.
+    let both = translate("Ice cream with cream.");
+    assert!(both.starts_with("Eis with Sahne."), "{both}");
+    assert!(!both.contains("inside"), "{both}");
+    assert!(!both.contains("No entry covers: cream"), "{both}");
+}
+
+#[test]
 fn translate_json_is_the_whole_trace() {
     let out = glossa()
         .args(["translate", "--format", "json", "--retriever", "fuzzy"])

@@ -305,6 +305,32 @@ impl Drop for Process {
 // Translate and retrieve
 
 #[test]
+fn a_term_inside_a_longer_one_is_not_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sweets.json"),
+        r#"{"entries":[{"source":"ice cream","target":"Eis"},{"source":"cream","target":"Sahne"}]}"#,
+    )
+    .unwrap();
+    let s = serve_in_process(dir);
+    let body = json!({"text": "Ice cream today.", "glossary": "sweets"});
+    let v = s.send("POST", "/api/translate", &body, &[]).json();
+    let cream = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "cream")
+        .unwrap();
+    assert_eq!(cream["in_output"], false, "{v}");
+    assert_eq!(cream["inside"], "ice cream", "{v}");
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().all(|w| w["kind"] != "not_in_output"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
 fn translate_highlights_glossary_words_and_explains_what_was_left_out() {
     let s = serve_in_process(cafe_folder());
     let r = s.send(
