@@ -171,7 +171,8 @@ def foldoc_headwords_and_paragraphs(index_path, dict_path):
             continue  # dictd's metadata articles, and articles already read
         seen.add(article)
         head, _, body = article.partition("\n\n")
-        names = [line.strip() for line in head.split("\n") if re.search(ALNUM, line)]
+        # Headwords of symbols only ("&", "~#", ":-)") are terms too (SPEC v2).
+        names = [line.strip() for line in head.split("\n") if line.strip()]
         if names:
             yield names, body.split("\n\n")
 
@@ -460,10 +461,17 @@ class StemSupport:
 
         self.stem = snowballstemmer.stemmer("english").stemWords
         self.keys = {e["id"]: [self.stem(spec_words(k)) for k in [e["source"]] + e.get("aliases", [])] for e in entries}
+        # A key of symbols only ("&") has no stems: written in the post, it is supported.
+        self.symbols = {e["id"]: [key_regex(k) for k in [e["source"]] + e.get("aliases", []) if not spec_words(k)] for e in entries}
 
     def unsupported(self, text, retrieved):
         stems = self.stem(spec_words(text))
-        return [e for e in retrieved if not any(contains_run(stems, key) for key in self.keys[e])]
+        return [
+            e
+            for e in retrieved
+            if not any(contains_run(stems, key) for key in self.keys[e])
+            and not any(r.search(text) for r in self.symbols[e])
+        ]
 
 
 class Tally:
