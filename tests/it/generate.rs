@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{glossa, Response, Server};
+use support::{glossa, run_in, Response, Server};
 use tempfile::TempDir;
 
 fn reply(content: &str) -> Response {
@@ -115,25 +115,10 @@ fn translate_offline_substitutes_and_reports() {
 fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
     // "cream" is written inside "ice cream", whose target the offline
     // provider uses: "Sahne" is then the longer term's choice, not a miss.
-    let dir = TempDir::new().unwrap();
-    let g = dir.path().join("g.json");
-    std::fs::write(
-        &g,
-        r#"{"entries":[{"source":"ice cream","target":"Eis"},{"source":"cream","target":"Sahne"}]}"#,
-    )
-    .unwrap();
-    let translate = |text: &str| {
-        let out = glossa()
-            .args(["translate", "-g", g.to_str().unwrap(), text])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let glossary = support::fixture("ice-cream.json");
+    let glossary = glossary.to_str().unwrap();
+    let cwd = TempDir::new().unwrap();
+    let translate = |text: &str| run_in(cwd.path(), &["translate", "-g", glossary, text], 0).0;
     let inside = translate("Ice cream today.");
     assert!(inside.starts_with("Eis today."), "{inside}");
     assert!(

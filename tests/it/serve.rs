@@ -307,9 +307,9 @@ impl Drop for Process {
 #[test]
 fn a_term_inside_a_longer_one_is_not_warned_about() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
+    std::fs::copy(
+        repo("tests/fixtures/ice-cream.json"),
         dir.path().join("sweets.json"),
-        r#"{"entries":[{"source":"ice cream","target":"Eis"},{"source":"cream","target":"Sahne"}]}"#,
     )
     .unwrap();
     let s = serve_in_process(dir);
