@@ -67,7 +67,7 @@ pub enum Command {
     #[command(
         after_help = "Each finding names the entry, its line in the glossary and a suggestion. \
         Warnings: duplicate-key, never-matches, context-own-key, target-english, form (empty), ambiguous (no `context`). \
-        Notes: nested, redundant-alias, one-letter, leading-article, form, ambiguous (no `sense`).\n\n\
+        Notes: nested, redundant-alias, one-letter, symbols-only, leading-article, form, ambiguous (no `sense`).\n\n\
         --suggest-aliases proposes synonyms from WordNet's data files (Debian: `apt-get install wordnet-base`), \
         restricted to each entry's sense; nothing is written, a person decides.\n\n\
         Exit codes: 0 no warnings (notes may be listed), 1 at least one warning, \

@@ -9,6 +9,8 @@
 //!   words. (Short words, numbers and punctuation are found as written.)
 //! - `one-letter` (note): a key of one letter ("S", "C++"), which every lone
 //!   letter retrieves, after an apostrophe too ("IBM's", "don't").
+//! - `symbols-only` (note): a key with no letter or digit ("±", "&"),
+//!   found only where no letter or digit touches it ("5 ± 2", not "5±2").
 //! - `leading-article` (note): a multi-word key that starts with "the", "a"
 //!   or "an", which posts often write otherwise ("our martial arts ...").
 //! - `context-own-key` (warning): a `context` phrase that stems to the

@@ -16,6 +16,7 @@ pub enum Check {
     DuplicateKey,
     NeverMatches,
     OneLetter,
+    SymbolsOnly,
     LeadingArticle,
     ContextOwnKey,
     Nested,
@@ -26,10 +27,11 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 9] = [
+    pub const ALL: [Check; 10] = [
         Check::DuplicateKey,
         Check::NeverMatches,
         Check::OneLetter,
+        Check::SymbolsOnly,
         Check::LeadingArticle,
         Check::ContextOwnKey,
         Check::Nested,
@@ -44,6 +46,7 @@ impl Check {
             Check::DuplicateKey => duplicate_keys(keys, out),
             Check::NeverMatches => never_matches(keys, out),
             Check::OneLetter => one_letter(keys, out),
+            Check::SymbolsOnly => symbols_only(keys, out),
             Check::LeadingArticle => leading_articles(keys, out),
             Check::ContextOwnKey => context_own_keys(keys, out),
             Check::Nested => nested(keys, out),
@@ -256,6 +259,26 @@ fn one_letter(keys: &Keys, out: &mut Vec<Finding>) {
                 k.text
             ),
             "add the words posts write around it (`C language`), unless every lone letter should bring the entry",
+        ));
+    }
+}
+
+/// `symbols-only`: a key with no letter or digit ("±", "&") is found only
+/// as written, apart from letters and digits: "5 ± 2", not "5±2" or "R&D".
+fn symbols_only(keys: &Keys, out: &mut Vec<Finding>) {
+    for k in keys.keys.iter().filter(|k| k.key.is_empty()) {
+        out.push(finding(
+            &keys.entries[k.entry],
+            "symbols-only",
+            Severity::Note,
+            format!(
+                "{} `{}` has no letter or digit: it is found only where no letter or digit touches it (\"x {} y\", not \"x{}y\"), and never by stem or typo",
+                k.what(),
+                k.text,
+                k.text,
+                k.text
+            ),
+            "if posts also write it in words, add those as an alias (`plus or minus` for `±`)",
         ));
     }
 }

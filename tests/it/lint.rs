@@ -102,6 +102,19 @@ fn one_letter_keys_are_noted() {
     assert_eq!(found(&v, "never-matches"), [w(7, "a")]);
 }
 
+/// "±" and "&" have no letter or digit: noted (found only as written),
+/// and two entries of the same symbols are duplicates, told apart from
+/// other symbols by their text ("C++" has a word: not noted).
+#[test]
+fn keys_of_symbols_only_are_noted_and_compared_by_text() {
+    let (_, v) = lint_json("lint-symbols.json", &[]);
+    assert_eq!(
+        found(&v, "symbols-only"),
+        [n(4, "pm"), n(4, "pm"), n(5, "and"), n(6, "amp")]
+    );
+    assert_eq!(found(&v, "duplicate-key"), [w(6, "amp")]);
+}
+
 #[test]
 fn notes_alone_exit_zero() {
     let (code, v) = lint_json("lint-clean.json", &[]);
