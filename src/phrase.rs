@@ -465,6 +465,14 @@ const ACRONYM_CHARS: usize = 5;
 /// model ("ISDN", "ARM7500", "CoIP", "Mac OS", "i486"; whatever its
 /// length): the typo tiers never respell it.
 pub fn has_name_or_acronym(term: &str) -> bool {
+    // Most terms are ASCII with no capital and no digit: no word in them
+    // can be either (checked for every key of every typo tier's index).
+    if term
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && !b.is_ascii_digit())
+    {
+        return false;
+    }
     term.split(|c: char| !c.is_alphanumeric())
         .any(|word| has_inner_capital(word) || is_model_name(word))
 }
