@@ -99,6 +99,18 @@ const fn is_decimal_mark(c: char) -> bool {
     c == '.' || c == ','
 }
 
+/// The micro sign (U+00B5) is the Greek letter mu (U+03BC) wherever words
+/// are compared: "µg" and "μg" look the same and medical texts write both
+/// (Unicode's case folding and compatibility mapping equate them; plain
+/// lower-casing does not).
+pub fn same_letter(c: char) -> char {
+    if c == '\u{b5}' {
+        '\u{3bc}'
+    } else {
+        c
+    }
+}
+
 fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '’'
 }
@@ -139,7 +151,7 @@ fn unicode_words(text: &str) -> Vec<Word> {
             while i < chars.len() {
                 let c = chars[i];
                 if c.is_alphanumeric() {
-                    word.push(c);
+                    word.push(same_letter(c));
                     i += 1;
                 } else if is_apostrophe(c)
                     && i > start

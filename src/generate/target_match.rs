@@ -124,10 +124,14 @@ fn fold(text: &str) -> String {
 }
 
 /// Lower case, one character at a time (so it never depends on the
-/// neighbours); final sigma folds with sigma.
+/// neighbours); final sigma folds with sigma, the micro sign with mu.
 fn fold_char(c: char, out: &mut String) {
     for l in c.to_lowercase() {
-        out.push(if l == 'ς' { 'σ' } else { l });
+        out.push(if l == 'ς' {
+            'σ'
+        } else {
+            crate::phrase::same_letter(l)
+        });
     }
 }
 
@@ -187,6 +191,12 @@ mod tests {
         assert!(places("İstanbul", "\u{307}stanbul").is_empty());
         assert_eq!(places("ΛΌΓΟΣ", "λόγος"), ["ΛΌΓΟΣ"]);
         assert_eq!(places("un ÉTÉ chaud", "été"), ["ÉTÉ"]);
+        // The micro sign and the Greek mu look alike: either is the other.
+        assert_eq!(
+            places("10 \u{3bc}g/kg", "10 \u{b5}g/kg"),
+            ["10 \u{3bc}g/kg"]
+        );
+        assert_eq!(places("5 \u{b5}l", "5 \u{3bc}l"), ["5 \u{b5}l"]);
     }
 
     #[test]

@@ -202,6 +202,15 @@ mod tests {
     }
 
     #[test]
+    fn the_micro_sign_and_mu_are_one_letter() {
+        // "µg" (U+00B5) in the glossary, "μg" (U+03BC) in the post, and back.
+        let terms = ["0.5 \u{b5}g/kg", "\u{3bc}mol/L"];
+        assert_eq!(found(&terms, "given 0.5 \u{3bc}g/kg daily"), [0]);
+        assert_eq!(found(&terms, "in \u{b5}mol/L"), [1]);
+        assert_eq!(phrase::key("\u{b5}g"), phrase::key("\u{3bc}g"));
+    }
+
+    #[test]
     fn terms_of_symbols_only_are_found_as_written() {
         // No words, so no phrase holds them: matched as written, never
         // touching a letter or digit, never confused with each other.
