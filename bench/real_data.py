@@ -460,17 +460,23 @@ class StemSupport:
         import snowballstemmer  # installed by bench/real.sh
 
         self.stem = snowballstemmer.stemmer("english").stemWords
-        self.keys = {e["id"]: [self.stem(spec_words(k)) for k in [e["source"]] + e.get("aliases", [])] for e in entries}
-        # A key of symbols only ("&") has no stems: written in the post, it is supported.
-        self.symbols = {e["id"]: [key_regex(k) for k in [e["source"]] + e.get("aliases", []) if not spec_words(k)] for e in entries}
+        self.keys = defaultdict(list)  # entry id -> its keys' stems
+        self.symbols = defaultdict(list)  # entry id -> regexes of its keys of symbols only
+        for e in entries:
+            for k in [e["source"]] + e.get("aliases", []):
+                words = spec_words(k)
+                if words:
+                    self.keys[e["id"]].append(self.stem(words))
+                else:  # "&": no stems; written in the post, it is supported
+                    self.symbols[e["id"]].append(key_regex(k))
 
     def unsupported(self, text, retrieved):
         stems = self.stem(spec_words(text))
         return [
             e
             for e in retrieved
-            if not any(contains_run(stems, key) for key in self.keys[e])
-            and not any(r.search(text) for r in self.symbols[e])
+            if not any(contains_run(stems, key) for key in self.keys.get(e, ()))
+            and not any(r.search(text) for r in self.symbols.get(e, ()))
         ]
 
 

@@ -63,25 +63,24 @@ fn entries_table(trace: &Trace) -> Table {
 /// The check, the words worth a look, and how the output was made.
 fn notes(trace: &Trace) -> String {
     let mut out = String::from("\n");
-    let (inside, missing): (Vec<_>, Vec<_>) = trace
-        .review
-        .targets
-        .iter()
-        .filter(|t| !t.in_output)
-        .partition(|t| trace.review.inside_used(t).is_some());
+    // Targets not in the output: missing, or the choice of a longer term.
+    let (mut missing, mut inside) = (Vec::new(), Vec::new());
+    for t in trace.review.targets.iter().filter(|t| !t.in_output) {
+        match trace.review.inside_used(t) {
+            Some(longer) => inside.push((&t.entry, longer)),
+            None => missing.push(t.target.as_str()),
+        }
+    }
     if trace.generate.output.text.is_some() {
         if missing.is_empty() {
             out.push_str("Check: every glossary target is in the output.\n");
         } else {
-            let missing: Vec<&str> = missing.iter().map(|t| t.target.as_str()).collect();
             let _ = writeln!(out, "Check: not in the output: {}", missing.join(", "));
         }
-        for t in inside {
-            let longer = trace.review.inside_used(t).unwrap_or_default();
+        for (entry, longer) in inside {
             let _ = writeln!(
                 out,
-                "  `{}` matched only inside `{longer}`, whose target is in the output (not counted as missing)",
-                t.entry
+                "  `{entry}` matched only inside `{longer}`, whose target is in the output (not counted as missing)"
             );
         }
     }

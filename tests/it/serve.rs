@@ -174,11 +174,16 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
+/// A folder holding a copy of the repository file `file` as `name`.
+fn folder_with(file: &str, name: &str) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo(file), dir.path().join(name)).unwrap();
+    dir
+}
+
 /// A glossaries folder holding a copy of the café demo.
 fn cafe_folder() -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(repo("glossaries/cafe.json"), dir.path().join("cafe.json")).unwrap();
-    dir
+    folder_with("glossaries/cafe.json", "cafe.json")
 }
 
 struct Served {
@@ -306,13 +311,7 @@ impl Drop for Process {
 
 #[test]
 fn a_term_inside_a_longer_one_is_not_warned_about() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        repo("tests/fixtures/ice-cream.json"),
-        dir.path().join("sweets.json"),
-    )
-    .unwrap();
-    let s = serve_in_process(dir);
+    let s = serve_in_process(folder_with("tests/fixtures/ice-cream.json", "sweets.json"));
     let body = json!({"text": "Ice cream today.", "glossary": "sweets"});
     let v = s.send("POST", "/api/translate", &body, &[]).json();
     let cream = v["entries"]
@@ -795,12 +794,7 @@ fn bodies_over_64_kib_are_refused_with_a_json_413() {
 
 #[test]
 fn glossary_names_are_plain_names_and_paths_are_refused() {
-    let outside = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        repo("glossaries/cafe.json"),
-        outside.path().join("secret.json"),
-    )
-    .unwrap();
+    let outside = folder_with("glossaries/cafe.json", "secret.json");
     let s = serve_in_process(cafe_folder());
     let escape = format!(
         "..%2F..%2F..%2F..%2F..%2F..%2F..%2F..%2F..{}%2Fsecret",
