@@ -5,7 +5,7 @@
 use super::{ambiguous_words, keys_of, English, Finding, Key, Severity};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::{self, Skip};
-use crate::retrieve::Stems;
+use crate::retrieve::{without_leading_article, Stems};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -288,6 +288,7 @@ fn leading_articles(keys: &Keys, out: &mut Vec<Finding>) {
     for k in &keys.keys {
         let first = k.key.split(' ').next().unwrap_or_default();
         if k.key.contains(' ') && matches!(first, "the" | "a" | "an") {
+            let rest = &k.key[first.len() + 1..];
             out.push(finding(
                 &keys.entries[k.entry],
                 "leading-article",
@@ -298,8 +299,12 @@ fn leading_articles(keys: &Keys, out: &mut Vec<Finding>) {
                     k.text
                 ),
                 format!(
-                    "drop it (`{}`): posts often write another article or none",
-                    &k.key[first.len() + 1..]
+                    "drop it (`{rest}`): posts often write another article or none{}",
+                    if without_leading_article(k.key, k.text).is_some() {
+                        " (`glossa` finds it without one, `exact` does not)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }

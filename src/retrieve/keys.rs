@@ -3,6 +3,7 @@
 //! runs the same matchers over alias keys.
 
 use crate::glossary::Glossary;
+use crate::phrase;
 
 /// One key of one entry, borrowed from the glossary (the matchers copy
 /// what they keep).
@@ -31,19 +32,31 @@ pub fn sources(glossary: &Glossary) -> Vec<Keyed<'_>> {
         .collect()
 }
 
-/// Every entry's alias keys, in glossary order then alias order. An alias
-/// whose key repeats its entry's source key or an earlier alias is left out.
+/// Every entry's alias keys, in glossary order: its declared aliases, then
+/// its source and aliases without a leading article ("the martial arts
+/// training institute" is found in "a martial arts training institute": a
+/// term list copies its article from one sentence, posts write another or
+/// none). A key that repeats its entry's source key or an earlier alias is
+/// left out.
 pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let mut out = Vec::new();
     for (entry, e) in glossary.entries.iter().enumerate() {
-        for (i, key) in e.alias_keys.iter().enumerate() {
-            let written = &e.aliases[i];
-            let same = |other_key: &String, other_written: &String| {
+        let first = out.len();
+        let declared = e.alias_keys.iter().zip(&e.aliases);
+        let source = std::iter::once((&e.key, &e.source));
+        let without_article = source
+            .chain(declared.clone())
+            .filter_map(|(key, written)| without_leading_article(key, written));
+        let candidates = declared
+            .map(|(key, written)| (key.as_str(), written.as_str()))
+            .chain(without_article);
+        for (key, written) in candidates {
+            let same = |other_key: &str, other_written: &str| {
                 // Keys of symbols only are all empty: their text tells them apart.
                 key == other_key && (!key.is_empty() || written.trim() == other_written.trim())
             };
-            let repeated =
-                same(&e.key, &e.source) || (0..i).any(|j| same(&e.alias_keys[j], &e.aliases[j]));
+            let repeated = same(&e.key, &e.source)
+                || out[first..].iter().any(|k: &Keyed| same(k.key, k.written));
             if !repeated {
                 out.push(Keyed {
                     entry,
@@ -54,6 +67,26 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
         }
     }
     out
+}
+
+/// `key` and `written` without their leading "the", "a" or "an", when the
+/// rest has at least two words that are not stop words. Less would be found
+/// far more often than the term is meant: "the Fed" in "I fed the cat",
+/// the idiom "the other day" in "every other day", "a lot of" in "a
+/// parking lot of ...".
+pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'g str, &'g str)> {
+    let (article, rest) = key.split_once(' ')?;
+    let content_words = rest.split(' ').filter(|w| !phrase::is_stopword(w)).count();
+    if !matches!(article, "the" | "a" | "an") || content_words < 2 {
+        return None;
+    }
+    // The written form must start with the article as a word of its own
+    // ("(the ...)" or "the-" keep theirs).
+    let written = written.trim_start();
+    let after = written.get(article.len()..)?;
+    let starts_with_article = written[..article.len()].eq_ignore_ascii_case(article)
+        && after.starts_with(char::is_whitespace);
+    starts_with_article.then(|| (rest, after.trim_start()))
 }
 
 /// Every source key, then every alias key numbered past the glossary's
@@ -69,4 +102,32 @@ pub fn sources_and_aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
         ..k
     }));
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_leading_article as drop;
+
+    #[test]
+    fn an_article_goes_only_before_two_words_that_are_not_stop_words() {
+        let key = "the martial arts training institute";
+        let rest = Some((
+            "martial arts training institute",
+            "Martial Arts Training Institute",
+        ));
+        assert_eq!(drop(key, "The Martial Arts Training Institute"), rest);
+        assert_eq!(drop(key, "  the\tMartial Arts Training Institute"), rest);
+        assert_eq!(
+            drop("an eu council", "An EU council"),
+            Some(("eu council", "EU council"))
+        );
+        // One word left, or one besides stop words.
+        assert_eq!(drop("the fed", "the Fed"), None);
+        assert_eq!(drop("the other day", "the other day"), None);
+        assert_eq!(drop("a lot of", "a lot of"), None);
+        // Not an article, or not written as a word of its own.
+        assert_eq!(drop("then old city wall", "then old city wall"), None);
+        assert_eq!(drop("the old city wall", "(the) old city wall"), None);
+        assert_eq!(drop("the old city wall", "the-old city wall"), None);
+    }
 }

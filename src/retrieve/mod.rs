@@ -33,6 +33,7 @@ mod wordmap;
 
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
+pub use keys::without_leading_article;
 pub use normalised::Stems;
 pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
 pub use sense::{stems_to_own_key, Sense, Verdict};

@@ -247,6 +247,51 @@ fn aliases_match_through_exact_stem_fuzzy_edit_and_split() {
 }
 
 #[test]
+fn a_leading_article_is_not_needed_to_find_a_term() {
+    let g = glossary(&[
+        r#""id": "institute", "source": "the martial arts training institute""#,
+        r#""id": "monarch", "source": "The Mt. Yellow's True Monarch""#,
+        r#""id": "council", "source": "THE UN SECURITY COUNCIL""#,
+        r#""id": "hall", "source": "spirit hall", "aliases": ["the Spirit Hall of Wuhun City"]"#,
+        r#""id": "fed", "source": "the Fed""#,
+        r#""id": "quoted", "source": "(the) old city wall""#,
+    ]);
+    let found = |spec: &str, text: &str| run(spec, &g, text);
+    assert_eq!(
+        found("glossa", "He founded a martial arts training institute."),
+        [(
+            "institute".into(),
+            MatchKind::Alias,
+            "martial arts training institute".into()
+        )]
+    );
+    // Through stems and typos too, like any alias.
+    assert_eq!(
+        ids("glossa", &g, "Two martial arts training institutes"),
+        ["institute"]
+    );
+    assert_eq!(
+        ids("glossa", &g, "at Mt. Yellow’s True Monarch's side"),
+        ["monarch"]
+    );
+    assert_eq!(ids("glossa", &g, "Spirit Hall of Wuhun City"), ["hall"]);
+    // Written with its article, it is the source as written.
+    assert_eq!(
+        found("glossa", "the martial arts training institute")[0].1,
+        MatchKind::Exact
+    );
+    // What is left keeps its capitals: a key in capitals is found in capitals.
+    assert_eq!(ids("glossa", &g, "a UN SECURITY COUNCIL vote"), ["council"]);
+    assert!(ids("glossa", &g, "a un security council vote").is_empty());
+    // One word left would be found far too often ("I fed the cat"), and an
+    // article behind punctuation is part of the term.
+    assert!(ids("glossa", &g, "I fed the cat.").is_empty());
+    assert!(ids("glossa", &g, "an old city wall").is_empty());
+    // The reference `exact` reads sources as written (SPEC.md).
+    assert!(ids("exact", &g, "He founded a martial arts training institute.").is_empty());
+}
+
+#[test]
 fn longest_match_drops_the_inner_entry_unless_it_matched_elsewhere() {
     let g = glossary(&[
         r#""id": "cold-coffee", "source": "cold coffee", "target": "frosk mavi""#,
