@@ -3,9 +3,11 @@
 //! edit distance and split/joined words — with the match kind `alias`. As
 //! in `edit`, only words not spelled correctly are read as typos.
 //! This is how a glossary owner declares synonyms ("biscuits" for cookie,
-//! "food to go" for takeaway).
+//! "food to go" for takeaway). A source or alias without its leading
+//! article is an alias too, matched as written ([`keys::without_articles`]).
 
 use super::edit::EditOf;
+use super::exact::Exact;
 use super::fuzzy::Fuzzy;
 use super::keys::{self, Keyed};
 use super::known::KnownWords;
@@ -75,9 +77,10 @@ impl AliasFuzzy {
 impl Alias {
     pub fn new(glossary: &Glossary, params: &Params) -> Alias {
         let keys = keys::aliases(glossary);
+        let without_articles = Exact::over(&keys::without_articles(glossary));
         if keys.is_empty() {
             return Alias {
-                parts: Vec::new(),
+                parts: vec![Box::new(without_articles)],
                 fuzzy: AliasFuzzy::new(&keys, params.threshold, Arc::default()),
             };
         }
@@ -92,6 +95,7 @@ impl Alias {
                     known.clone(),
                 )),
                 Box::new(Split::over(&keys, &stemmed)),
+                Box::new(without_articles),
             ],
             fuzzy: AliasFuzzy::new(&keys, params.threshold, known),
         }

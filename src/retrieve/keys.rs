@@ -32,32 +32,14 @@ pub fn sources(glossary: &Glossary) -> Vec<Keyed<'_>> {
         .collect()
 }
 
-/// Every entry's alias keys, in glossary order: its declared aliases, then
-/// its source and aliases without a leading article ("the martial arts
-/// training institute" is found in "a martial arts training institute": a
-/// term list copies its article from one sentence, posts write another or
-/// none). A key that repeats its entry's source key or an earlier alias is
-/// left out.
+/// Every entry's alias keys, in glossary order then alias order. An alias
+/// whose key repeats its entry's source key or an earlier alias is left out.
 pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let mut out = Vec::new();
     for (entry, e) in glossary.entries.iter().enumerate() {
         let first = out.len();
-        let declared = e.alias_keys.iter().zip(&e.aliases);
-        let source = std::iter::once((&e.key, &e.source));
-        let without_article = source
-            .chain(declared.clone())
-            .filter_map(|(key, written)| without_leading_article(key, written));
-        let candidates = declared
-            .map(|(key, written)| (key.as_str(), written.as_str()))
-            .chain(without_article);
-        for (key, written) in candidates {
-            let same = |other_key: &str, other_written: &str| {
-                // Keys of symbols only are all empty: their text tells them apart.
-                key == other_key && (!key.is_empty() || written.trim() == other_written.trim())
-            };
-            let repeated = same(&e.key, &e.source)
-                || out[first..].iter().any(|k: &Keyed| same(k.key, k.written));
-            if !repeated {
+        for (key, written) in e.alias_keys.iter().zip(&e.aliases) {
+            if !repeats(&e.key, &e.source, &out[first..], key, written) {
                 out.push(Keyed {
                     entry,
                     key,
@@ -67,6 +49,49 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
         }
     }
     out
+}
+
+/// Every entry's source and aliases without their leading article
+/// ([`without_leading_article`]), in glossary order: "the martial arts
+/// training institute" is found as written in "a martial arts training
+/// institute" (a term list copies its article from one sentence; posts
+/// write another or none). Matched as written only: through stems or typos
+/// the article's number is lost too ("a week ago" is not "weeks ago"). A
+/// key that repeats one of the entry's own is left out.
+pub fn without_articles(glossary: &Glossary) -> Vec<Keyed<'_>> {
+    let mut out = Vec::new();
+    for (entry, e) in glossary.entries.iter().enumerate() {
+        let first = out.len();
+        let declared = e.alias_keys.iter().zip(&e.aliases);
+        let dropped = std::iter::once((&e.key, &e.source))
+            .chain(declared.clone())
+            .filter_map(|(key, written)| without_leading_article(key, written));
+        for (key, written) in dropped {
+            let own = declared.clone().any(|(k, w)| same_key(k, w, key, written));
+            if !own && !repeats(&e.key, &e.source, &out[first..], key, written) {
+                out.push(Keyed {
+                    entry,
+                    key,
+                    written,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `key` (written `written`) is the entry's source key or one of
+/// `earlier`.
+fn repeats(source_key: &str, source: &str, earlier: &[Keyed], key: &str, written: &str) -> bool {
+    same_key(source_key, source, key, written)
+        || earlier
+            .iter()
+            .any(|k| same_key(k.key, k.written, key, written))
+}
+
+fn same_key(a_key: &str, a_written: &str, b_key: &str, b_written: &str) -> bool {
+    // Keys of symbols only are all empty: their text tells them apart.
+    a_key == b_key && (!a_key.is_empty() || a_written.trim() == b_written.trim())
 }
 
 /// `key` and `written` without their leading "the", "a" or "an", when the

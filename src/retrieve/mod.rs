@@ -101,12 +101,20 @@ pub struct Match {
 
 impl Match {
     /// Whether the match is the entry's source or an alias as written in
-    /// the post (not found through a stem or a typo).
+    /// the post (not found through a stem or a typo), with or without its
+    /// leading article.
     pub fn is_written(&self, glossary: &Glossary) -> bool {
         let entry = &glossary.entries[self.entry];
+        let without_article = || {
+            std::iter::once((&entry.key, &entry.source))
+                .chain(entry.alias_keys.iter().zip(&entry.aliases))
+                .filter_map(|(key, written)| without_leading_article(key, written))
+                .any(|(key, _)| key == self.phrase)
+        };
         self.kind == MatchKind::Exact
             || entry.key == self.phrase
             || entry.alias_keys.contains(&self.phrase)
+            || (self.kind == MatchKind::Alias && without_article())
     }
 
     /// A match of the phrase at `span` (its key made here).

@@ -13,6 +13,7 @@
 
 use super::alias::{self, AliasFuzzy};
 use super::edit::{self, Edit};
+use super::exact::Exact;
 use super::keys;
 use super::known::KnownWords;
 use super::normalised::{self, stem_keys, Normalised};
@@ -60,6 +61,8 @@ pub struct SharedTiers {
     /// The glossary's entry count: keys numbered from here are aliases.
     entries: usize,
     tiers: [Box<dyn Retriever>; 3],
+    /// Sources and aliases without their leading article, as written.
+    without_articles: Exact,
     fuzzy: AliasFuzzy,
 }
 
@@ -106,6 +109,7 @@ impl SharedTiers {
         SharedTiers {
             entries,
             tiers: [Box::new(normalised), Box::new(edit), Box::new(split)],
+            without_articles: Exact::over(&keys::without_articles(glossary)),
             fuzzy,
         }
     }
@@ -129,6 +133,14 @@ impl SharedTiers {
                 }
             }
         }
+        // In `alias`'s order: its three tiers, the keys without articles, fuzzy.
+        let without_articles = self.without_articles.retrieve(post);
+        dealt
+            .aliases
+            .extend(without_articles.into_iter().map(|m| Match {
+                kind: MatchKind::Alias,
+                ..m
+            }));
         dealt.aliases.extend(self.fuzzy.retrieve(post));
         dealt
     }
@@ -188,10 +200,11 @@ mod tests {
         #[test]
         fn one_index_gives_what_the_retrievers_give_apart(
             entries in proptest::collection::vec(
-                ("[abcdes]{2,8}( [abcdes]{2,8}){0,2}", proptest::collection::vec("[abcdes]{2,8}( [abcdes]{2,8})?", 0..3)),
+                // Leading articles: keys without them are aliases too.
+                ("((the|a) )?[abcdes]{2,8}( [abcdes]{2,8}){0,2}", proptest::collection::vec("((the|an) )?[abcdes]{2,8}( [abcdes]{2,8}){0,2}", 0..3)),
                 1..25,
             ),
-            posts in proptest::collection::vec("[abcdes]{2,9}( [abcdes]{1,9}){0,8}", 1..8),
+            posts in proptest::collection::vec("[abcdes]{2,9}( (the|[abcdes]{1,9})){0,8}", 1..8),
             order in 0usize..3,
         ) {
             let json: Vec<String> = entries
@@ -211,7 +224,11 @@ mod tests {
             let spec = ["normalised+edit+split+alias", "alias+split+normalised+edit", "edit+alias+normalised+split"][order];
             let shared = build(spec, &g, &Params::default()).unwrap();
             let separate = apart(spec, &g);
-            for text in &posts {
+            // Each source without its first word too, so that keys without
+            // their articles are met.
+            let rests = entries.iter().filter_map(|(source, _)| source.split_once(' ')).map(|(_, rest)| rest.to_string());
+            for text in posts.iter().cloned().chain(rests) {
+                let text = &text;
                 let post = PostView::new(text, None);
                 let (a, b) = (shared.retrieve(&post), separate.retrieve(&post));
                 proptest::prop_assert_eq!(sorted(&a), sorted(&b), "{}", text);
