@@ -12,7 +12,9 @@
 //! - `symbols-only` (note): a key with no letter or digit ("±", "&"),
 //!   found only where no letter or digit touches it ("5 ± 2", not "5±2").
 //! - `leading-article` (note): a multi-word key that starts with "the", "a"
-//!   or "an", which posts often write otherwise ("our martial arts ...").
+//!   or "an", which posts often write otherwise ("our martial arts ...");
+//!   the default finds it without the article only where two words that
+//!   are not stop words follow it, and `exact` never does.
 //! - `context-own-key` (warning): a `context` phrase that stems to the
 //!   entry's own key or alias (`dated` for `date`); the sense filter then
 //!   matches it only as written.
@@ -210,6 +212,40 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_article_is_noted_and_the_note_says_whether_glossa_drops_it() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[
+              {"id":"institute","source":"the martial arts training institute","target":"wuguan"},
+              {"id":"day","source":"the other day","target":"neulich"},
+              {"id":"plain","source":"martial arts","target":"wushu"}]}"#,
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(String, String)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "leading-article")
+            .map(|f| (f.entry, f.suggestion))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "institute".to_string(),
+                    "drop it (`martial arts training institute`): posts often write another \
+                     article or none (`glossa` finds it without one, `exact` does not)"
+                        .to_string()
+                ),
+                (
+                    "day".to_string(),
+                    "drop it (`other day`): posts often write another article or none".to_string()
+                )
+            ]
+        );
+    }
 
     #[test]
     fn forms_that_are_empty_the_target_or_repeated_are_found() {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "alias",
-    summary: "the entry's declared aliases (synonyms), matched as written, stemmed, fuzzy, edit or split; kind `alias`",
+    summary: "the entry's declared aliases (synonyms), matched as written, stemmed, fuzzy, edit or split, and its terms without a leading article, as written; kind `alias`",
     build: |g, p: &Params| Box::new(Alias::new(g, p)),
 };
 

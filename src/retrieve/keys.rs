@@ -98,7 +98,9 @@ fn same_key(a_key: &str, a_written: &str, b_key: &str, b_written: &str) -> bool 
 /// rest has at least two words that are not stop words. Less would be found
 /// far more often than the term is meant: "the Fed" in "I fed the cat",
 /// the idiom "the other day" in "every other day", "a lot of" in "a
-/// parking lot of ...".
+/// parking lot of ...". "A" or "an" before a name is part of a title ("A
+/// Programming Language" is not every "programming language"); "the" is
+/// not ("the Jade Emperor").
 pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'g str, &'g str)> {
     let (article, rest) = key.split_once(' ')?;
     let content_words = rest.split(' ').filter(|w| !phrase::is_stopword(w)).count();
@@ -111,7 +113,9 @@ pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'
     let after = written.get(article.len()..)?;
     let starts_with_article = written[..article.len()].eq_ignore_ascii_case(article)
         && after.starts_with(char::is_whitespace);
-    starts_with_article.then(|| (rest, after.trim_start()))
+    let rest_written = after.trim_start();
+    let title = article != "the" && rest_written.chars().any(char::is_uppercase);
+    (starts_with_article && !title).then_some((rest, rest_written))
 }
 
 /// Every source key, then every alias key numbered past the glossary's
@@ -143,8 +147,18 @@ mod tests {
         assert_eq!(drop(key, "The Martial Arts Training Institute"), rest);
         assert_eq!(drop(key, "  the\tMartial Arts Training Institute"), rest);
         assert_eq!(
-            drop("an eu council", "An EU council"),
-            Some(("eu council", "EU council"))
+            drop("the jade emperor", "The Jade Emperor"),
+            Some(("jade emperor", "Jade Emperor"))
+        );
+        // "A" or "an" before a name: the title of a work.
+        assert_eq!(
+            drop("a programming language", "A Programming Language"),
+            None
+        );
+        assert_eq!(drop("an eu council", "An EU council"), None);
+        assert_eq!(
+            drop("a programming language", "A programming language"),
+            Some(("programming language", "programming language"))
         );
         // One word left, or one besides stop words.
         assert_eq!(drop("the fed", "the Fed"), None);
