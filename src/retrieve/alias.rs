@@ -4,7 +4,7 @@
 //! in `edit`, only words not spelled correctly are read as typos.
 //! This is how a glossary owner declares synonyms ("biscuits" for cookie,
 //! "food to go" for takeaway). A source or alias without its leading
-//! article is an alias too, matched as written ([`keys::without_articles`]).
+//! article is an alias too, matched as written ([`without_articles`]).
 
 use super::edit::EditOf;
 use super::exact::Exact;
@@ -77,29 +77,36 @@ impl AliasFuzzy {
 impl Alias {
     pub fn new(glossary: &Glossary, params: &Params) -> Alias {
         let keys = keys::aliases(glossary);
-        let without_articles = Exact::over(&keys::without_articles(glossary));
-        if keys.is_empty() {
-            return Alias {
-                parts: vec![Box::new(without_articles)],
-                fuzzy: AliasFuzzy::new(&keys, params.threshold, Arc::default()),
-            };
+        let mut parts: Vec<Box<dyn Retriever>> = Vec::new();
+        let known = if keys.is_empty() {
+            Arc::default()
+        } else {
+            let known = Arc::new(KnownWords::new(glossary));
+            let stemmed = stem_keys(&keys);
+            parts.push(Box::new(Normalised::over(&keys, &stemmed)));
+            parts.push(Box::new(EditOf::aliases(
+                glossary,
+                params.edit_bounds(),
+                known.clone(),
+            )));
+            parts.push(Box::new(Split::over(&keys, &stemmed)));
+            known
+        };
+        if let Some(exact) = without_articles(glossary) {
+            parts.push(Box::new(exact));
         }
-        let known = Arc::new(KnownWords::new(glossary));
-        let stemmed = stem_keys(&keys);
         Alias {
-            parts: vec![
-                Box::new(Normalised::over(&keys, &stemmed)),
-                Box::new(EditOf::aliases(
-                    glossary,
-                    params.edit_bounds(),
-                    known.clone(),
-                )),
-                Box::new(Split::over(&keys, &stemmed)),
-                Box::new(without_articles),
-            ],
+            parts,
             fuzzy: AliasFuzzy::new(&keys, params.threshold, known),
         }
     }
+}
+
+/// `exact` over the glossary's keys without their leading article, if it
+/// has any ([`keys::without_articles`]).
+pub fn without_articles(glossary: &Glossary) -> Option<Exact> {
+    let keys = keys::without_articles(glossary);
+    (!keys.is_empty()).then(|| Exact::over(&keys))
 }
 
 impl Retriever for Alias {

@@ -61,8 +61,9 @@ pub struct SharedTiers {
     /// The glossary's entry count: keys numbered from here are aliases.
     entries: usize,
     tiers: [Box<dyn Retriever>; 3],
-    /// Sources and aliases without their leading article, as written.
-    without_articles: Exact,
+    /// Sources and aliases without their leading article, as written (none
+    /// in most glossaries: then no post pays for them).
+    without_articles: Option<Exact>,
     fuzzy: AliasFuzzy,
 }
 
@@ -109,7 +110,7 @@ impl SharedTiers {
         SharedTiers {
             entries,
             tiers: [Box::new(normalised), Box::new(edit), Box::new(split)],
-            without_articles: Exact::over(&keys::without_articles(glossary)),
+            without_articles: alias::without_articles(glossary),
             fuzzy,
         }
     }
@@ -134,13 +135,13 @@ impl SharedTiers {
             }
         }
         // In `alias`'s order: its three tiers, the keys without articles, fuzzy.
-        let without_articles = self.without_articles.retrieve(post);
-        dealt
-            .aliases
-            .extend(without_articles.into_iter().map(|m| Match {
+        if let Some(exact) = &self.without_articles {
+            let matches = exact.retrieve(post).into_iter();
+            dealt.aliases.extend(matches.map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m
             }));
+        }
         dealt.aliases.extend(self.fuzzy.retrieve(post));
         dealt
     }
