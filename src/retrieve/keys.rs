@@ -102,9 +102,11 @@ fn same_key(a_key: &str, a_written: &str, b_key: &str, b_written: &str) -> bool 
 /// Programming Language" is not every "programming language"); "the" is
 /// not ("the Jade Emperor").
 pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'g str, &'g str)> {
-    let (article, rest) = key.split_once(' ')?;
+    let (article, rest) = ["the", "a", "an"]
+        .into_iter()
+        .find_map(|a| Some((a, key.strip_prefix(a)?.strip_prefix(' ')?)))?;
     let content_words = rest.split(' ').filter(|w| !phrase::is_stopword(w)).count();
-    if !matches!(article, "the" | "a" | "an") || content_words < 2 {
+    if content_words < 2 {
         return None;
     }
     // The written form must start with the article as a word of its own
