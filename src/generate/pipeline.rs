@@ -125,8 +125,9 @@ pub struct TargetUse {
 pub struct Review {
     /// Content words no entry covered: candidates for the glossary.
     pub uncovered: Vec<String>,
-    /// Entries that matched other than exactly (stem, fuzzy, ...): worth a
-    /// second look.
+    /// Entries that matched other than as written (through a stem, a typo,
+    /// ...; a declared alias or a term without its article as written is
+    /// as written): worth a second look.
     pub not_exact: Vec<String>,
     /// For each retrieved entry, whether its target is in the output.
     pub targets: Vec<TargetUse>,
@@ -199,6 +200,9 @@ pub struct Prepared {
     /// Per match, the entry whose longer match holds every place where it
     /// matched ([`inside_others`]).
     inside: Vec<Option<String>>,
+    /// Per match, whether it is a source or alias as written
+    /// ([`Match::is_written`]).
+    written: Vec<bool>,
     uncovered: Vec<String>,
     /// A failed `--simplify llm` call: the post then gets no generate call.
     simplify_error: Option<ProviderError>,
@@ -270,6 +274,10 @@ impl Pipeline {
             .iter()
             .map(|m| inside_others(&all, m.entry, &self.glossary))
             .collect();
+        let written = matches
+            .iter()
+            .map(|m| m.kind == MatchKind::Oracle || m.is_written(&self.glossary))
+            .collect();
         let used = matches.iter().map(|m| self.used_entry(m, &view, &joined));
         let retrieve = timed(started, used.collect::<Vec<_>>());
 
@@ -294,6 +302,7 @@ impl Pipeline {
             text: joined,
             matches,
             inside,
+            written,
             uncovered,
             simplify_error,
         }
@@ -386,6 +395,7 @@ impl Pipeline {
         let review = review(
             prepared.uncovered,
             &prepared.inside,
+            &prepared.written,
             &prepared.trace.retrieve.output,
             output,
         );
@@ -536,10 +546,12 @@ fn inside_others(all: &[Match], entry: usize, glossary: &Glossary) -> Option<Str
     covering.map(|(e, _)| glossary.entries[e].id.clone())
 }
 
-/// `inside[i]` is [`inside_others`] for `used[i]`.
+/// `inside[i]` is [`inside_others`] for `used[i]`, `written[i]` whether it
+/// matched as written.
 fn review(
     uncovered: Vec<String>,
     inside: &[Option<String>],
+    written: &[bool],
     used: &[UsedEntry],
     output: Option<&str>,
 ) -> Review {
@@ -547,8 +559,9 @@ fn review(
         uncovered,
         not_exact: used
             .iter()
-            .filter(|u| !matches!(u.kind, MatchKind::Exact | MatchKind::Oracle))
-            .map(|u| u.entry.clone())
+            .zip(written)
+            .filter(|(_, &written)| !written)
+            .map(|(u, _)| u.entry.clone())
             .collect(),
         targets: used
             .iter()

@@ -87,7 +87,7 @@ fn notes(trace: &Trace) -> String {
     if !trace.review.not_exact.is_empty() {
         let _ = writeln!(
             out,
-            "Second look (matched by spelling, not exactly): {}",
+            "Second look (matched by stem or spelling, not as written): {}",
             trace.review.not_exact.join(", ")
         );
     }

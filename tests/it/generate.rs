@@ -138,6 +138,45 @@ fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
 }
 
 #[test]
+fn a_second_look_is_asked_only_for_entries_not_matched_as_written() {
+    let dir = TempDir::new().unwrap();
+    let glossary = dir.path().join("g.json");
+    std::fs::write(
+        &glossary,
+        r#"{"entries": [
+          {"id": "cookie", "source": "cookie", "target": "kuki", "aliases": ["biscuit"]},
+          {"id": "institute", "source": "the martial arts training institute", "target": "wuguan"},
+          {"id": "bun", "source": "bun", "target": "bulka"}]}"#,
+    )
+    .unwrap();
+    let review = |text: &str| {
+        let out = glossa()
+            .args(["translate", "--format", "json", "-g"])
+            .arg(&glossary)
+            .arg(text)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["review"]["not_exact"].clone()
+    };
+    // A declared alias and a term without its article, both as written.
+    assert_eq!(
+        review("A biscuit at a martial arts training institute."),
+        serde_json::json!([])
+    );
+    // Through stems: worth a second look.
+    assert_eq!(
+        review("Biscuits and buns."),
+        serde_json::json!(["cookie", "bun"])
+    );
+}
+
+#[test]
 fn translate_json_is_the_whole_trace() {
     let out = glossa()
         .args(["translate", "--format", "json", "--retriever", "fuzzy"])
