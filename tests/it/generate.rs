@@ -140,9 +140,8 @@ fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
 #[test]
 fn a_second_look_is_asked_only_for_entries_not_matched_as_written() {
     let dir = TempDir::new().unwrap();
-    let glossary = dir.path().join("g.json");
     std::fs::write(
-        &glossary,
+        dir.path().join("g.json"),
         r#"{"entries": [
           {"id": "cookie", "source": "cookie", "target": "kuki", "aliases": ["biscuit"]},
           {"id": "institute", "source": "the martial arts training institute", "target": "wuguan"},
@@ -150,18 +149,8 @@ fn a_second_look_is_asked_only_for_entries_not_matched_as_written() {
     )
     .unwrap();
     let review = |text: &str| {
-        let out = glossa()
-            .args(["translate", "--format", "json", "-g"])
-            .arg(&glossary)
-            .arg(text)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let args = ["translate", "--format", "json", "-g", "g.json", text];
+        let v: Value = serde_json::from_str(&run_in(dir.path(), &args, 0).0).unwrap();
         v["review"]["not_exact"].clone()
     };
     // A declared alias and a term without its article, both as written.
