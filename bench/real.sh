@@ -24,7 +24,9 @@
 #    ("Knightley", "Dashwood", "Hartfield").
 # Each post is labelled with the entries written in it as in the glossary
 # (SPEC.md "v2: real glossaries", an independent Python implementation:
-# bench/real_data.py). `glossa eval` (release build) then scores exact,
+# bench/real_data.py), except those written only inside a longer such term
+# whose target conflicts ("miss" -> Fehlschuss inside "Miss Bennet"), which
+# are labelled wrong_sense (docs/formats.md, `longest`). `glossa eval` (release build) then scores exact,
 # glossa and normalised, and the script prints per retriever the recall on
 # these verbatim terms and the entries per post that no run of the post's
 # Snowball stems supports (snowballstemmer from PyPI), by kind of match.

@@ -12,7 +12,8 @@ phrase rules.
                                                 FOLDOC -> glossary and posts
   real_data.py novel JANEAUSTENR_RDB DICT_INDEX DICT_DZ GLOSSARY.json POSTS.jsonl [--limit N]
                                                 Austen's names + FreeDict -> glossary, novels -> posts
-  real_data.py labels GLOSSARY POSTS STOPWORDS OUT.jsonl  verbatim terms -> labels
+  real_data.py labels GLOSSARY POSTS STOPWORDS OUT.jsonl  verbatim terms -> labels (needed;
+                                                nested ones whose target conflicts: wrong_sense)
   real_data.py report GLOSSARY POSTS LABELS PER_POST.jsonl  recall, unsupported entries
 """
 
@@ -381,17 +382,37 @@ class VerbatimOracle:
         self.regexes = {}  # compiled when first needed: most keys never are
 
     def needed(self, text):
-        found = {}
+        """The entries written in `text`, in glossary order."""
+        return [entry_id for entry_id, _ in self.occurrences(text)]
+
+    def occurrences(self, text):
+        """(entry id, character spans of its keys in `text`) of each entry
+        written in `text`, in glossary order."""
+        found = defaultdict(list)
+        ids = {}
         runs = set(alnum_runs(text))
         for run in runs:
             for order, entry_id, other_runs, key in self.by_first_run.get(run, ()):
                 # the set test only skips regexes that cannot match
-                if other_runs <= runs and self.regex(key).search(text):
-                    found[order] = entry_id
+                if other_runs <= runs:
+                    spans = self.spans(key, text)
+                    if spans:
+                        found[order] += spans
+                        ids[order] = entry_id
         for order, entry_id, key in self.symbols_only:
-            if self.regex(key).search(text):
-                found[order] = entry_id
-        return [found[k] for k in sorted(found)]
+            spans = self.spans(key, text)
+            if spans:
+                found[order] += spans
+                ids[order] = entry_id
+        return [(ids[k], found[k]) for k in sorted(found)]
+
+    def spans(self, key, text):
+        """Every place `key` is written in `text`, overlapping ones included."""
+        regex, spans, start = self.regex(key), [], 0
+        while (m := regex.search(text, start)) is not None:
+            spans.append(m.span())
+            start = m.start() + 1
+        return spans
 
     def regex(self, key):
         if key not in self.regexes:
@@ -425,27 +446,148 @@ def key_kinds(key):
 
 
 def build_labels(glossary_path, posts_path, stopwords_path, out_path):
+    """Each post needs the entries written in it as in the glossary, except
+    one written only inside a longer such term whose target conflicts with
+    its own ("cream" -> Sahne inside "ice cream" -> Eis, "miss" ->
+    Fehlschuss inside "Miss Bennet"): a translator would not list it, and
+    giving it to a model is a wrong sense (docs/formats.md, `longest`)."""
     entries = load_glossary(glossary_path)
     oracle = VerbatimOracle(entries, load_stopwords(stopwords_path))
-    source_of = {e["id"]: e["source"] for e in entries}
-    posts, needed_total, with_terms = 0, 0, 0
+    key_runs = KeyRuns(entries)
+    by_id = {e["id"]: e for e in entries}
+    posts, needed_total, with_terms, conflicting = 0, 0, 0, 0
     with open(out_path, "w", encoding="utf-8") as out:
         for post in read_jsonl(posts_path):
-            needed = oracle.needed(post["text"])
-            tags = sorted({kind for entry_id in needed for kind in key_kinds(source_of[entry_id])})
-            out.write(json.dumps({"post": post["id"], "needed": needed, "tags": tags}, ensure_ascii=False) + "\n")
+            written = oracle.occurrences(post["text"])
+            wrong = nested_with_conflicting_targets(post["text"], written, key_runs, by_id)
+            needed = [entry_id for entry_id, _ in written if entry_id not in wrong]
+            tags = sorted({kind for entry_id in needed for kind in key_kinds(by_id[entry_id]["source"])})
+            label = {"post": post["id"], "needed": needed, "wrong_sense": sorted(wrong), "tags": tags}
+            out.write(json.dumps(label, ensure_ascii=False) + "\n")
             posts, needed_total, with_terms = posts + 1, needed_total + len(needed), with_terms + bool(needed)
-    print(f"labels: {needed_total} verbatim terms in {with_terms} of {posts} posts (posts with none are kept)", file=sys.stderr)
+            conflicting += len(wrong)
+    print(f"labels: {needed_total} verbatim terms in {with_terms} of {posts} posts (posts with none are kept); "
+          f"{conflicting} more written only inside a longer term whose target conflicts (labelled wrong_sense)",
+          file=sys.stderr)
+
+
+def word_spans(text):
+    """The SPEC words of `text` (see spec_words) with their character spans."""
+    return [(m.group().replace("\u2019", "'"), m.span()) for m in re.finditer(SPEC_WORD, text.lower())]
+
+
+class KeyRuns:
+    """Where a key of two or more letter and digit runs is written in a post
+    with its runs in a row whatever stands between them ("sitting-room" for
+    "sitting room", "day's" holds "day"): the phrase-key match, which the
+    default counts as written too."""
+
+    def __init__(self, entries):
+        self.by_first_run = defaultdict(list)
+        for entry in entries:
+            for key in [entry["source"]] + entry.get("aliases", []):
+                runs = alnum_runs(key)
+                if len(runs) >= 2 and not in_capitals(key):
+                    self.by_first_run[runs[0]].append((entry["id"], runs))
+
+    def places(self, text):
+        """(entry id, character span) of each key run in `text`; a run never
+        crosses a line break or `. , ; : ! ? ( ) [ ] " “ ” …` (SPEC phrase
+        rule 3), but a decimal mark between digits is no boundary."""
+        runs = [(m.group(), m.span()) for m in re.finditer(f"{ALNUM}+", text.casefold())]
+        texts = [r for r, _ in runs]
+        apart = [
+            any(c in BOUNDARIES for c in text[a[1][1] : b[1][0]])
+            and not (text[a[1][1] : b[1][0]] in (".", ",") and a[0][-1].isdigit() and b[0][0].isdigit())
+            for a, b in zip(runs, runs[1:])
+        ]
+        for i, run in enumerate(texts):
+            for entry_id, key in self.by_first_run.get(run, ()):
+                last = i + len(key) - 1
+                if texts[i : last + 1] == key and not any(apart[i:last]):
+                    yield entry_id, (runs[i][1][0], runs[last][1][1])
+
+
+BOUNDARIES = set('\n.,;:!?()[]"\u201c\u201d\u2026')
+
+
+def nested_with_conflicting_targets(text, written, key_runs, by_id):
+    """The entries of `written` (VerbatimOracle.occurrences) whose every
+    place lies inside the place of another entry written over more words
+    (as written, or as a run of its key's words), whose target conflicts
+    with theirs (targets_agree)."""
+    words = word_spans(text)
+
+    def word_count(span):
+        return sum(1 for _, (start, end) in words if start < span[1] and span[0] < end)
+
+    outers = [(entry_id, span) for entry_id, spans in written for span in spans]
+    outers += list(key_runs.places(text))
+    outers = [(entry_id, span, word_count(span)) for entry_id, span in outers]
+    wrong = set()
+    for inner, spans in written:
+        def hidden(span, inner=inner):
+            # its letters and digits: "sure" of "Sure!" is inside "be sure"
+            runs = [m.span() for m in re.finditer(f"{ALNUM}+", text[span[0] : span[1]])]
+            if runs:
+                span = (span[0] + runs[0][0], span[0] + runs[-1][1])
+            n = word_count(span)
+            return n > 0 and any(
+                outer != inner and count > n and start <= span[0] and span[1] <= end
+                and not targets_agree(by_id[outer], by_id[inner])
+                for outer, (start, end), count in outers
+            )
+        if all(hidden(span) for span in spans):
+            wrong.add(inner)
+    return wrong
+
+
+def fold_target(target):
+    return target.lower().replace("\u00b5", "\u03bc")
+
+
+def targets_agree(outer, inner):
+    """Whether `inner`'s target (or one of its forms) shares a piece with
+    `outer`'s: three characters of one of its words (two in scripts written
+    without spaces), or the whole of a shorter word (docs/formats.md)."""
+    outer_targets = [fold_target(t) for t in [outer["target"]] + outer.get("forms", [])]
+    for target in (fold_target(t) for t in [inner["target"]] + inner.get("forms", [])):
+        words = re.findall(f"{ALNUM}+", target)
+        if not words and any(target.strip() in o for o in outer_targets):
+            return True
+        for word in words:
+            size = 2 if any(written_without_spaces(c) for c in word) else 3
+            pieces = [word] if len(word) <= size else [word[i : i + size] for i in range(len(word) - size + 1)]
+            if any(piece in o for piece in pieces for o in outer_targets):
+                return True
+    return False
+
+
+# Scripts written without spaces (Unicode blocks): Thai, Lao, Myanmar, Khmer,
+# CJK, kana.
+WITHOUT_SPACES = [
+    (0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF), (0x2E80, 0x2FDF),
+    (0x3005, 0x3007), (0x3021, 0x3029), (0x3031, 0x3035), (0x3038, 0x303C), (0x3040, 0x30FF),
+    (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xA9E0, 0xA9FF), (0xAA60, 0xAA7F),
+    (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x1AFF0, 0x1B16F), (0x20000, 0x323AF),
+]
+
+
+def written_without_spaces(c):
+    return any(lo <= ord(c) <= hi for lo, hi in WITHOUT_SPACES)
 
 
 # ------------------------------------------------------------------ report
 
+# SPEC phrase rules 1-2: alphanumeric runs, an apostrophe between two
+# letters kept inside the word.
+SPEC_WORD = f"{ALNUM}+(?:(?<=[^\\W\\d_])['\u2019](?=[^\\W\\d_]){ALNUM}+)*"
+
+
 def spec_words(text):
     """SPEC phrase rules 1-2: lower case, alphanumeric runs, an apostrophe
     between two letters kept inside the word as '."""
-    letter = r"[^\W\d_]"
-    pattern = f"{ALNUM}+(?:(?<={letter})['\u2019](?={letter}){ALNUM}+)*"
-    return [w.replace("\u2019", "'") for w in re.findall(pattern, text.lower())]
+    return [w.replace("\u2019", "'") for w in re.findall(SPEC_WORD, text.lower())]
 
 
 def contains_run(seq, run):
@@ -485,6 +627,7 @@ class Tally:
 
     def __init__(self):
         self.posts = self.retrieved = self.unsupported = 0
+        self.conflicting = self.conflicting_retrieved = 0  # labelled wrong_sense
         self.needed = defaultdict(int)  # by kind of term, "all" included
         self.found = defaultdict(int)
         self.misses = []  # (entry, post)
@@ -499,7 +642,7 @@ def report(glossary_path, posts_path, labels_path, per_post_path):
     entries = load_glossary(glossary_path)
     kinds_of = {e["id"]: key_kinds(e["source"]) for e in entries}
     text_of = {p["id"]: p["text"] for p in read_jsonl(posts_path)}
-    needed_of = {l["post"]: l["needed"] for l in read_jsonl(labels_path)}
+    labels = {l["post"]: l for l in read_jsonl(labels_path)}
     support = StemSupport(entries)
     tallies = defaultdict(Tally)
     for line in read_jsonl(per_post_path):
@@ -514,7 +657,10 @@ def report(glossary_path, posts_path, labels_path, per_post_path):
             kind_of.setdefault(match["entry"], match["kind"])
         for entry_id in unsupported:
             tally.unsupported_by_kind[kind_of.get(entry_id, "?")] += 1
-        for entry_id in needed_of[result["post"]]:
+        wrong_sense = labels[result["post"]].get("wrong_sense", [])
+        tally.conflicting += len(wrong_sense)
+        tally.conflicting_retrieved += sum(e in retrieved for e in wrong_sense)
+        for entry_id in labels[result["post"]]["needed"]:
             hit = entry_id in retrieved
             for kind in ["all"] + kinds_of[entry_id]:
                 tally.needed[kind] += 1
@@ -525,9 +671,13 @@ def report(glossary_path, posts_path, labels_path, per_post_path):
 
 
 def print_report(tallies, text_of, source_of):
-    print(f"{'retriever':<12} {'recall on verbatim terms':>28} {'retrieved/post':>15} {'unsupported/post':>17}")
+    print(f"{'retriever':<12} {'recall on verbatim terms':>28} {'retrieved/post':>15} {'unsupported/post':>17} "
+          f"{'conflicting nested':>19}")
     for name, t in tallies.items():
-        print(f"{name:<12} {t.recall('all'):>28} {t.retrieved / t.posts:>15.2f} {t.unsupported / t.posts:>17.2f}")
+        print(f"{name:<12} {t.recall('all'):>28} {t.retrieved / t.posts:>15.2f} {t.unsupported / t.posts:>17.2f} "
+              f"{t.conflicting_retrieved:>9} of {t.conflicting:<7}")
+    print("(conflicting nested: terms written only inside a longer term whose target conflicts, "
+          "labelled wrong_sense, that were retrieved)")
     print("\nunsupported entries per post by kind of match")
     for name, t in tallies.items():
         by_kind = sorted(t.unsupported_by_kind.items(), key=lambda kv: -kv[1])

@@ -5,7 +5,7 @@
 use super::{ambiguous_words, keys_of, English, Finding, Key, Severity};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::{self, Skip};
-use crate::retrieve::{without_leading_article, Stems};
+use crate::retrieve::{targets_agree, without_leading_article, Stems};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -362,10 +362,17 @@ fn nested(keys: &Keys, out: &mut Vec<Finding>) {
                 "`{}` lies inside `{}` (entry `{}`, line {}): a post saying \"{}\" also retrieves `{}`",
                 inner.text, outer.text, o.id, o.line, outer.key, e.id
             ),
-            format!(
-                "usual for a phrase and its head word; the `longest` filter (in `glossa`) keeps only `{}` there",
-                o.id
-            ),
+            if targets_agree(o, e) {
+                format!(
+                    "usual for a phrase and its head word; their targets agree, so `glossa` gives the model both there (the `longest` filter drops `{}` only where it matched through a stem or typo)",
+                    e.id
+                )
+            } else {
+                format!(
+                    "their targets conflict (`{}` shares no piece of a word with `{}`), so `glossa` (its `longest` filter) keeps only `{}` there",
+                    e.target, o.target, o.id
+                )
+            },
         ));
     }
 }

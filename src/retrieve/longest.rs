@@ -1,5 +1,5 @@
 //! `longest` (a filter): drops an entry whose matched phrase lies inside
-//! the phrase of a longer retrieved entry ("coffee" inside "cold coffee"),
+//! the phrase of a longer retrieved entry ("coffee" inside "cold coffees"),
 //! unless it also matched elsewhere in the post.
 //!
 //! "Inside" is by word position: the longer match covers the shorter one's
@@ -7,24 +7,28 @@
 //! it is at least as sure (its score is not lower), so an exact "coffee" is
 //! not hidden by a fuzzy "old coffee" → "cold coffee".
 //!
-//! A nested term written in the post as in the glossary always stays:
-//! "written as in the glossary ⇒ found" holds for the default too, and real
-//! term lists need both "contextual language models" and "language models"
-//! (a term whose target disagrees, "cream" → crème inside "ice cream" →
-//! glace, stays as well: which one a sentence needs is the translator's
-//! call, and a missing needed term costs more than an extra one). Only
-//! nested matches through a stem or a typo are hidden ("bun" in "cinnamon
-//! buns", "coffee" in "cold coffees"). Matches from no phrase (the oracle)
-//! are never dropped and hide nothing.
+//! A nested match through a stem or a typo is hidden ("bun" in "cinnamon
+//! buns", "coffee" in "cold coffees"). A nested term written in the post as
+//! in the glossary stays when its target agrees with the covering term's
+//! (`targets_agree`): real term lists need both "contextual language
+//! models" and "language models", and giving the model both costs nothing.
+//! It is hidden only when the covering term is written as in the glossary
+//! too and the targets conflict: "cream" → Sahne inside "ice cream" → Eis
+//! would tell the model to put cream in the ice cream. The agreement test
+//! leans towards agreeing (inflections and compounds agree), since a needed
+//! term lost costs more than an extra one. Matches from no phrase (the
+//! oracle) are never dropped and hide nothing.
 
 use super::{Filter, FilterInfo, Match, Params, PostView};
-use crate::glossary::Glossary;
+use crate::generate::target_match::written_without_spaces;
+use crate::glossary::{Entry, Glossary};
+use crate::phrase::same_letter;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "longest",
-    summary: "drops an entry matched only inside a longer entry's phrase through a stem or typo (coffee in `cold coffees`), unless it also matched elsewhere; a term written as in the glossary always stays",
+    summary: "drops an entry matched only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere; a nested term written as in the glossary stays unless its target conflicts with the longer one's (cream → Sahne inside `ice cream` → Eis)",
     build: |g, _: &Params| Box::new(Longest { glossary: g.clone() }),
 };
 
@@ -39,12 +43,89 @@ impl Longest {
             return false;
         };
         let covers = outer.entry != inner.entry
+            && l > 0
             && ol > l
             && of <= f
             && f + l <= of + ol
             && outer.score >= inner.score;
-        covers && !inner.is_written(&self.glossary)
+        if !covers {
+            return false;
+        }
+        if !inner.is_written(&self.glossary) {
+            return true;
+        }
+        // Both written as in the glossary, the one inside the other's
+        // words (not merely in the same post words: "s video" read in
+        // "computer's video" holds no "computer").
+        let entries = &self.glossary.entries;
+        outer.is_written_whole(&self.glossary)
+            && phrase_within(&inner.phrase, &outer.phrase)
+            && !targets_agree(&entries[outer.entry], &entries[inner.entry])
     }
+}
+
+/// Whether the letter and digit runs of phrase key `inner` stand in a row
+/// in `outer`'s ("year" is in "year's work", "mr" in "mr. darcy").
+fn phrase_within(inner: &str, outer: &str) -> bool {
+    fn words(phrase: &str) -> Vec<&str> {
+        phrase
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+    let (inner, outer) = (words(inner), words(outer));
+    !inner.is_empty() && outer.windows(inner.len()).any(|w| w == inner.as_slice())
+}
+
+/// Whether `inner`'s target agrees with `outer`'s (either's `forms` count):
+/// some piece of a word of `inner`'s target is written in `outer`'s. A
+/// piece is three characters (two in scripts written without spaces), or
+/// the whole of a shorter word, so inflections and compounds agree
+/// ("jazykové modely" with "kontextových jazykových modelů", "Druck" with
+/// "Bluthochdruck", "网络" with "神经网络") and unrelated words do not
+/// ("Sahne" with "Eis").
+pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
+    let fold = |t: &String| {
+        t.to_lowercase()
+            .chars()
+            .map(same_letter)
+            .collect::<String>()
+    };
+    let outer: Vec<String> = std::iter::once(&outer.target)
+        .chain(&outer.forms)
+        .map(fold)
+        .collect();
+    let inner: Vec<String> = std::iter::once(&inner.target)
+        .chain(&inner.forms)
+        .map(fold)
+        .collect();
+    let written_in_outer = |piece: &[char]| {
+        let piece: String = piece.iter().collect();
+        outer.iter().any(|o| o.contains(&piece))
+    };
+    inner.iter().any(|target| {
+        let mut words = target
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .peekable();
+        if words.peek().is_none() {
+            // A target of symbols only: written whole, or not at all.
+            return outer.iter().any(|o| o.contains(target.trim()));
+        }
+        words.any(|word| {
+            let chars: Vec<char> = word.chars().collect();
+            let size = if chars.iter().any(|&c| written_without_spaces(c)) {
+                2
+            } else {
+                3
+            };
+            if chars.len() <= size {
+                written_in_outer(&chars)
+            } else {
+                chars.windows(size).any(written_in_outer)
+            }
+        })
+    })
 }
 
 impl Filter for Longest {
@@ -111,7 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn a_nested_term_written_as_in_the_glossary_stays() {
+    fn a_nested_term_written_as_in_the_glossary_stays_when_its_target_agrees() {
         let g = glossary(&[
             ("lm", "language models", "jazykové modely"),
             (
@@ -120,14 +201,93 @@ mod tests {
                 "kontextových jazykových modelů",
             ),
             ("ic", "ice cream", "glace"),
-            ("icv", "vanilla ice cream", "vanilkový krém"),
+            ("icv", "vanilla ice cream", "glace à la vanille"),
+            ("druck", "pressure", "Druck"),
+            ("bp", "high blood pressure", "Bluthochdruck"),
+            ("net", "network", "网络"),
+            ("nn", "neural network", "神经网络"),
         ]);
+        // Inflected, compounded, or in a script without spaces: they agree.
         assert_eq!(
             ids(&g, "We study contextual language models."),
             ["lm", "clm"]
         );
         assert_eq!(ids(&g, "Vanilla ice cream"), ["ic", "icv"]);
+        assert_eq!(ids(&g, "High blood pressure"), ["druck", "bp"]);
+        assert_eq!(ids(&g, "A neural network"), ["net", "nn"]);
         assert_eq!(ids(&g, "Vanilla ice creams"), ["icv"]);
+    }
+
+    #[test]
+    fn a_nested_term_whose_target_conflicts_is_hidden() {
+        let g = glossary(&[
+            ("cream", "cream", "Sahne"),
+            ("ice-cream", "ice cream", "Eis"),
+            ("miss", "miss", "Fehlschuss"),
+            ("miss-bennet", "Miss Bennet", "Miss Bennet"),
+        ]);
+        assert_eq!(ids(&g, "Ice cream today"), ["ice-cream"]);
+        assert_eq!(ids(&g, "A letter for Miss Bennet."), ["miss-bennet"]);
+        // Written on its own elsewhere in the post: kept.
+        assert_eq!(
+            ids(&g, "Ice cream with whipped cream"),
+            ["cream", "ice-cream"]
+        );
+        // A longer term found only through its stems hides no term
+        // written as in the glossary.
+        assert_eq!(ids(&g, "Ice creams and cream"), ["cream", "ice-cream"]);
+        assert_eq!(ids(&g, "ice creams"), ["ice-cream"]);
+    }
+
+    #[test]
+    fn forms_count_for_agreement() {
+        let entries = r#"{"entries":[
+            {"id":"cream","source":"cream","target":"Sahne","forms":["Rahm"]},
+            {"id":"ice-cream","source":"ice cream","target":"Eis","forms":["Rahmeis"]}
+        ]}"#;
+        let g = Arc::new(Glossary::parse("g.json", "g", entries).unwrap());
+        assert_eq!(ids(&g, "Ice cream today"), ["cream", "ice-cream"]);
+    }
+
+    #[test]
+    fn a_longer_term_read_across_an_apostrophe_holds_only_its_own_words() {
+        // "s video" is read in "computer's video" (an apostrophe is not a
+        // letter), over the words "computer's" and "video": "computer" is
+        // not among its words, so it is not hidden.
+        let g = glossary(&[
+            ("computer", "computer", "ordinateur"),
+            ("s-video", "S-Video", "S-Vidéo"),
+        ]);
+        let got = run("exact|longest", &g, "a computer's video output");
+        let ids: Vec<&str> = got.iter().map(|(id, _, _)| id.as_str()).collect();
+        assert_eq!(ids, ["computer", "s-video"]);
+    }
+
+    #[test]
+    fn agreement_needs_a_shared_piece_of_a_word() {
+        let entry = |target: &str| Entry {
+            id: String::new(),
+            source: String::new(),
+            target: target.into(),
+            sense: None,
+            aliases: Vec::new(),
+            context: None,
+            forms: Vec::new(),
+            key: String::new(),
+            alias_keys: Vec::new(),
+            line: 0,
+        };
+        let agree = |outer: &str, inner: &str| targets_agree(&entry(outer), &entry(inner));
+        assert!(agree("frosk mavi", "mavi"));
+        assert!(agree("CorefUD 1.0", "UD"));
+        assert!(agree("Bluthochdruck", "Drücke, Druck"));
+        assert!(agree("5 \u{3bc}g", "\u{b5}g"));
+        assert!(agree("黄山真君", "真君"));
+        assert!(agree("a ± b", "±"));
+        assert!(!agree("Eis", "Sahne"));
+        assert!(!agree("glace", "crème"));
+        assert!(!agree("语言建模", "模型"));
+        assert!(!agree("a + b", "±"));
     }
 
     #[test]

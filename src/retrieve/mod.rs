@@ -34,6 +34,7 @@ mod wordmap;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
+pub use longest::targets_agree;
 pub use normalised::Stems;
 pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
 pub use sense::{stems_to_own_key, Sense, Verdict};
@@ -111,10 +112,16 @@ impl Match {
                 .filter_map(|(key, written)| without_leading_article(key, written))
                 .any(|(key, _)| key == self.phrase)
         };
+        self.is_written_whole(glossary) || (self.kind == MatchKind::Alias && without_article())
+    }
+
+    /// Whether the match is the entry's source or an alias as written in
+    /// the post, its article included.
+    pub fn is_written_whole(&self, glossary: &Glossary) -> bool {
+        let entry = &glossary.entries[self.entry];
         self.kind == MatchKind::Exact
             || entry.key == self.phrase
             || entry.alias_keys.contains(&self.phrase)
-            || (self.kind == MatchKind::Alias && without_article())
     }
 
     /// A match of the phrase at `span` (its key made here).

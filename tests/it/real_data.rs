@@ -235,6 +235,91 @@ fn verbatim_labels_follow_spec_v2() {
     }
 }
 
+/// A term written only inside a longer term whose target conflicts with
+/// its own is not needed but a wrong sense (docs/formats.md, `longest`):
+/// "sitting" → Brüten inside "sitting-room" → Wohnstube. One whose target
+/// agrees, or that is written elsewhere too, is needed.
+#[test]
+fn nested_terms_with_conflicting_targets_are_labelled_wrong_sense() {
+    if !present(Vec::new()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let glossary = dir.path().join("g.json");
+    let entries = [
+        ("cream", "Sahne"),
+        ("ice cream", "Eis"),
+        ("coffee", "mavi"),
+        ("cold coffee", "frosk mavi"),
+        ("sitting", "Brüten"),
+        ("sitting room", "Wohnstube"),
+        ("Mr", "Herr"),
+        ("Mr. Darcy", "Mr. Darcy"),
+        ("Sure!", "Gewiss!"),
+        ("be sure", "ja"),
+    ];
+    let entries: Vec<Value> = entries
+        .iter()
+        .map(|(s, t)| serde_json::json!({"id": s, "source": s, "target": t}))
+        .collect();
+    fs::write(
+        &glossary,
+        serde_json::json!({ "entries": entries }).to_string(),
+    )
+    .unwrap();
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "Ice cream and cold coffee",
+            &["ice cream", "coffee", "cold coffee"],
+            &["cream"],
+        ),
+        ("Ice cream with cream", &["cream", "ice cream"], &[]),
+        // "sitting room" is not written as in the glossary here (a
+        // hyphen), but its words are in a row: it still covers "sitting".
+        ("the little sitting-room", &[], &["sitting"]),
+        ("Mr. Darcy came", &["Mr. Darcy"], &["Mr"]),
+        ("to be sure!", &["be sure"], &["Sure!"]),
+        // "." ends a phrase: no "be sure" there.
+        ("let it be. Sure!", &["Sure!"], &[]),
+    ];
+    let posts: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (text, _, _))| serde_json::json!({"id": format!("p{i}"), "text": text}))
+        .collect();
+    let posts_file = dir.path().join("posts.jsonl");
+    write_jsonl(&posts_file, &posts.iter().collect::<Vec<_>>());
+    let labels_file = dir.path().join("labels.jsonl");
+    verbatim_labels(&glossary, &posts_file, &labels_file);
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_owned())
+            .collect()
+    };
+    for ((text, needed, wrong), label) in cases.iter().zip(&jsonl(&labels_file)) {
+        assert_eq!(
+            strings(&label["needed"]),
+            *needed,
+            "needed entries of {text:?}"
+        );
+        assert_eq!(
+            strings(&label["wrong_sense"]),
+            *wrong,
+            "wrong senses of {text:?}"
+        );
+    }
+    // The default follows the same rule: every needed term, no wrong sense.
+    let result = eval(&glossary, &posts_file, &labels_file, "exact,glossa");
+    assert_every_verbatim_term_found(&result, &posts_file);
+    assert_eq!(result["retrievers"][0]["wrong_sense"], 4, "exact: {result}");
+    assert_eq!(
+        result["retrievers"][1]["wrong_sense"], 0,
+        "glossa: {result}"
+    );
+}
+
 /// Kinds of term that are rare in the posts: a post needing one is always
 /// in the sample.
 const RARE_KINDS: [&str; 4] = ["punctuation", "capitals", "apostrophe", "short word"];
@@ -465,6 +550,16 @@ fn a_novels_names_are_not_read_as_typos() {
     let result = eval(&glossary, &posts, &labels, "exact,glossa");
     assert!(result["retrievers"][0]["needed"].as_u64().unwrap() > 20_000);
     assert_every_verbatim_term_found(&result, &posts);
+    // A general dictionary's words inside its idioms and the names ("miss"
+    // → Fehlschuss inside "Miss Bennet"): `exact` sends them, the default
+    // (nearly) never; one it keeps is matched by stem elsewhere in the post.
+    let wrong = |r: usize| result["retrievers"][r]["wrong_sense"].as_u64().unwrap();
+    assert!(wrong(0) > 1_000, "exact: {} wrong senses", wrong(0));
+    assert!(
+        wrong(1) * 100 <= wrong(0),
+        "glossa: {} wrong senses",
+        wrong(1)
+    );
     let per_post = result["retrievers"][1]["per_post"].as_array().unwrap();
     let edits: Vec<&str> = per_post
         .iter()
