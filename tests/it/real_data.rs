@@ -172,6 +172,29 @@ fn freedict_converts_to_a_glossary_of_thousands_of_real_terms() {
         .success();
 }
 
+/// Writes a glossary of (source, target) entries and posts of `texts`
+/// into `dir`, and labels them (bench/real_data.py): the three paths.
+fn labelled(dir: &Path, entries: &[(&str, &str)], texts: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    let (glossary, posts, labels) = corpus_files(dir);
+    let entries: Vec<Value> = entries
+        .iter()
+        .map(|(s, t)| serde_json::json!({"id": s, "source": s, "target": t}))
+        .collect();
+    fs::write(
+        &glossary,
+        serde_json::json!({ "entries": entries }).to_string(),
+    )
+    .unwrap();
+    let rows: Vec<Value> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| serde_json::json!({"id": format!("p{i}"), "text": text}))
+        .collect();
+    write_jsonl(&posts, &rows.iter().collect::<Vec<_>>());
+    verbatim_labels(&glossary, &posts, &labels);
+    (glossary, posts, labels)
+}
+
 /// The oracle itself follows SPEC v2: whitespace runs, either apostrophe,
 /// no letter or digit around, capitals only as capitals, no lone stop word.
 #[test]
@@ -180,8 +203,7 @@ fn verbatim_labels_follow_spec_v2() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let glossary = dir.path().join("g.json");
-    let entries = [
+    let sources = [
         "ice cream",
         "Achilles' heel",
         "IT",
@@ -193,15 +215,7 @@ fn verbatim_labels_follow_spec_v2() {
         "A#",
         "The",
     ];
-    let entries: Vec<Value> = entries
-        .iter()
-        .map(|s| serde_json::json!({"id": s, "source": s, "target": "x"}))
-        .collect();
-    fs::write(
-        &glossary,
-        serde_json::json!({ "entries": entries }).to_string(),
-    )
-    .unwrap();
+    let entries: Vec<(&str, &str)> = sources.iter().map(|s| (*s, "x")).collect();
     let cases = [
         ("Ice   Cream and cats", vec!["ice cream"]),
         ("his achilles’ heel", vec!["Achilles' heel"]),
@@ -214,15 +228,8 @@ fn verbatim_labels_follow_spec_v2() {
         // Keyed "a" and "the": single stop words, never looked up.
         ("The A# language", vec![]),
     ];
-    let posts: Vec<Value> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, (text, _))| serde_json::json!({"id": format!("p{i}"), "text": text}))
-        .collect();
-    let posts_file = dir.path().join("posts.jsonl");
-    write_jsonl(&posts_file, &posts.iter().collect::<Vec<_>>());
-    let labels_file = dir.path().join("labels.jsonl");
-    verbatim_labels(&glossary, &posts_file, &labels_file);
+    let texts: Vec<&str> = cases.iter().map(|(text, _)| *text).collect();
+    let (_, _, labels_file) = labelled(dir.path(), &entries, &texts);
     let labels = jsonl(&labels_file);
     for ((text, expected), label) in cases.iter().zip(&labels) {
         let needed: Vec<&str> = label["needed"]
@@ -245,7 +252,6 @@ fn nested_terms_with_conflicting_targets_are_labelled_wrong_sense() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let glossary = dir.path().join("g.json");
     let entries = [
         ("cream", "Sahne"),
         ("ice cream", "Eis"),
@@ -258,15 +264,6 @@ fn nested_terms_with_conflicting_targets_are_labelled_wrong_sense() {
         ("Sure!", "Gewiss!"),
         ("be sure", "ja"),
     ];
-    let entries: Vec<Value> = entries
-        .iter()
-        .map(|(s, t)| serde_json::json!({"id": s, "source": s, "target": t}))
-        .collect();
-    fs::write(
-        &glossary,
-        serde_json::json!({ "entries": entries }).to_string(),
-    )
-    .unwrap();
     let cases: [(&str, &[&str], &[&str]); 6] = [
         (
             "Ice cream and cold coffee",
@@ -282,15 +279,8 @@ fn nested_terms_with_conflicting_targets_are_labelled_wrong_sense() {
         // "." ends a phrase: no "be sure" there.
         ("let it be. Sure!", &["Sure!"], &[]),
     ];
-    let posts: Vec<Value> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, (text, _, _))| serde_json::json!({"id": format!("p{i}"), "text": text}))
-        .collect();
-    let posts_file = dir.path().join("posts.jsonl");
-    write_jsonl(&posts_file, &posts.iter().collect::<Vec<_>>());
-    let labels_file = dir.path().join("labels.jsonl");
-    verbatim_labels(&glossary, &posts_file, &labels_file);
+    let texts: Vec<&str> = cases.iter().map(|(text, _, _)| *text).collect();
+    let (glossary, posts_file, labels_file) = labelled(dir.path(), &entries, &texts);
     let strings = |v: &Value| -> Vec<String> {
         v.as_array()
             .unwrap()
