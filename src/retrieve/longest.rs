@@ -307,3 +307,82 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::super::{build, Params, PostView};
+    use crate::glossary::Glossary;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    const WORDS: [&str; 8] = [
+        "ice", "cream", "cold", "coffee", "cinnamon", "bun", "walnut", "loaf",
+    ];
+
+    fn phrase() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(WORDS.to_vec()), 1..4)
+            .prop_map(|w| w.join(" "))
+    }
+
+    /// Entries over `sources`; a target is the source itself (every
+    /// nested target agrees) or a made-up word (most conflict).
+    fn glossary(sources: &[String], targets_agree: bool) -> Arc<Glossary> {
+        let entries: Vec<String> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let target = if targets_agree {
+                    s.clone()
+                } else {
+                    format!("zq{i}x")
+                };
+                format!(r#"{{"id":"e{i}","source":"{s}","target":"{target}"}}"#)
+            })
+            .collect();
+        let json = format!(r#"{{"entries":[{}]}}"#, entries.join(","));
+        Arc::new(Glossary::parse("g.json", "g", &json).unwrap())
+    }
+
+    proptest! {
+        /// The default keeps every term written as in the glossary unless
+        /// each place of it lies inside a longer term, written so too,
+        /// whose target conflicts: with agreeing targets, every one.
+        #[test]
+        fn the_default_keeps_written_terms_unless_a_longer_one_contradicts_them(
+            sources in proptest::collection::btree_set(phrase(), 1..8),
+            post in proptest::collection::vec(
+                (proptest::sample::select(WORDS.to_vec()), proptest::sample::select(vec![" ", " ", ", ", "-"])),
+                1..14,
+            ),
+            targets_agree in any::<bool>(),
+        ) {
+            let sources: Vec<String> = sources.into_iter().collect();
+            let g = glossary(&sources, targets_agree);
+            let text: String = post.iter().map(|(w, sep)| format!("{w}{sep}")).collect();
+            let view = PostView::new(&text, None);
+            let written = build("exact", &g, &Params::default()).unwrap().retrieve(&view);
+            let kept: Vec<usize> = build("glossa", &g, &Params::default())
+                .unwrap()
+                .retrieve(&view)
+                .iter()
+                .map(|m| m.entry)
+                .collect();
+            let inside_a_longer_one = |m: &super::Match| {
+                let (f, l) = m.words.unwrap();
+                written.iter().any(|o| {
+                    let (of, ol) = o.words.unwrap();
+                    o.entry != m.entry && ol > l && of <= f && f + l <= of + ol
+                })
+            };
+            for m in &written {
+                if targets_agree || !inside_a_longer_one(m) {
+                    prop_assert!(
+                        kept.contains(&m.entry),
+                        "{:?} written in {text:?} but not kept (targets agree: {targets_agree})",
+                        sources[m.entry]
+                    );
+                }
+            }
+        }
+    }
+}
