@@ -1,6 +1,7 @@
 //! What the page shows besides the translation: where each glossary target
 //! stands in it, and why an entry whose words are in the post was left out
-//! (its `context` says the post means something else).
+//! (its `context` says the post means something else, or its words are
+//! part of a longer entry's: "cream" in "ice cream").
 
 pub use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
@@ -10,7 +11,8 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// An entry whose words are in the post but which the retriever's filters
-/// dropped because of its `context`.
+/// dropped: because of its `context`, or because they are part of a longer
+/// entry's words (`longest`).
 #[derive(Debug, Clone, Serialize)]
 pub struct LeftOut {
     pub id: String,
@@ -26,6 +28,9 @@ pub struct LeftOut {
     /// The entry's `context.any` phrases, none of which is in the post.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub needs_one_of: Vec<String>,
+    /// The id of the longer entry used whose words hold this one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part_of: Option<String>,
     /// Word ranges, in the (simplified) text, of every phrase that matched
     /// it: the words this entry would have covered.
     #[serde(skip)]
@@ -44,7 +49,8 @@ pub fn unfiltered_spec(spec: &str) -> Option<String> {
 
 /// Entries that `unfiltered` (the retriever without its filters, see
 /// [`unfiltered_spec`]) finds in `text` but that are not in `used`, and
-/// whose `context` explains why.
+/// whose `context`, or a longer entry used over the same words, explains
+/// why.
 pub fn left_out(
     glossary: &Arc<Glossary>,
     unfiltered: &dyn Retriever,
@@ -58,17 +64,36 @@ pub fn left_out(
     };
     let mut out = Vec::new();
     let all = unfiltered.retrieve(&view);
+    let used_index: Vec<usize> = used
+        .iter()
+        .filter_map(|u| glossary.index_of(&u.entry))
+        .collect();
+    // A match of a used entry over more words, holding all of `words`.
+    let holder = |entry: usize, (first, len): (usize, usize)| {
+        all.iter().find(|o| {
+            o.entry != entry
+                && used_index.contains(&o.entry)
+                && o.words
+                    .is_some_and(|(of, ol)| ol > len && of <= first && first + len <= of + ol)
+        })
+    };
     for m in best_per_entry(all.clone()) {
         let entry: &Entry = &glossary.entries[m.entry];
         if used.iter().any(|u| u.entry == entry.id) {
             continue;
         }
-        let (Some(context), Some((at, words))) = (&entry.context, m.words) else {
+        let Some((at, words)) = m.words else {
             continue;
         };
         let phrase = quote(at, words);
         // The sense filter's own verdict, so the page explains what it did.
-        let (message, says, needs_one_of) = match sense.verdict(&view, m.entry, m.words) {
+        let verdict = match &entry.context {
+            Some(_) => sense.verdict(&view, m.entry, m.words),
+            None => Verdict::Kept,
+        };
+        let context = entry.context.clone().unwrap_or_default();
+        let mut part_of = None;
+        let (message, says, needs_one_of) = match verdict {
             Verdict::Contradicted { first, len } => {
                 let says = quote(first, len);
                 let message = format!(
@@ -90,8 +115,27 @@ pub fn left_out(
                 );
                 (message, None, context.any.clone())
             }
-            // Dropped for another reason (a longer match covers it).
-            Verdict::Kept => continue,
+            Verdict::Kept => {
+                // Every place of it is part of a longer entry used there.
+                let mut places = all.iter().filter(|a| a.entry == m.entry);
+                let Some(longer) = places.next().and_then(|a| holder(m.entry, a.words?)) else {
+                    continue;
+                };
+                if !places.all(|a| a.words.is_some_and(|w| holder(m.entry, w).is_some())) {
+                    continue;
+                }
+                let (of, ol) = longer.words.unwrap_or((at, words));
+                let outer = &glossary.entries[longer.entry];
+                part_of = Some(outer.id.clone());
+                let message = format!(
+                    "'{}' was left out here: it is part of '{}', which `{}` translates as '{}'",
+                    phrase.to_lowercase(),
+                    quote(of, ol).to_lowercase(),
+                    outer.id,
+                    outer.target
+                );
+                (message, None, Vec::new())
+            }
         };
         out.push(LeftOut {
             id: entry.id.clone(),
@@ -101,6 +145,7 @@ pub fn left_out(
             phrase,
             post_says: says,
             needs_one_of,
+            part_of,
             words: all
                 .iter()
                 .filter(|a| a.entry == m.entry)
@@ -193,6 +238,41 @@ mod tests {
                 .is_some_and(|s| !s.contains('|') && !s.contains("glossa")),
             "{glossa:?}"
         );
+    }
+
+    #[test]
+    fn a_term_inside_a_longer_one_is_explained() {
+        let g = Arc::new(
+            Glossary::parse(
+                "g.json",
+                "g",
+                r#"{"entries":[{"id":"cream","source":"cream","target":"Sahne"},
+                   {"id":"ice-cream","source":"ice cream","target":"Eis"}]}"#,
+            )
+            .unwrap(),
+        );
+        let unfiltered = unfiltered_spec(crate::retrieve::RECOMMENDED).unwrap();
+        let r = crate::retrieve::build(&unfiltered, &g, &Default::default()).unwrap();
+        let out = left_out(
+            &g,
+            r.as_ref(),
+            "Ice Cream today",
+            &[used("ice-cream", "Eis")],
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].message,
+            "'cream' was left out here: it is part of 'ice cream', which `ice-cream` translates as 'Eis'"
+        );
+        assert_eq!(out[0].part_of.as_deref(), Some("ice-cream"));
+        // Written on its own too and still left out: not for this reason.
+        let out = left_out(
+            &g,
+            r.as_ref(),
+            "Ice cream and cream",
+            &[used("ice-cream", "Eis")],
+        );
+        assert!(out.is_empty(), "{out:?}");
     }
 
     #[test]
