@@ -24,6 +24,7 @@ import json
 import re
 import struct
 import sys
+import unicodedata
 import zlib
 from collections import defaultdict
 
@@ -543,13 +544,17 @@ def nested_with_conflicting_targets(text, written, key_runs, by_id):
 
 
 def fold_target(target):
-    return target.lower().replace("\u00b5", "\u03bc")
+    """Lower case, accents aside (canonical decomposition less the combining
+    diacritical marks U+0300-U+036F), the micro sign as mu."""
+    decomposed = unicodedata.normalize("NFD", target.lower())
+    return "".join(c for c in decomposed if not "\u0300" <= c <= "\u036f").replace("\u00b5", "\u03bc")
 
 
 def targets_agree(outer, inner):
     """Whether `inner`'s target (or one of its forms) shares a piece with
     `outer`'s: three characters of one of its words (two in scripts written
-    without spaces), or the whole of a shorter word (docs/formats.md)."""
+    without spaces), or the whole of a shorter word, case and accents aside
+    (docs/formats.md)."""
     outer_targets = [fold_target(t) for t in [outer["target"]] + outer.get("forms", [])]
     for target in (fold_target(t) for t in [inner["target"]] + inner.get("forms", [])):
         words = re.findall(f"{ALNUM}+", target)

@@ -23,6 +23,7 @@ use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::generate::target_match::written_without_spaces;
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::same_letter;
+use icu_normalizer::DecomposingNormalizerBorrowed;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
@@ -80,14 +81,19 @@ fn phrase_within(inner: &str, outer: &str) -> bool {
 /// Whether `inner`'s target agrees with `outer`'s (either's `forms` count):
 /// some piece of a word of `inner`'s target is written in `outer`'s. A
 /// piece is three characters (two in scripts written without spaces), or
-/// the whole of a shorter word, so inflections and compounds agree
+/// the whole of a shorter word, case and accents aside, so inflections and
+/// compounds agree
 /// ("jazykové modely" with "kontextových jazykových modelů", "Druck" with
 /// "Bluthochdruck", "网络" with "神经网络") and unrelated words do not
 /// ("Sahne" with "Eis").
 pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
+    // Accents aside: Czech vowel length and German umlauts alternate
+    // inside one word's forms ("práce", "pracovní"; "Haus", "Häuser").
+    let nfd = DecomposingNormalizerBorrowed::new_nfd();
     let fold = |t: &String| {
-        t.to_lowercase()
+        nfd.normalize(&t.to_lowercase())
             .chars()
+            .filter(|c| !('\u{300}'..='\u{36f}').contains(c))
             .map(same_letter)
             .collect::<String>()
     };
@@ -281,6 +287,8 @@ mod tests {
         assert!(agree("frosk mavi", "mavi"));
         assert!(agree("CorefUD 1.0", "UD"));
         assert!(agree("Bluthochdruck", "Drücke, Druck"));
+        assert!(agree("Häuser", "Haus"));
+        assert!(agree("pracovní postup", "práce"));
         assert!(agree("5 \u{3bc}g", "\u{b5}g"));
         assert!(agree("黄山真君", "真君"));
         assert!(agree("a ± b", "±"));
