@@ -382,10 +382,6 @@ class VerbatimOracle:
                     self.symbols_only.append((order, entry["id"], key))
         self.regexes = {}  # compiled when first needed: most keys never are
 
-    def needed(self, text):
-        """The entries written in `text`, in glossary order."""
-        return [entry_id for entry_id, _ in self.occurrences(text)]
-
     def occurrences(self, text):
         """(entry id, character spans of its keys in `text`) of each entry
         written in `text`, in glossary order."""
@@ -473,8 +469,8 @@ def build_labels(glossary_path, posts_path, stopwords_path, out_path):
 
 
 def word_spans(text):
-    """The SPEC words of `text` (see spec_words) with their character spans."""
-    return [(m.group().replace("\u2019", "'"), m.span()) for m in re.finditer(SPEC_WORD, text.lower())]
+    """The character spans of the SPEC words of `text` (see spec_words)."""
+    return [m.span() for m in re.finditer(SPEC_WORD, text.lower())]
 
 
 class KeyRuns:
@@ -520,7 +516,7 @@ def nested_with_conflicting_targets(text, written, key_runs, by_id):
     words = word_spans(text)
 
     def word_count(span):
-        return sum(1 for _, (start, end) in words if start < span[1] and span[0] < end)
+        return sum(1 for start, end in words if start < span[1] and span[0] < end)
 
     outers = [(entry_id, span) for entry_id, spans in written for span in spans]
     outers += list(key_runs.places(text))

@@ -117,7 +117,8 @@ fn stands_apart(edge: char, neighbour: Option<char>) -> bool {
     written_without_spaces(edge) || neighbour.is_none_or(|c| !c.is_alphanumeric())
 }
 
-fn fold(text: &str) -> String {
+/// `text` folded as the matcher compares it (see [`fold_char`]).
+pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     text.chars().for_each(|c| fold_char(c, &mut out));
     out

@@ -20,9 +20,8 @@
 //! oracle) are never dropped and hide nothing.
 
 use super::{Filter, FilterInfo, Match, Params, PostView};
-use crate::generate::target_match::written_without_spaces;
+use crate::generate::target_match::{fold, written_without_spaces};
 use crate::glossary::{Entry, Glossary};
-use crate::phrase::same_letter;
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
@@ -44,7 +43,6 @@ impl Longest {
             return false;
         };
         let covers = outer.entry != inner.entry
-            && l > 0
             && ol > l
             && of <= f
             && f + l <= of + ol
@@ -68,14 +66,15 @@ impl Longest {
 /// Whether the letter and digit runs of phrase key `inner` stand in a row
 /// in `outer`'s ("year" is in "year's work", "mr" in "mr. darcy").
 fn phrase_within(inner: &str, outer: &str) -> bool {
-    fn words(phrase: &str) -> Vec<&str> {
-        phrase
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect()
-    }
-    let (inner, outer) = (words(inner), words(outer));
+    let inner: Vec<&str> = alphanumeric_runs(inner).collect();
+    let outer: Vec<&str> = alphanumeric_runs(outer).collect();
     !inner.is_empty() && outer.windows(inner.len()).any(|w| w == inner.as_slice())
+}
+
+/// The runs of letters and digits of `text`.
+fn alphanumeric_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
 }
 
 /// Whether `inner`'s target agrees with `outer`'s (either's `forms` count):
@@ -91,10 +90,9 @@ pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
     // inside one word's forms ("práce", "pracovní"; "Haus", "Häuser").
     let nfd = DecomposingNormalizerBorrowed::new_nfd();
     let fold = |t: &String| {
-        nfd.normalize(&t.to_lowercase())
+        fold(&nfd.normalize(t))
             .chars()
             .filter(|c| !('\u{300}'..='\u{36f}').contains(c))
-            .map(same_letter)
             .collect::<String>()
     };
     let outer: Vec<String> = std::iter::once(&outer.target)
@@ -110,10 +108,7 @@ pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
         outer.iter().any(|o| o.contains(&piece))
     };
     inner.iter().any(|target| {
-        let mut words = target
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .peekable();
+        let mut words = alphanumeric_runs(target).peekable();
         if words.peek().is_none() {
             // A target of symbols only: written whole, or not at all.
             return outer.iter().any(|o| o.contains(target.trim()));

@@ -68,20 +68,24 @@ pub fn left_out(
         .iter()
         .filter_map(|u| glossary.index_of(&u.entry))
         .collect();
-    // A match of a used entry over more words, holding all of `words`.
+    // A match of a used entry over more words, holding all of `words`,
+    // with its words.
     let holder = |entry: usize, (first, len): (usize, usize)| {
-        all.iter().find(|o| {
-            o.entry != entry
+        all.iter().find_map(|o| {
+            let (of, ol) = o.words?;
+            let holds = o.entry != entry
                 && used_index.contains(&o.entry)
-                && o.words
-                    .is_some_and(|(of, ol)| ol > len && of <= first && first + len <= of + ol)
+                && ol > len
+                && of <= first
+                && first + len <= of + ol;
+            holds.then_some((o, (of, ol)))
         })
     };
     for m in best_per_entry(all.clone()) {
-        let entry: &Entry = &glossary.entries[m.entry];
-        if used.iter().any(|u| u.entry == entry.id) {
+        if used_index.contains(&m.entry) {
             continue;
         }
+        let entry: &Entry = &glossary.entries[m.entry];
         let Some((at, words)) = m.words else {
             continue;
         };
@@ -91,7 +95,6 @@ pub fn left_out(
             Some(_) => sense.verdict(&view, m.entry, m.words),
             None => Verdict::Kept,
         };
-        let context = entry.context.clone().unwrap_or_default();
         let mut part_of = None;
         let (message, says, needs_one_of) = match verdict {
             Verdict::Contradicted { first, len } => {
@@ -104,6 +107,8 @@ pub fn left_out(
                 (message, Some(says), Vec::new())
             }
             Verdict::Unsupported => {
+                // Only an entry with a `context` gets this verdict.
+                let any = entry.context.as_ref().map_or(&[][..], |c| &c.any[..]);
                 let message = format!(
                     "'{}' was left out here: nothing in the post points to {} (looked for: {})",
                     phrase.to_lowercase(),
@@ -111,20 +116,20 @@ pub fn left_out(
                         || format!("the sense of '{}'", entry.source),
                         str::to_string
                     ),
-                    context.any.join(", ")
+                    any.join(", ")
                 );
-                (message, None, context.any.clone())
+                (message, None, any.to_vec())
             }
             Verdict::Kept => {
                 // Every place of it is part of a longer entry used there.
-                let mut places = all.iter().filter(|a| a.entry == m.entry);
-                let Some(longer) = places.next().and_then(|a| holder(m.entry, a.words?)) else {
+                let holders: Option<Vec<_>> = all
+                    .iter()
+                    .filter(|a| a.entry == m.entry)
+                    .map(|a| holder(m.entry, a.words?))
+                    .collect();
+                let Some(&(longer, (of, ol))) = holders.as_deref().and_then(<[_]>::first) else {
                     continue;
                 };
-                if !places.all(|a| a.words.is_some_and(|w| holder(m.entry, w).is_some())) {
-                    continue;
-                }
-                let (of, ol) = longer.words.unwrap_or((at, words));
                 let outer = &glossary.entries[longer.entry];
                 part_of = Some(outer.id.clone());
                 let message = format!(
