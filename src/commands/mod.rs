@@ -92,6 +92,7 @@ pub fn build_client(args: &ProviderConfig) -> anyhow::Result<Client> {
 /// The provider flags as the library (and `run.json`) holds them.
 impl From<&ProviderArgs> for ProviderConfig {
     fn from(args: &ProviderArgs) -> ProviderConfig {
+        let (max_tokens, max_tokens_auto) = crate::cli::MaxTokens::settings(args.max_tokens);
         ProviderConfig {
             provider: args.provider.clone(),
             settings: Settings {
@@ -100,7 +101,8 @@ impl From<&ProviderArgs> for ProviderConfig {
                 api_key_env: args.api_key_env.clone(),
                 temperature: args.temperature,
                 seed: args.seed,
-                max_tokens: args.max_tokens,
+                max_tokens,
+                max_tokens_auto,
                 max_tokens_field: args.max_tokens_field,
                 // Saved as `ProviderConfig::timeout`; set by `build_client`.
                 timeout: None,

@@ -48,7 +48,10 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     super::emit_report(&trace, args.format)?;
     match &trace.generate.output.error {
         Some(err) => {
-            eprintln!("{}: {err}", super::style::error());
+            // The other formats said "no output: the call failed (…)".
+            if args.format == crate::report::Format::Json {
+                eprintln!("{}: {err}", super::style::error());
+            }
             Ok(crate::exit::Exit::Failed.into())
         }
         None => Ok(ExitCode::SUCCESS),

@@ -14,6 +14,7 @@ mod providers;
 mod real_data;
 mod reliability;
 mod replies;
+mod reply_cap;
 mod research;
 mod retrieval;
 mod scale_out;
