@@ -12,6 +12,7 @@ mod outputs;
 mod properties;
 mod providers;
 mod real_data;
+mod real_model;
 mod reliability;
 mod replies;
 mod reply_cap;
