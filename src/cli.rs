@@ -78,13 +78,20 @@ pub enum Command {
         glossa lint my.json --suggest-aliases --domain food"
     )]
     Lint(LintArgs),
-    /// Translate one post with its glossary entries, and check the output
+    /// Translate a post (or a file of posts: --posts) with its glossary entries, and check the output
     #[command(after_help = "Examples:\n  \
         glossa translate \"Try our cold coffee this weekend.\"          # offline: dictionary substitution\n  \
         echo \"Fresh cookies!\" | glossa translate --provider openai --model gpt-4o-mini\n  \
         glossa translate --file post.txt --provider openai --base-url http://127.0.0.1:11434/v1 --model llama3 \\\n      \
           --temperature 0 --seed 1 --max-tokens 400                 # a local server (Ollama): no key\n  \
-        glossa translate \"...\" --format json                          # the whole trace, every stage timed")]
+        glossa translate \"...\" --format json                          # the whole trace, every stage timed\n  \
+        glossa translate --posts week.txt --provider openai --model gpt-4o-mini -j 8 --out week.fr.txt\n\n\
+        --posts FILE: one post per line (line N of the output is line N's translation, blank where a call \
+        failed), or JSONL with id and text (--format json: one JSON object per post, in order; csv: a table). \
+        Each post is checked (every retrieved glossary target in its output); failed calls and missing \
+        targets are listed on stderr. Answered calls are cached: run the same command again to finish \
+        an interrupted batch or redo the failed calls. Exit codes: 0 every call answered, 1 a call failed, \
+        2 bad input, 130 interrupted.")]
     Translate(TranslateArgs),
     /// Batch experiment: every retriever x repeat x labelled post through a model, checked
     #[command(after_help = "Examples:\n  \
@@ -434,6 +441,15 @@ pub struct TranslateArgs {
     /// Read the post from this file
     #[arg(long, conflicts_with = "text")]
     pub file: Option<PathBuf>,
+    /// Translate every post of this file, in order: one post per line, or JSONL with `id` and `text`
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "file"])]
+    pub posts: Option<PathBuf>,
+    /// With --posts: write the translations to this file instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE", requires = "posts", conflicts_with_all = ["text", "file"])]
+    pub out: Option<PathBuf>,
+    /// With --posts: model calls in flight at once
+    #[arg(long, short = 'j', default_value_t = 4)]
+    pub concurrency: usize,
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,

@@ -16,6 +16,7 @@ pub mod serve;
 pub mod style;
 pub mod sweep;
 pub mod translate;
+mod translate_posts;
 
 use crate::cli::{Cli, Command, ProviderArgs};
 use crate::dataset::{self, LabelledPost, Post};
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Phrases(args) => phrases::run(args),
         Command::Retrievers => retrievers::run(),
         Command::Lint(args) => lint::run(args),
+        Command::Translate(args) if args.posts.is_some() => translate_posts::run(args),
         Command::Translate(args) => translate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),

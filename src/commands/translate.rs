@@ -24,25 +24,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             "the post is empty: give the text as an argument, with --file, or on standard input"
         );
     }
-    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
-    let params = Params::from(&args.params);
-    let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
-    if retriever.needs_labels() {
-        anyhow::bail!(
-            "`{}` needs labels; use it with `glossa run`",
-            args.retriever
-        );
-    }
-    let pipeline = Pipeline {
-        glossary: Arc::clone(&glossary),
-        retriever_name: args.retriever.clone(),
-        retriever: Arc::from(retriever),
-        template: super::translate_template(&(&args.provider).into())?,
-        simplify: args.provider.simplify,
-        simplify_template: Template::builtin("simplify.v1"),
-        client: Arc::new(super::build_client(&(&args.provider).into())?),
-        check: Default::default(),
-    };
+    let pipeline = pipeline(&args)?;
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 
     super::emit_report(&trace, args.format)?;
@@ -56,4 +38,27 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         }
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// The pipeline of `glossa translate`: one post or a file of them.
+pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
+    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
+    let params = Params::from(&args.params);
+    let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    if retriever.needs_labels() {
+        anyhow::bail!(
+            "`{}` needs labels; use it with `glossa run`",
+            args.retriever
+        );
+    }
+    Ok(Pipeline {
+        glossary: Arc::clone(&glossary),
+        retriever_name: args.retriever.clone(),
+        retriever: Arc::from(retriever),
+        template: super::translate_template(&(&args.provider).into())?,
+        simplify: args.provider.simplify,
+        simplify_template: Template::builtin("simplify.v1"),
+        client: Arc::new(super::build_client(&(&args.provider).into())?),
+        check: Default::default(),
+    })
 }

@@ -143,6 +143,14 @@ impl Review {
     /// only inside, when that entry's target is in the output: the longer
     /// term chose the words ("cream" in "ice cream" → "Eis"), so the check
     /// does not count it as missing.
+    /// The retrieved targets missing from the output: neither there nor
+    /// the choice of a longer term ([`Review::inside_used`]).
+    pub fn missing(&self) -> impl Iterator<Item = &TargetUse> {
+        self.targets
+            .iter()
+            .filter(|t| !t.in_output && self.inside_used(t).is_none())
+    }
+
     pub fn inside_used<'r>(&'r self, t: &'r TargetUse) -> Option<&'r str> {
         let longer = t.inside.as_deref().filter(|_| !t.in_output)?;
         self.targets

@@ -20,3 +20,4 @@ mod research;
 mod retrieval;
 mod scale_out;
 mod serve;
+mod translate_posts;
