@@ -414,3 +414,44 @@ fn a_run_stops_after_identical_errors_from_the_server() {
         assert_eq!(call["attempts"], 1, "a 400 is not retried: {call}");
     }
 }
+
+#[test]
+fn a_file_of_posts_comes_back_in_its_order() {
+    let Some(llama) = llama("a_file_of_posts_comes_back_in_its_order") else {
+        return;
+    };
+    let dir = TempDir::new().unwrap();
+    let prompt = write(dir.path(), "short.v1.md", SHORT);
+    write(
+        dir.path(),
+        "week.txt",
+        "Fresh cookies!\n\nTry our cold coffee.\n",
+    );
+    let out = llama.glossa(
+        dir.path(),
+        &[
+            "translate",
+            "--posts",
+            "week.txt",
+            "--prompt",
+            &prompt,
+            "-j",
+            "2",
+            "--max-tokens",
+            "48",
+            "--no-cache",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let rows: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["1", "3"]);
+    for row in &rows {
+        assert!(row["output"].is_string() && row["ok"].is_boolean(), "{row}");
+    }
+}
