@@ -78,12 +78,20 @@ pub enum Command {
         glossa lint my.json --suggest-aliases --domain food"
     )]
     Lint(LintArgs),
-    /// Translate one post with its glossary entries, and check the output
+    /// Translate a post (or a file of posts: --posts) with its glossary entries, and check the output
     #[command(after_help = "Examples:\n  \
         glossa translate \"Try our cold coffee this weekend.\"          # offline: dictionary substitution\n  \
         echo \"Fresh cookies!\" | glossa translate --provider openai --model gpt-4o-mini\n  \
-        glossa translate --file post.txt --provider openai --base-url http://127.0.0.1:11434/v1 --model llama3\n  \
-        glossa translate \"...\" --format json                          # the whole trace, every stage timed")]
+        glossa translate --file post.txt --provider openai --base-url http://127.0.0.1:11434/v1 --model llama3 \\\n      \
+          --temperature 0 --seed 1 --max-tokens 400                 # a local server (Ollama): no key\n  \
+        glossa translate \"...\" --format json                          # the whole trace, every stage timed\n  \
+        glossa translate --posts week.txt --provider openai --model gpt-4o-mini -j 8 --out week.fr.txt\n\n\
+        --posts FILE: one post per line (line N of the output is line N's translation, blank where a call \
+        failed), or JSONL with id and text (--format json: one JSON object per post, in order; csv: a table). \
+        Each post is checked (every retrieved glossary target in its output); failed calls and missing \
+        targets are listed on stderr. Answered calls are cached: run the same command again to finish \
+        an interrupted batch or redo the failed calls. Exit codes: 0 every call answered, 1 a call failed, \
+        2 bad input, 130 interrupted.")]
     Translate(TranslateArgs),
     /// Batch experiment: every retriever x repeat x labelled post through a model, checked
     #[command(after_help = "Examples:\n  \
@@ -122,7 +130,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa serve                                  # http://127.0.0.1:8080/, glossaries/ beside you\n  \
         glossa serve --addr 127.0.0.1:9000 --glossaries ~/shop/glossaries\n  \
-        OPENAI_API_KEY=... glossa serve               # offers OpenAI next to the offline provider\n\n\
+        OPENAI_API_KEY=... glossa serve               # offers OpenAI next to the offline provider\n  \
+        glossa serve --base-url openai=http://127.0.0.1:11434/v1 --model openai=llama3 --temperature 0 --seed 1\n\n\
         The page edits NAME.json files in --glossaries: every save is validated, written atomically, \
         and the previous version kept in DIR/.backup/. Keys are read from the server's environment and \
         never sent to the page. The JSON API is described in the README.")]
@@ -399,9 +408,9 @@ pub struct ProviderArgs {
     /// Sampling seed, where the provider supports one
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Maximum tokens in a reply
-    #[arg(long)]
-    pub max_tokens: Option<u32>,
+    /// Most tokens in a reply, or `none` for no cap (default: from the post's length)
+    #[arg(long, value_name = "N|none", value_parser = parse_max_tokens, help = max_tokens_help())]
+    pub max_tokens: Option<MaxTokens>,
     /// Request field for --max-tokens (OpenAI-compatible APIs): max_tokens or max_completion_tokens [default: max_completion_tokens for models named o1…, o3…, o4…, gpt-5…; max_tokens otherwise]
     #[arg(long, value_name = "FIELD")]
     pub max_tokens_field: Option<crate::generate::provider::MaxTokensField>,
@@ -432,6 +441,15 @@ pub struct TranslateArgs {
     /// Read the post from this file
     #[arg(long, conflicts_with = "text")]
     pub file: Option<PathBuf>,
+    /// Translate every post of this file, in order: one post per line, or JSONL with `id` and `text`
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "file"])]
+    pub posts: Option<PathBuf>,
+    /// With --posts: write the translations to this file instead of standard output
+    #[arg(long, short = 'o', value_name = "FILE", requires = "posts", conflicts_with_all = ["text", "file"])]
+    pub out: Option<PathBuf>,
+    /// With --posts: model calls in flight at once
+    #[arg(long, short = 'j', default_value_t = 4)]
+    pub concurrency: usize,
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
@@ -562,6 +580,15 @@ pub struct ServeArgs {
     /// Seconds before one model attempt is abandoned
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Sampling temperature of the model providers (0: the same post gives the same translation)
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// Sampling seed of the model providers, where supported
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Most tokens in a reply, or `none` for no cap (default: from the post's length)
+    #[arg(long, value_name = "N|none", value_parser = parse_max_tokens, help = max_tokens_help())]
+    pub max_tokens: Option<MaxTokens>,
     /// Where model replies are cached
     #[arg(long, default_value = "runs/cache")]
     pub cache_dir: PathBuf,
@@ -571,6 +598,48 @@ pub struct ServeArgs {
     /// Do not log a line per request on stderr
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--max-tokens`: a number of tokens, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxTokens {
+    Limit(u32),
+    /// `none`: no cap at all (the server's own default).
+    Unlimited,
+}
+
+impl MaxTokens {
+    /// The library's settings for the flag: `(max_tokens, max_tokens_auto)`;
+    /// not given, the cap from the post's length.
+    pub fn settings(flag: Option<MaxTokens>) -> (Option<u32>, Option<provider::LengthCap>) {
+        match flag {
+            None => (None, Some(provider::LengthCap::DEFAULT)),
+            Some(MaxTokens::Limit(n)) => (Some(n), None),
+            Some(MaxTokens::Unlimited) => (None, None),
+        }
+    }
+}
+
+fn parse_max_tokens(s: &str) -> Result<MaxTokens, String> {
+    match s.trim() {
+        "none" => Ok(MaxTokens::Unlimited),
+        n => match n.parse::<u32>() {
+            Ok(0) => Err("0 allows no reply; give a positive number, or `none` for no cap".into()),
+            Ok(n) => Ok(MaxTokens::Limit(n)),
+            Err(_) => Err(format!(
+                "`{n}` is not a number of tokens: expected a positive whole number or `none`"
+            )),
+        },
+    }
+}
+
+/// `--max-tokens`' help, with the default cap's formula.
+fn max_tokens_help() -> String {
+    format!(
+        "Most tokens in a reply, or `none` for no cap [default: {}; no default cap for \
+         reasoning models (o1…, gpt-5…) and gemini, whose thinking counts against it]",
+        provider::LengthCap::DEFAULT
+    )
 }
 
 /// `--provider`'s help, from the provider table.

@@ -222,6 +222,44 @@ pub fn parse_posts(path: &str, text: &str) -> Result<Vec<Post>, InputError> {
     Ok(posts)
 }
 
+/// How a file of posts to translate is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostsLayout {
+    /// JSONL with `id` and `text`, as for `glossa run`.
+    Jsonl,
+    /// One post per non-blank line; its id is its line number.
+    Lines,
+}
+
+/// Posts to translate, with no labels: JSONL with `id` and `text` when the
+/// first non-blank line starts with `{`, otherwise one post per non-blank
+/// line (its id its 1-based line number).
+pub fn parse_unlabelled(path: &str, text: &str) -> Result<(Vec<Post>, PostsLayout), InputError> {
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim_start().starts_with('{') {
+        return Ok((parse_posts(path, text)?, PostsLayout::Jsonl));
+    }
+    let mut posts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let post = Post {
+            id: (i + 1).to_string(),
+            text: line.trim().to_string(),
+        };
+        post.check(path, i + 1)?;
+        posts.push(post);
+    }
+    if posts.is_empty() {
+        return Err(InputError::file(
+            path,
+            "no posts: the file has no non-blank line (one post per line, or JSONL with id and text)",
+        ));
+    }
+    Ok((posts, PostsLayout::Lines))
+}
+
 /// Join labels to `posts` and `glossary`, checking every id. Returns the
 /// labelled posts in posts-file order.
 pub fn join_labels(
@@ -511,6 +549,28 @@ mod tests {
             r#"{"entries":[{"id":"tea","source":"tea","target":"x"},{"id":"date","source":"date","target":"y"}]}"#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn posts_to_translate_are_lines_or_jsonl() {
+        let (posts, layout) =
+            parse_unlabelled("w.txt", "Fresh cookies!\n\n  Cold coffee.  \r\n").unwrap();
+        assert_eq!(layout, PostsLayout::Lines);
+        let ids: Vec<(&str, &str)> = posts.iter().map(|p| (&*p.id, &*p.text)).collect();
+        assert_eq!(ids, [("1", "Fresh cookies!"), ("3", "Cold coffee.")]);
+        let (posts, layout) =
+            parse_unlabelled("w.jsonl", "\n{\"id\": \"a\", \"text\": \"Tea.\"}\n").unwrap();
+        assert_eq!(layout, PostsLayout::Jsonl);
+        assert_eq!((&*posts[0].id, &*posts[0].text), ("a", "Tea."));
+        let err = parse_unlabelled(
+            "w.jsonl",
+            "{\"id\": \"a\", \"text\": \"x\", \"needed\": []}",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("w.jsonl:1"), "{err}");
+        let err = parse_unlabelled("w.txt", " \n\n").unwrap_err().to_string();
+        assert!(err.contains("no posts"), "{err}");
     }
 
     fn posts() -> Vec<Post> {

@@ -7,9 +7,10 @@ use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{Pipeline, Trace};
 use crate::run_dir::calls::{CallsAppender, CallsError};
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
-use tokio::task::JoinSet;
+use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
 
@@ -81,14 +82,14 @@ pub const DEFAULT_STOP_AFTER: u32 = 3;
 /// Counts consecutive finished calls that failed with the same error that
 /// every call would get (a bad parameter, an unknown model).
 #[derive(Debug, Default)]
-struct SameErrors {
+pub(crate) struct SameErrors {
     last: Option<String>,
     count: u32,
 }
 
 impl SameErrors {
     /// Note one finished call; how many in a row failed with its error.
-    fn note(&mut self, error: Option<&str>, same_for_every_call: bool) -> u32 {
+    pub(crate) fn note(&mut self, error: Option<&str>, same_for_every_call: bool) -> u32 {
         match error.filter(|_| same_for_every_call) {
             Some(e) if self.last.as_deref() == Some(e) => self.count += 1,
             Some(e) => {
@@ -107,7 +108,7 @@ pub enum ExecuteError {
     #[error(transparent)]
     Calls(#[from] CallsError),
     #[error("a call panicked")]
-    Panicked(#[source] tokio::task::JoinError),
+    Panicked(#[from] JoinError),
 }
 
 /// Run `calls` with at most `concurrency` in flight, appending each record
@@ -131,23 +132,62 @@ pub async fn execute(
         stop_after,
         stopping: false,
     };
-    let mut queue = calls.into_iter();
-    let mut running: JoinSet<(usize, Trace)> = JoinSet::new();
+    let jobs = calls.into_iter().map(|(ri, repeat, pi)| {
+        let pipeline = Arc::clone(&pipelines[ri]);
+        let posts = Arc::clone(&posts);
+        async move {
+            let post = &posts[pi];
+            let trace = pipeline
+                .run(&post.post.text, Some(&post.label), repeat)
+                .await;
+            (pi, trace)
+        }
+    });
+    let interrupted = run_concurrently(
+        jobs,
+        concurrency,
+        |(pi, trace)| {
+            tracker.finished(&posts[pi].post.id, trace, progress)?;
+            Ok::<_, ExecuteError>(tracker.stopping)
+        },
+        |in_flight| {
+            progress.println(format!(
+                "stopping: waiting for {in_flight} calls in flight (Ctrl-C again to abandon them)"
+            ))
+        },
+    )
+    .await?;
+    tracker.outcome.interrupted = interrupted;
+    Ok(tracker.outcome)
+}
+
+/// The one loop behind every batch (`glossa run`, `glossa translate
+/// --posts`): `jobs` with at most `concurrency` in flight, each result
+/// handed to `finished` as it completes, which says whether to stop
+/// starting new ones. Ctrl-C stops starting new jobs and waits for those
+/// in flight (`interrupting` is told how many); a second Ctrl-C abandons
+/// them. Returns whether Ctrl-C was pressed.
+pub async fn run_concurrently<J, T, E>(
+    jobs: impl IntoIterator<Item = J>,
+    concurrency: usize,
+    mut finished: impl FnMut(T) -> Result<bool, E>,
+    mut interrupting: impl FnMut(usize),
+) -> Result<bool, E>
+where
+    J: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+    E: From<JoinError>,
+{
+    let mut queue = jobs.into_iter();
+    let mut running: JoinSet<T> = JoinSet::new();
     let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
+    let (mut stopping, mut interrupted) = (false, false);
     loop {
-        while !tracker.stopping && running.len() < concurrency.max(1) {
-            let Some((ri, repeat, pi)) = queue.next() else {
+        while !stopping && running.len() < concurrency.max(1) {
+            let Some(job) = queue.next() else {
                 break;
             };
-            let pipeline = Arc::clone(&pipelines[ri]);
-            let posts = Arc::clone(&posts);
-            running.spawn(async move {
-                let post = &posts[pi];
-                let trace = pipeline
-                    .run(&post.post.text, Some(&post.label), repeat)
-                    .await;
-                (pi, trace)
-            });
+            running.spawn(job);
         }
         if running.is_empty() {
             break;
@@ -155,22 +195,23 @@ pub async fn execute(
         tokio::select! {
             joined = running.join_next() => {
                 let Some(joined) = joined else { break };
-                let (pi, trace) = joined.map_err(ExecuteError::Panicked)?;
-                tracker.finished(&posts[pi].post.id, trace, progress)?;
+                if finished(joined?)? {
+                    stopping = true;
+                }
             }
             _ = &mut ctrl_c => {
-                if tracker.outcome.interrupted {
+                if interrupted {
                     running.abort_all();
                     break;
                 }
-                tracker.outcome.interrupted = true;
-                tracker.stopping = true;
-                progress.println(format!("stopping: waiting for {} calls in flight (Ctrl-C again to abandon them)", running.len()));
+                interrupted = true;
+                stopping = true;
+                interrupting(running.len());
                 ctrl_c = Box::pin(tokio::signal::ctrl_c());
             }
         }
     }
-    Ok(tracker.outcome)
+    Ok(interrupted)
 }
 
 /// Records finished calls and decides when a run stops starting new ones.

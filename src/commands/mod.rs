@@ -16,6 +16,7 @@ pub mod serve;
 pub mod style;
 pub mod sweep;
 pub mod translate;
+mod translate_posts;
 
 use crate::cli::{Cli, Command, ProviderArgs};
 use crate::dataset::{self, LabelledPost, Post};
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Phrases(args) => phrases::run(args),
         Command::Retrievers => retrievers::run(),
         Command::Lint(args) => lint::run(args),
+        Command::Translate(args) if args.posts.is_some() => translate_posts::run(args),
         Command::Translate(args) => translate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
@@ -92,6 +94,7 @@ pub fn build_client(args: &ProviderConfig) -> anyhow::Result<Client> {
 /// The provider flags as the library (and `run.json`) holds them.
 impl From<&ProviderArgs> for ProviderConfig {
     fn from(args: &ProviderArgs) -> ProviderConfig {
+        let (max_tokens, max_tokens_auto) = crate::cli::MaxTokens::settings(args.max_tokens);
         ProviderConfig {
             provider: args.provider.clone(),
             settings: Settings {
@@ -100,7 +103,8 @@ impl From<&ProviderArgs> for ProviderConfig {
                 api_key_env: args.api_key_env.clone(),
                 temperature: args.temperature,
                 seed: args.seed,
-                max_tokens: args.max_tokens,
+                max_tokens,
+                max_tokens_auto,
                 max_tokens_field: args.max_tokens_field,
                 // Saved as `ProviderConfig::timeout`; set by `build_client`.
                 timeout: None,

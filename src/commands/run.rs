@@ -546,6 +546,7 @@ fn batch_out(
         temperature: p.temperature,
         seed: p.seed,
         max_tokens: p.max_tokens,
+        max_tokens_auto: p.max_tokens_auto,
         max_tokens_field: p.max_tokens_field,
     };
     let written = batch_api::write_requests(

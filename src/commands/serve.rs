@@ -80,6 +80,9 @@ fn offered_providers(args: &ServeArgs, timeout: Duration) -> Vec<serve::Provider
         api_key_envs: args.api_key_envs.iter().cloned().collect(),
         cache_dir: (!args.no_cache).then(|| args.cache_dir.clone()),
         timeout: Some(timeout),
+        temperature: args.temperature,
+        seed: args.seed,
+        max_tokens: crate::cli::MaxTokens::settings(args.max_tokens),
     });
     for w in &warnings {
         eprintln!("warning: {w}");

@@ -24,6 +24,24 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             "the post is empty: give the text as an argument, with --file, or on standard input"
         );
     }
+    let pipeline = pipeline(&args)?;
+    let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
+
+    super::emit_report(&trace, args.format)?;
+    match &trace.generate.output.error {
+        Some(err) => {
+            // The other formats said "no output: the call failed (…)".
+            if args.format == crate::report::Format::Json {
+                eprintln!("{}: {err}", super::style::error());
+            }
+            Ok(crate::exit::Exit::Failed.into())
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The pipeline of `glossa translate`: one post or a file of them.
+pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
@@ -33,7 +51,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             args.retriever
         );
     }
-    let pipeline = Pipeline {
+    Ok(Pipeline {
         glossary: Arc::clone(&glossary),
         retriever_name: args.retriever.clone(),
         retriever: Arc::from(retriever),
@@ -42,15 +60,5 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&(&args.provider).into())?),
         check: Default::default(),
-    };
-    let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
-
-    super::emit_report(&trace, args.format)?;
-    match &trace.generate.output.error {
-        Some(err) => {
-            eprintln!("{}: {err}", super::style::error());
-            Ok(crate::exit::Exit::Failed.into())
-        }
-        None => Ok(ExitCode::SUCCESS),
-    }
+    })
 }

@@ -73,6 +73,10 @@ pub struct Generation {
     pub provider: String,
     pub model: String,
     pub text: Option<String>,
+    /// The text of a failed call's reply (cut off by the token limit,
+    /// say): what came back, never a translation, never checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_output: Option<String>,
     pub attempts: u32,
     pub cached: bool,
     pub error: Option<String>,
@@ -97,6 +101,7 @@ impl From<Reply> for Generation {
             provider: reply.provider,
             model: reply.model,
             text: Some(reply.text),
+            partial_output: None,
             attempts: reply.attempts,
             cached: reply.cached,
             error: None,
@@ -138,6 +143,14 @@ impl Review {
     /// only inside, when that entry's target is in the output: the longer
     /// term chose the words ("cream" in "ice cream" → "Eis"), so the check
     /// does not count it as missing.
+    /// The retrieved targets missing from the output: neither there nor
+    /// the choice of a longer term ([`Review::inside_used`]).
+    pub fn missing(&self) -> impl Iterator<Item = &TargetUse> {
+        self.targets
+            .iter()
+            .filter(|t| !t.in_output && self.inside_used(t).is_none())
+    }
+
     pub fn inside_used<'r>(&'r self, t: &'r TargetUse) -> Option<&'r str> {
         let longer = t.inside.as_deref().filter(|_| !t.in_output)?;
         self.targets
@@ -487,6 +500,7 @@ impl Pipeline {
             provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
             model: first.map(|p| p.model().to_string()).unwrap_or_default(),
             text: None,
+            partial_output: reply.and_then(|r| partial(&r.text)),
             attempts,
             cached: false,
             stops_run: err.stops_run(),
@@ -500,6 +514,11 @@ impl Pipeline {
                 .unwrap_or_default(),
         }
     }
+}
+
+/// The text of a refused reply, kept when there is any.
+pub fn partial(text: &str) -> Option<String> {
+    (!text.trim().is_empty()).then(|| text.to_string())
 }
 
 /// Content words no match covered, each once, in order.

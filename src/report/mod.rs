@@ -18,6 +18,7 @@ pub mod run;
 pub mod run_split;
 pub mod sweep;
 pub mod translate;
+pub mod translate_posts;
 
 use std::io::{self, Write};
 

@@ -12,7 +12,11 @@ impl Report for Trace {
     }
 
     fn tables(&self, _: Format) -> Vec<Table> {
-        vec![entries_table(self)]
+        // Without an output no target can have reached it: no table.
+        match self.generate.output.text {
+            Some(_) => vec![entries_table(self)],
+            None => Vec::new(),
+        }
     }
 
     fn prose(&self) -> Prose {
@@ -23,11 +27,15 @@ impl Report for Trace {
     }
 }
 
-/// The model's output, then a blank line (nothing when it failed).
+/// The model's output, then a blank line; or why there is none.
 fn translation(trace: &Trace) -> String {
-    match &trace.generate.output.text {
+    let g = &trace.generate.output;
+    match &g.text {
         Some(text) => format!("{}\n\n", text.trim_end()),
-        None => String::new(),
+        None => format!(
+            "no output: the call failed ({})\n",
+            g.error.as_deref().unwrap_or("no reason given")
+        ),
     }
 }
 

@@ -247,6 +247,12 @@ pub fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
             ("seed", format!("{:?}", c.settings.seed)),
             ("max tokens", format!("{:?}", c.settings.max_tokens)),
             (
+                "default max tokens",
+                c.settings
+                    .max_tokens_auto
+                    .map_or("none".to_string(), |cap| cap.to_string()),
+            ),
+            (
                 "max tokens field",
                 format!("{:?}", c.settings.max_tokens_field),
             ),

@@ -19,6 +19,10 @@ pub struct CallRecord {
     pub provider: String,
     pub model: String,
     pub output: Option<String>,
+    /// A failed call's reply text (cut off, say), never scored; absent in
+    /// older files and when nothing came back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_output: Option<String>,
     pub check: Verdict,
     /// Where retrieval left the post: complete, missed, wrong_sense.
     pub group: Group,
@@ -50,6 +54,7 @@ impl CallRecord {
             provider: g.provider,
             model: g.model,
             output: g.text,
+            partial_output: g.partial_output,
             check: labelled.check,
             group: labelled.group,
             retrieved: trace.retrieve.output.into_iter().map(|u| u.entry).collect(),

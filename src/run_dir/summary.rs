@@ -279,6 +279,7 @@ mod tests {
             provider: "offline".into(),
             model: String::new(),
             output: (!error).then(|| "x".into()),
+            partial_output: None,
             check: Verdict {
                 ok,
                 ..Verdict::default()

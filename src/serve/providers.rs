@@ -43,6 +43,11 @@ pub struct ModelSettings {
     pub api_key_envs: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
     pub timeout: Option<std::time::Duration>,
+    pub temperature: Option<f32>,
+    pub seed: Option<u64>,
+    /// `max_tokens` and the cap from the post's length (see
+    /// [`Settings::max_tokens_auto`]).
+    pub max_tokens: (Option<u32>, Option<provider::LengthCap>),
 }
 
 /// The providers to offer, in the order of [`provider::PROVIDERS`] but
@@ -72,6 +77,10 @@ pub fn providers_from_env(m: &ModelSettings) -> (Vec<ProviderChoice>, Vec<String
             base_url: base_url.clone(),
             api_key_env: given(&m.api_key_envs),
             timeout: m.timeout,
+            temperature: m.temperature,
+            seed: m.seed,
+            max_tokens: m.max_tokens.0,
+            max_tokens_auto: m.max_tokens.1,
             ..Settings::default()
         };
         match provider::build(kind.name, &settings) {

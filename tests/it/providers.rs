@@ -242,6 +242,7 @@ fn identity_has_what_decides_the_answer_but_not_the_key() {
         temperature: Some(0.7),
         seed: Some(42),
         max_tokens: Some(100),
+        max_tokens_auto: None,
         max_tokens_field: None,
         timeout: Some(Duration::from_secs(5)),
     };

@@ -5,7 +5,7 @@ use super::results::{for_each_line, parse_result};
 use super::{custom_id, BadLine, BatchError, PROVIDER};
 use crate::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use crate::dataset::LabelledPost;
-use crate::generate::pipeline::{Generation, Pipeline, Stage};
+use crate::generate::pipeline::{partial, Generation, Pipeline, Stage};
 use crate::generate::reply::{accept, Completion};
 use crate::generate::retry::Answered;
 use crate::run_dir::calls::{CallsAppender, CallsError};
@@ -239,8 +239,8 @@ fn check_result(
     };
     let mut generation = Generation::from(answered.reply(reply));
     if error.is_some() {
-        // A refused reply is kept for its metadata, not as an output.
-        generation.text = None;
+        // A refused reply is kept for its metadata and text, not as an output.
+        generation.partial_output = generation.text.take().as_deref().and_then(partial);
         generation.error = error;
     }
     let trace = pipeline.finish(

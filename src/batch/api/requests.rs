@@ -5,7 +5,7 @@ use super::{custom_id, BatchError, ENDPOINT};
 use crate::dataset::LabelledPost;
 use crate::fsutil::AtomicFile;
 use crate::generate::pipeline::{Pipeline, Prepared};
-use crate::generate::provider::{chat_body, MaxTokensField};
+use crate::generate::provider::{chat_body, LengthCap, MaxTokensField, TokenLimit};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -34,6 +34,9 @@ pub struct Sampling {
     pub temperature: Option<f32>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// The cap from the post's length when `max_tokens` is unset, as a
+    /// live call sends it.
+    pub max_tokens_auto: Option<LengthCap>,
     /// The field that carries `max_tokens`; by default from the model name.
     pub max_tokens_field: Option<MaxTokensField>,
 }
@@ -57,15 +60,18 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
             &prepared.trace.prompt.output.text,
             sampling.temperature,
             sampling.seed,
-            sampling.max_tokens.map(|m| {
-                let field = sampling
-                    .max_tokens_field
-                    .unwrap_or_else(|| MaxTokensField::for_model(&sampling.model));
-                (m, field)
-            }),
+            token_limit(sampling).map(|(limit, field)| (limit.tokens(&prepared.text), field)),
         ),
     };
     serde_json::to_string(&line).expect("a request line always serialises") + "\n"
+}
+
+/// The limit and its field, by the rules of a live call.
+fn token_limit(sampling: &Sampling) -> Option<(TokenLimit, MaxTokensField)> {
+    let by_name = MaxTokensField::for_model(&sampling.model);
+    let reasons = by_name == MaxTokensField::MaxCompletionTokens;
+    let limit = TokenLimit::of(sampling.max_tokens, sampling.max_tokens_auto, reasons)?;
+    Some((limit, sampling.max_tokens_field.unwrap_or(by_name)))
 }
 
 /// Write the request lines of `calls` to `path` (atomically: a failure

@@ -10,8 +10,12 @@ use serde_json::Value;
 pub(super) trait Api: Send + Sync + 'static {
     /// The registered provider name.
     const NAME: &'static str;
-    /// The JSON request body for one prompt.
-    fn body(&self, model: &str, prompt: &str) -> Vec<u8>;
+    /// The JSON request body for one request.
+    fn body(&self, model: &str, req: &Request) -> Vec<u8>;
+    /// The default cap sent with `req` (no `--max-tokens` given), if any.
+    fn default_cap(&self, _req: &Request) -> Option<u32> {
+        None
+    }
     /// Provider-specific failures recognised in an error reply.
     const JUDGE: Judge;
     /// The reply's text and metadata, or why it holds none.
@@ -35,12 +39,37 @@ pub(super) struct Endpoint<A> {
 
 impl<A: Api> Endpoint<A> {
     async fn complete(&self, req: &Request) -> Result<Completion, ProviderError> {
-        let body = self.api.body(&self.model, &req.prompt);
+        let body = self.api.body(&self.model, req);
         let reply = self
             .http
             .post(&self.url, &self.model, body, A::JUDGE)
             .await?;
-        judged(A::NAME, &self.url, (A::REPLY)(&reply))
+        let judged = judged(A::NAME, &self.url, (A::REPLY)(&reply));
+        match (judged, self.api.default_cap(req)) {
+            (Err(err), Some(cap)) => Err(cut_by_default(err, cap)),
+            (judged, _) => judged,
+        }
+    }
+}
+
+/// A reply cut off by the default cap says how to raise or lift it.
+fn cut_by_default(err: ProviderError, cap: u32) -> ProviderError {
+    match err {
+        ProviderError::Stopped {
+            provider,
+            url,
+            refusal,
+            reply,
+        } if reply.meta.finish_reason.as_deref() == Some("length") => ProviderError::Stopped {
+            provider,
+            url,
+            refusal: format!(
+                "{refusal}; the default cap for this post is {cap} tokens: \
+                 raise it with --max-tokens N, or lift it with --max-tokens none"
+            ),
+            reply,
+        },
+        other => other,
     }
 }
 

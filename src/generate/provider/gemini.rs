@@ -1,7 +1,10 @@
 //! Google Gemini: `POST {base}/models/{model}:generateContent`.
 
 use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
-use super::{base_url, env_key, Auth, Http, ProviderError, ProviderKind, Settings, Verdict};
+use super::{
+    base_url, env_key, Auth, Http, ProviderError, ProviderKind, Request, Settings, TokenLimit,
+    Verdict,
+};
 use crate::generate::reply::{is_empty_answer, Completion, ReplyMeta, Usage};
 use serde::Serialize;
 use serde_json::Value;
@@ -29,11 +32,11 @@ pub(super) struct Generate {
 impl Api for Generate {
     const NAME: &'static str = NAME;
 
-    fn body(&self, _model: &str, prompt: &str) -> Vec<u8> {
+    fn body(&self, _model: &str, req: &Request) -> Vec<u8> {
         let body = Body {
             contents: [Content {
                 role: "user",
-                parts: [Part { text: prompt }],
+                parts: [Part { text: &req.prompt }],
             }],
             generation_config: &self.config,
         };
@@ -60,6 +63,8 @@ fn build(settings: &Settings) -> Result<Endpoint<Generate>, ProviderError> {
         var.to_string(),
         settings.timeout,
     )?;
+    // Gemini 2.5 models think, and their thinking counts against the
+    // cap: no default cap from the post's length.
     let config = GenerationConfig {
         temperature: settings.temperature,
         seed: settings.seed,
@@ -73,7 +78,9 @@ fn build(settings: &Settings) -> Result<Endpoint<Generate>, ProviderError> {
             &model,
             config.temperature,
             config.seed,
-            config.max_output_tokens.map(|m| (m, "max_tokens")),
+            config
+                .max_output_tokens
+                .map(|m| (TokenLimit::Fixed(m), "max_tokens")),
         ),
         api: Generate { config },
         http,

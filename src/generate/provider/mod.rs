@@ -7,12 +7,14 @@
 //!
 //! The HTTP providers need a tokio runtime with IO and time enabled.
 
+mod cap;
 mod endpoint;
 mod gemini;
 mod offline;
 mod openai;
 
 pub use crate::generate::reply::{Completion, ReplyMeta, Usage};
+pub use cap::{LengthCap, TokenLimit};
 pub use gemini::gemini_reply;
 pub use openai::{chat_body, chat_reply, MaxTokensField};
 
@@ -105,6 +107,12 @@ pub struct Settings {
     pub temperature: Option<f32>,
     pub seed: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// The cap from the text's length when `max_tokens` is unset (the
+    /// CLI's default; `None`: no cap, as in run folders from before it).
+    /// Not sent to models that reason before answering (see
+    /// [`TokenLimit::of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_auto: Option<LengthCap>,
     /// Which field carries `max_tokens` to an OpenAI-compatible API; by
     /// default decided from the model name ([`MaxTokensField::for_model`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -440,7 +448,7 @@ fn identity(
     model: &str,
     temperature: Option<f32>,
     seed: Option<u64>,
-    max_tokens: Option<(u32, &str)>,
+    max_tokens: Option<(TokenLimit, &str)>,
 ) -> String {
     let mut identity = format!("{name} {} model={model}", display_url(base));
     if let Some(t) = temperature {

@@ -3,7 +3,8 @@
 
 use super::endpoint::{named_model, Api, Endpoint, Judge, ReadReply};
 use super::{
-    base_url, env_key, is_local, Auth, Http, ProviderError, ProviderKind, Settings, Verdict,
+    base_url, env_key, is_local, Auth, Http, ProviderError, ProviderKind, Request, Settings,
+    TokenLimit, Verdict,
 };
 use crate::generate::reply::{is_empty_answer, Completion, ReplyMeta, Usage};
 use serde::{Deserialize, Serialize};
@@ -29,15 +30,23 @@ pub(super) const KIND: ProviderKind = ProviderKind {
 pub(super) struct Chat {
     temperature: Option<f32>,
     seed: Option<u64>,
-    max_tokens: Option<(u32, MaxTokensField)>,
+    max_tokens: Option<(TokenLimit, MaxTokensField)>,
 }
 
 impl Api for Chat {
     const NAME: &'static str = NAME;
 
-    fn body(&self, model: &str, prompt: &str) -> Vec<u8> {
-        let body = chat_body(model, prompt, self.temperature, self.seed, self.max_tokens);
+    fn body(&self, model: &str, req: &Request) -> Vec<u8> {
+        let max_tokens = self.max_tokens.map(|(l, f)| (l.tokens(&req.text), f));
+        let body = chat_body(model, &req.prompt, self.temperature, self.seed, max_tokens);
         serde_json::to_vec(&body).expect("a request body always serialises")
+    }
+
+    fn default_cap(&self, req: &Request) -> Option<u32> {
+        match self.max_tokens {
+            Some((limit @ TokenLimit::FromText(_), _)) => Some(limit.tokens(&req.text)),
+            _ => None,
+        }
     }
 
     const JUDGE: Judge = judge;
@@ -66,10 +75,12 @@ fn build(settings: &Settings) -> Result<Endpoint<Chat>, ProviderError> {
     let max_tokens_field = settings
         .max_tokens_field
         .unwrap_or_else(|| MaxTokensField::for_model(&model));
+    let reasons = MaxTokensField::for_model(&model) == MaxTokensField::MaxCompletionTokens;
+    let limit = TokenLimit::of(settings.max_tokens, settings.max_tokens_auto, reasons);
     let api = Chat {
         temperature: settings.temperature,
         seed: settings.seed,
-        max_tokens: settings.max_tokens.map(|m| (m, max_tokens_field)),
+        max_tokens: limit.map(|l| (l, max_tokens_field)),
     };
     Ok(Endpoint {
         url: format!("{base}/chat/completions"),
