@@ -94,9 +94,24 @@ struct Explainer<'a> {
     used: Vec<(usize, &'a UsedEntry)>,
 }
 
-/// Why one place was left out: the message, the `not` phrase the post
-/// says there, the `any` phrases none of which it says, the longer entry.
-type Why = (String, Option<String>, Vec<String>, Option<String>);
+/// Why one place was left out (the fields of [`LeftOut`] of that name).
+struct Why {
+    message: String,
+    post_says: Option<String>,
+    needs_one_of: Vec<String>,
+    part_of: Option<String>,
+}
+
+impl Why {
+    fn said(message: String) -> Why {
+        Why {
+            message,
+            post_says: None,
+            needs_one_of: Vec::new(),
+            part_of: None,
+        }
+    }
+}
 
 impl Explainer<'_> {
     fn used_as(&self, entry: usize) -> Option<&UsedEntry> {
@@ -135,7 +150,10 @@ impl Explainer<'_> {
             outer.id,
             outer.target
         );
-        (message, None, Vec::new(), Some(outer.id.clone()))
+        Why {
+            part_of: Some(outer.id.clone()),
+            ..Why::said(message)
+        }
     }
 
     /// The sense filter's own verdict at `words`, so the page explains
@@ -151,7 +169,10 @@ impl Explainer<'_> {
                     phrase.to_lowercase(),
                     says.to_lowercase()
                 );
-                Some((message, Some(says), Vec::new(), None))
+                Some(Why {
+                    post_says: Some(says),
+                    ..Why::said(message)
+                })
             }
             Verdict::Unsupported => {
                 // Only an entry with a `context` gets this verdict.
@@ -164,7 +185,10 @@ impl Explainer<'_> {
                         .map_or_else(|| format!("the sense of '{}'", e.source), str::to_string),
                     any.join(", ")
                 );
-                Some((message, None, any.to_vec(), None))
+                Some(Why {
+                    needs_one_of: any.to_vec(),
+                    ..Why::said(message)
+                })
             }
             Verdict::Kept => None,
         }
@@ -194,7 +218,7 @@ impl Explainer<'_> {
             .filter(|a| a.entry == m.entry)
             .filter_map(|a| a.words)
             .collect();
-        Some(self.left_out(m.entry, phrase, why, places))
+        Some(self.record(m.entry, phrase, why, places))
     }
 
     /// A used entry's places that the filters dropped (no kept place
@@ -223,14 +247,15 @@ impl Explainer<'_> {
                 },
             };
             // One word inside another match of the same entry: once.
-            if !out.iter().any(|o| o.message == why.0) {
-                out.push(self.left_out(entry, phrase, why, vec![words]));
+            if !out.iter().any(|o| o.message == why.message) {
+                out.push(self.record(entry, phrase, why, vec![words]));
             }
         }
         out
     }
 
-    fn left_out(
+    /// The [`LeftOut`] of `entry` at `words`, for the reason `why`.
+    fn record(
         &self,
         entry: usize,
         phrase: String,
@@ -238,7 +263,12 @@ impl Explainer<'_> {
         words: Vec<(usize, usize)>,
     ) -> LeftOut {
         let e: &Entry = &self.glossary.entries[entry];
-        let (message, post_says, needs_one_of, part_of) = why;
+        let Why {
+            message,
+            post_says,
+            needs_one_of,
+            part_of,
+        } = why;
         LeftOut {
             id: e.id.clone(),
             source: e.source.clone(),
