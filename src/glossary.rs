@@ -3,11 +3,12 @@
 use crate::error::{read_text, InputError, LineCounter};
 use crate::phrase;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::hash_map::Entry as Slot;
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Phrases that keep or drop an entry for a post (used by sense filters).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -104,6 +105,9 @@ pub struct Glossary {
     pub path: String,
     #[serde(skip)]
     by_id: FxHashMap<String, usize>,
+    /// Every source and alias key, made on first use ([`Glossary::has_key`]).
+    #[serde(skip)]
+    keys: OnceLock<FxHashSet<String>>,
 }
 
 impl Glossary {
@@ -260,12 +264,27 @@ impl Glossary {
             entries,
             path: path.to_string(),
             by_id,
+            keys: OnceLock::new(),
         })
     }
 
     /// Index of the entry with this id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.by_id.get(id).copied()
+    }
+
+    /// Whether `key` (a phrase key) is the key of an entry's source or
+    /// alias: a word an owner cannot add again.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.keys
+            .get_or_init(|| {
+                self.entries
+                    .iter()
+                    .flat_map(|e| std::iter::once(&e.key).chain(&e.alias_keys))
+                    .cloned()
+                    .collect()
+            })
+            .contains(key)
     }
 
     pub fn len(&self) -> usize {

@@ -40,12 +40,13 @@ pub mod wordnet;
 pub use checks::Check;
 pub use suggest::{suggest_aliases, AliasSuggestion, Suggestions, UnknownDomain, Unsure};
 
-use crate::glossary::Glossary;
+use crate::glossary::{Entry, Glossary};
 use crate::phrase;
-use crate::retrieve::Stems;
+use crate::retrieve::{stem_word, Stems};
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::OnceLock;
 use wordnet::WordNet;
 
 /// The shipped list of common ambiguous English words, with their senses.
@@ -83,6 +84,35 @@ pub fn ambiguous_words() -> Vec<(&'static str, &'static str)> {
             None => (l, ""),
         })
         .collect()
+}
+
+/// A word of the shipped ambiguous list, with its senses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Ambiguous {
+    pub word: &'static str,
+    pub senses: &'static str,
+}
+
+/// The shipped ambiguous words by their stem, made once: what the
+/// `ambiguous` check looks keys up in.
+fn ambiguous_by_stem() -> &'static HashMap<String, Ambiguous> {
+    static BY_STEM: OnceLock<HashMap<String, Ambiguous>> = OnceLock::new();
+    BY_STEM.get_or_init(|| {
+        ambiguous_words()
+            .into_iter()
+            .map(|(word, senses)| (stem_word(word), Ambiguous { word, senses }))
+            .collect()
+    })
+}
+
+/// The listed ambiguous word that one of `entry`'s one-word keys (source
+/// or alias) stems like: what `glossa lint` reports as `ambiguous`, and
+/// what `translate` and the page warn about where the entry is used.
+pub fn listed_ambiguous(entry: &Entry) -> Option<Ambiguous> {
+    std::iter::once(&entry.key)
+        .chain(&entry.alias_keys)
+        .filter(|k| !k.is_empty() && !k.contains(' '))
+        .find_map(|k| ambiguous_by_stem().get(&stem_word(k)).copied())
 }
 
 /// Which words count as English for `target-english`.

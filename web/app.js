@@ -229,6 +229,10 @@ function renderResult() {
     }
   }
 
+  // What the check looked at, and what it did not.
+  $("check").textContent = r.check || "";
+  $("check").hidden = !r.check;
+
   const warnings = $("warnings");
   warnings.replaceChildren();
   const noEntry = r.warnings.filter((w) => w.kind === "no_entry");

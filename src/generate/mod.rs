@@ -1,6 +1,7 @@
 //! Generation: prompts, providers, the pipeline for one post, batch runs
 //! and the output check.
 
+pub mod ambiguity;
 pub mod cache;
 pub mod check;
 pub mod highlight;

@@ -3,16 +3,18 @@
 //! [`Trace`], which is what `glossa translate --format json` prints and
 //! what a batch call line is made from.
 
+use super::ambiguity::{self, Unconfirmed};
 use super::check::{contains_target, Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
 use super::retry::Client;
-use super::simplify::{sentences, sentences_from_reply, Simplify};
+use super::simplify::{sentences, sentences_from_reply, Simplify, SourceMap};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
 use crate::retrieve::{best_per_entry, Match, MatchKind, PostView, Retriever};
 use crate::score::PostScore;
 use serde::Serialize;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -58,6 +60,11 @@ pub struct UsedEntry {
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Byte ranges of the simplified text of every place where retrieval
+    /// kept a match of the entry (after its filters), in text order; empty
+    /// for a match from no phrase (the oracle).
+    #[serde(skip)]
+    pub places: Vec<Range<usize>>,
 }
 
 /// The prompt stage's output.
@@ -136,6 +143,9 @@ pub struct Review {
     pub not_exact: Vec<String>,
     /// For each retrieved entry, whether its target is in the output.
     pub targets: Vec<TargetUse>,
+    /// Ambiguous entries used where no `context` confirms their sense:
+    /// the sense may be wrong there.
+    pub unconfirmed: Vec<Unconfirmed>,
 }
 
 impl Review {
@@ -217,6 +227,7 @@ pub struct Prepared {
     /// ([`Match::is_written`]).
     written: Vec<bool>,
     uncovered: Vec<String>,
+    unconfirmed: Vec<Unconfirmed>,
     /// A failed `--simplify llm` call: the post then gets no generate call.
     simplify_error: Option<ProviderError>,
 }
@@ -291,14 +302,17 @@ impl Pipeline {
             .iter()
             .map(|m| m.kind == MatchKind::Oracle || m.is_written(&self.glossary))
             .collect();
-        let used = matches.iter().map(|m| self.used_entry(m, &view, &joined));
+        let used = matches
+            .iter()
+            .map(|m| self.used_entry(m, &all, &view, &joined));
         let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
         let prompt = timed(started, self.prompt(&joined, &retrieve.output));
 
         // Every match covers its words, not only each entry's best one.
-        let uncovered = uncovered(&view, &all);
+        let uncovered = uncovered(&view, &all, &self.glossary);
+        let unconfirmed = ambiguity::unconfirmed(&self.glossary, &view, &all);
         Prepared {
             trace: Trace {
                 retriever: self.retriever_name.clone(),
@@ -317,13 +331,14 @@ impl Pipeline {
             inside,
             written,
             uncovered,
+            unconfirmed,
             simplify_error,
         }
     }
 
-    /// A match as given to the model: the entry, and the words it matched
-    /// as written in `text`.
-    fn used_entry(&self, m: &Match, view: &PostView, text: &str) -> UsedEntry {
+    /// A match as given to the model: the entry, the words it matched as
+    /// written in `text`, and every place of it that retrieval kept.
+    fn used_entry(&self, m: &Match, all: &[Match], view: &PostView, text: &str) -> UsedEntry {
         let e = &self.glossary.entries[m.entry];
         let phrase = match m.words {
             Some((first, len)) => {
@@ -340,6 +355,7 @@ impl Pipeline {
             score: m.score,
             sense: e.sense.clone(),
             forms: e.forms.clone(),
+            places: places(all, m.entry, view),
         }
     }
 
@@ -363,22 +379,35 @@ impl Pipeline {
         }
     }
 
-    /// The model request for a prepared post.
+    /// The model request for a prepared post. The offline provider's text
+    /// is the post as given when the simplified text maps back into it
+    /// (so its line breaks and spacing are kept), the simplified text
+    /// otherwise (`--simplify llm`).
     pub fn request(&self, prepared: &Prepared) -> Request {
+        let trace = &prepared.trace;
+        let map = SourceMap::new(&trace.input, &trace.simplify.output);
+        let (text, shift) = match &map {
+            Some(map) => (trace.input[map.span()].to_string(), map.span().start),
+            None => (prepared.text.clone(), 0),
+        };
+        let place = |r: &Range<usize>| {
+            let r = map.as_ref().map_or(r.clone(), |map| map.range(r));
+            r.start.saturating_sub(shift)..r.end.saturating_sub(shift)
+        };
         Request {
-            prompt: prepared.trace.prompt.output.text.clone(),
-            text: prepared.text.clone(),
-            substitutions: prepared
-                .trace
+            prompt: trace.prompt.output.text.clone(),
+            text,
+            substitutions: trace
                 .retrieve
                 .output
                 .iter()
                 .map(|u| Substitution {
                     phrase: u.phrase.clone(),
                     target: u.target.clone(),
+                    places: (!u.places.is_empty()).then(|| u.places.iter().map(place).collect()),
                 })
                 .collect(),
-            repeat: prepared.trace.repeat,
+            repeat: trace.repeat,
         }
     }
 
@@ -407,6 +436,7 @@ impl Pipeline {
         let labelled = label.map(|label| self.labelled(&prepared.matches, label, output));
         let review = review(
             prepared.uncovered,
+            prepared.unconfirmed,
             &prepared.inside,
             &prepared.written,
             &prepared.trace.retrieve.output,
@@ -521,8 +551,22 @@ pub fn partial(text: &str) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_string())
 }
 
-/// Content words no match covered, each once, in order.
-fn uncovered(view: &PostView, matches: &[Match]) -> Vec<String> {
+/// Byte ranges of every place where `entry` matched, in text order.
+fn places(all: &[Match], entry: usize, view: &PostView) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = all
+        .iter()
+        .filter(|m| m.entry == entry)
+        .filter_map(|m| m.words)
+        .map(|(first, len)| view.words[first].start..view.words[first + len - 1].end)
+        .collect();
+    out.sort_by_key(|r| (r.start, r.end));
+    out.dedup();
+    out
+}
+
+/// Content words no match covered, each once, in order; a word that is an
+/// entry's key is not one (a filter dropped it here: "save the date").
+fn uncovered(view: &PostView, matches: &[Match], glossary: &Glossary) -> Vec<String> {
     let mut covered = vec![false; view.words.len()];
     for m in matches {
         if let Some((first, len)) = m.words {
@@ -536,6 +580,7 @@ fn uncovered(view: &PostView, matches: &[Match]) -> Vec<String> {
         if !covered[i]
             && crate::phrase::is_lookup_word(&w.text)
             && !uncovered.iter().any(|u| *u == w.text)
+            && !glossary.has_key(&w.text)
         {
             uncovered.push(w.text.to_string());
         }
@@ -569,6 +614,7 @@ fn inside_others(all: &[Match], entry: usize, glossary: &Glossary) -> Option<Str
 /// matched as written.
 fn review(
     uncovered: Vec<String>,
+    unconfirmed: Vec<Unconfirmed>,
     inside: &[Option<String>],
     written: &[bool],
     used: &[UsedEntry],
@@ -592,5 +638,86 @@ fn review(
                 inside: inside.get(i).cloned().flatten(),
             })
             .collect(),
+        unconfirmed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::provider::{self, Settings};
+    use crate::generate::retry::RetryPolicy;
+    use crate::retrieve::{build, Params};
+
+    fn cafe_offline(simplify: Simplify) -> Pipeline {
+        let glossary =
+            Arc::new(Glossary::load(std::path::Path::new("glossaries/cafe.json")).unwrap());
+        let retriever = build(crate::retrieve::RECOMMENDED, &glossary, &Params::default()).unwrap();
+        let offline = provider::build("offline", &Settings::default()).unwrap();
+        Pipeline {
+            glossary,
+            retriever_name: crate::retrieve::RECOMMENDED.into(),
+            retriever: Arc::from(retriever),
+            template: Template::builtin("translate.v1"),
+            simplify,
+            simplify_template: Template::builtin("simplify.v1"),
+            client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
+            check: Checker::default(),
+        }
+    }
+
+    /// What the offline provider is asked: its text, and per target the
+    /// words at its places.
+    fn asked(request: &Request) -> (String, Vec<(String, Vec<String>)>) {
+        let places = request
+            .substitutions
+            .iter()
+            .map(|s| {
+                let at = s.places.as_ref().unwrap();
+                let words = at.iter().map(|r| request.text[r.clone()].to_string());
+                (s.target.clone(), words.collect())
+            })
+            .collect();
+        (request.text.clone(), places)
+    }
+
+    #[test]
+    fn the_offline_request_is_the_post_with_the_places_retrieval_kept() {
+        let p = cafe_offline(Simplify::Rules);
+        let post = "  Save the date!\n\nSticky date loaf, date night.  Cookies! \n";
+        let prepared = p.prepare_local(post, None, 1).unwrap();
+        assert_eq!(
+            prepared.text,
+            "Save the date!\nSticky date loaf, date night.\nCookies!"
+        );
+        let (text, places) = asked(&p.request(&prepared));
+        assert_eq!(text, post.trim());
+        assert_eq!(
+            places,
+            [
+                ("dorpa".to_string(), vec!["Cookies".to_string()]),
+                ("zimbo".to_string(), vec!["date".to_string()])
+            ]
+        );
+        let loaf = text.find("date loaf").unwrap();
+        let date = &p.request(&prepared).substitutions[1];
+        let kept: Vec<Range<usize>> = std::iter::once(loaf..loaf + 4).collect();
+        assert_eq!(date.places, Some(kept));
+    }
+
+    #[test]
+    fn a_rewritten_text_is_substituted_as_simplified() {
+        // A model's simplification is no slice of the post: the offline
+        // provider then writes into the simplified text.
+        let p = cafe_offline(Simplify::Llm);
+        let post = "Our sticky date loaf is back";
+        let simplified = Stage {
+            ms: 0.0,
+            output: vec!["The sticky date loaf is back.".to_string()],
+        };
+        let prepared = p.prepare_simplified(post, None, 1, simplified, None);
+        let (text, places) = asked(&p.request(&prepared));
+        assert_eq!(text, "The sticky date loaf is back.");
+        assert_eq!(places, [("zimbo".to_string(), vec!["date".to_string()])]);
     }
 }

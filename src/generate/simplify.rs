@@ -1,6 +1,7 @@
 //! The simplify stage: English text → short sentences.
 
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// How the text is simplified before retrieval and translation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +85,59 @@ fn push_trimmed(out: &mut Vec<String>, current: &mut String) {
     current.clear();
 }
 
+/// Where the simplified text (its sentences joined by line breaks) stands
+/// in the post: each sentence is a slice of the post, in order, with only
+/// white space between them. Lets the offline provider write into the post
+/// as given, its line breaks and spacing kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceMap {
+    /// Per sentence: its start in the joined text, its start in the post,
+    /// its length.
+    sentences: Vec<(usize, usize, usize)>,
+}
+
+impl SourceMap {
+    /// The map of `sentences` (as joined with `\n`) into `post`, or `None`
+    /// when they are not slices of it in order (a model's rewrite).
+    pub fn new(post: &str, sentences: &[String]) -> Option<SourceMap> {
+        let (mut joined, mut at) = (0, 0);
+        let mut out = Vec::with_capacity(sentences.len());
+        for s in sentences {
+            let gap = post[at..].len() - post[at..].trim_start().len();
+            at += gap;
+            if !post[at..].starts_with(s.as_str()) {
+                return None;
+            }
+            out.push((joined, at, s.len()));
+            joined += s.len() + 1;
+            at += s.len();
+        }
+        Some(SourceMap { sentences: out })
+    }
+
+    /// The post from its first sentence to the end of its last.
+    pub fn span(&self) -> Range<usize> {
+        match (self.sentences.first(), self.sentences.last()) {
+            (Some(&(_, first, _)), Some(&(_, last, len))) => first..last + len,
+            _ => 0..0,
+        }
+    }
+
+    /// The place in the post of byte `at` of the joined text (a sentence's
+    /// end maps to its end in the post, not to the next one's start).
+    pub fn offset(&self, at: usize) -> usize {
+        self.sentences
+            .iter()
+            .find(|&&(joined, _, len)| (joined..=joined + len).contains(&at))
+            .map_or(at, |&(joined, post, _)| post + at - joined)
+    }
+
+    /// `range` of the joined text as a range of the post.
+    pub fn range(&self, range: &Range<usize>) -> Range<usize> {
+        self.offset(range.start)..self.offset(range.end)
+    }
+}
+
 /// Sentences from a model's reply: one per non-empty line, list markers
 /// removed.
 pub fn sentences_from_reply(reply: &str) -> Vec<String> {
@@ -136,6 +190,27 @@ mod tests {
             ["Save the date: the 12th, at noon"]
         );
         assert!(sentences(" \n\n ").is_empty());
+    }
+
+    #[test]
+    fn the_joined_sentences_map_back_into_the_post() {
+        let post = "  Cookies are back.\r\n\nFresh cookies!  Only £4.50.\n";
+        let split = sentences(post);
+        let joined = split.join("\n");
+        let map = SourceMap::new(post, &split).unwrap();
+        assert_eq!(&post[map.span()], post.trim());
+        // Every word of the joined text is the same word in the post.
+        for word in ["Cookies", "back.", "Fresh", "cookies!", "£4.50."] {
+            let at = joined.find(word).unwrap();
+            let range = map.range(&(at..at + word.len()));
+            assert_eq!(&post[range], word);
+        }
+        // A sentence's end is its own end, not the next one's start.
+        assert_eq!(map.offset("Cookies are back.".len()), 2 + 17);
+        // A model's rewrite is not a slice of the post.
+        let rewritten = ["Cookies are back".to_string()];
+        assert!(SourceMap::new("We sell cookies.", &rewritten).is_none());
+        assert!(SourceMap::new("b. a.", &["a.".into(), "b.".into()]).is_none());
     }
 
     #[test]

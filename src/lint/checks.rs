@@ -2,7 +2,7 @@
 //! the same [`Keys`] (the glossary's keys and indexes over them) and
 //! appends its findings.
 
-use super::{ambiguous_words, keys_of, English, Finding, Key, Severity};
+use super::{ambiguous_by_stem, keys_of, Ambiguous, English, Finding, Key, Severity};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::{self, Skip};
 use crate::retrieve::{targets_agree, without_leading_article, Stems};
@@ -436,14 +436,10 @@ fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
 
 /// `ambiguous`: a one-word key on the shipped list of ambiguous words,
 /// without `context` (warning) or without `sense` (note).
-fn ambiguous(keys: &mut Keys, out: &mut Vec<Finding>) {
-    let stems = &mut keys.stems;
-    let ambiguous: HashMap<String, (&str, &str)> = ambiguous_words()
-        .into_iter()
-        .map(|(w, senses)| (stems.word(w).to_string(), (w, senses)))
-        .collect();
+fn ambiguous(keys: &Keys, out: &mut Vec<Finding>) {
+    let ambiguous = ambiguous_by_stem();
     for (i, e) in keys.entries.iter().enumerate() {
-        let Some((k, (word, senses))) = keys.keys[keys.by_entry[i].clone()]
+        let Some((k, Ambiguous { word, senses })) = keys.keys[keys.by_entry[i].clone()]
             .iter()
             .filter(|k| k.stems.len() == 1)
             .find_map(|k| ambiguous.get(&k.stems[0]).map(|a| (k, *a)))

@@ -108,10 +108,14 @@ pub trait Report {
 pub struct Prose {
     pub before: String,
     pub after: String,
+    /// Notes for the person at the terminal, not part of the result: on
+    /// `err` in every table format, so `> file` keeps the result alone.
+    pub notes: String,
 }
 
 /// Write `report` in `format` to `out`. CSV is read by programs, so its
-/// prose goes to `err`; JSON carries everything and has no prose.
+/// prose goes to `err`; notes always do; JSON carries everything and has
+/// no prose.
 pub fn render(
     report: &dyn Report,
     format: Format,
@@ -121,15 +125,22 @@ pub fn render(
     let Some(exporter) = exporter(format) else {
         return out.write_all(report.json()?.as_bytes());
     };
-    let Prose { before, after } = report.prose();
+    let Prose {
+        before,
+        after,
+        notes,
+    } = report.prose();
     let body = render_tables(&*exporter, format, &report.tables(format));
     if format == Format::Csv {
         err.write_all(before.as_bytes())?;
         out.write_all(body.as_bytes())?;
-        err.write_all(after.as_bytes())
+        err.write_all(after.as_bytes())?;
     } else {
-        out.write_all(format!("{before}{body}{after}").as_bytes())
+        out.write_all(format!("{before}{body}{after}").as_bytes())?;
     }
+    // What went to `out` comes first on a terminal.
+    out.flush()?;
+    err.write_all(notes.as_bytes())
 }
 
 /// What [`render`] writes to standard output, as a string.
@@ -223,6 +234,7 @@ mod tests {
             Prose {
                 before: "before\n".into(),
                 after: "after\n".into(),
+                notes: "notes\n".into(),
             }
         }
     }
@@ -240,14 +252,14 @@ mod tests {
     fn csv_keeps_prose_off_stdout() {
         let (out, err) = both(&Fake { rows: 1 }, Format::Csv);
         assert_eq!(out, "A\n0\n");
-        assert_eq!(err, "before\nafter\n");
+        assert_eq!(err, "before\nafter\nnotes\n");
     }
 
     #[test]
     fn people_formats_show_prose_around_the_tables() {
         let (out, err) = both(&Fake { rows: 1 }, Format::Markdown);
         assert_eq!(out, "before\n**T**\n\n| A |\n|---|\n| 0 |\nafter\n");
-        assert_eq!(err, "");
+        assert_eq!(err, "notes\n");
     }
 
     #[test]

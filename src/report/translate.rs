@@ -1,8 +1,12 @@
 //! `glossa translate`: the translation, the entries used and whether each
-//! target reached the output, then what is worth a second look.
+//! target reached the output, then (on stderr) what was checked and what is
+//! worth a second look. The check line and the sense warnings are worded
+//! here for the page too.
 
 use super::{Align, Format, Prose, Report, Table};
+use crate::generate::ambiguity::{ContextState, Unconfirmed};
 use crate::generate::pipeline::{Generation, Trace};
+use crate::generate::provider;
 use std::fmt::Write as _;
 
 impl Report for Trace {
@@ -22,7 +26,8 @@ impl Report for Trace {
     fn prose(&self) -> Prose {
         Prose {
             before: translation(self),
-            after: notes(self),
+            after: String::new(),
+            notes: notes(self),
         }
     }
 }
@@ -80,10 +85,9 @@ fn notes(trace: &Trace) -> String {
         }
     }
     if trace.generate.output.text.is_some() {
-        if missing.is_empty() {
-            out.push_str("Check: every glossary target is in the output.\n");
-        } else {
-            let _ = writeln!(out, "Check: not in the output: {}", missing.join(", "));
+        let _ = writeln!(out, "{}", check_line(trace, &missing));
+        if let Some(offline) = offline_line(&trace.generate.output) {
+            let _ = writeln!(out, "{offline}");
         }
         for (entry, longer) in inside {
             let _ = writeln!(
@@ -91,6 +95,9 @@ fn notes(trace: &Trace) -> String {
                 "  `{entry}` matched only inside `{longer}`, whose target is in the output (not counted as missing)"
             );
         }
+    }
+    for u in &trace.review.unconfirmed {
+        let _ = writeln!(out, "Sense not confirmed: {}", unconfirmed_message(u));
     }
     if !trace.review.not_exact.is_empty() {
         let _ = writeln!(
@@ -107,6 +114,91 @@ fn notes(trace: &Trace) -> String {
         );
     }
     out.push_str(&how_made(&trace.generate.output, trace));
+    out
+}
+
+/// What the check covered and what it did not: it looks for the targets
+/// of the entries found, nothing else. `missing`: targets not in the
+/// output (a term's choice of a longer one's target aside).
+fn check_line(trace: &Trace, missing: &[&str]) -> String {
+    const NOT_CHECKED: &str = "not checked: meaning, grammar, numbers";
+    let n = trace.review.targets.len();
+    let targets = if n == 1 { "target" } else { "targets" };
+    if n == 0 {
+        format!("Check: no glossary entry was found, so no target to look for; {NOT_CHECKED}.")
+    } else if missing.is_empty() {
+        let verb = if n == 1 { "is" } else { "are" };
+        format!("Check: the {n} glossary {targets} found {verb} in the output; {NOT_CHECKED}.")
+    } else {
+        format!(
+            "Check: not in the output: {} ({} of the {n} glossary {targets} found); {NOT_CHECKED}.",
+            missing.join(", "),
+            missing.len()
+        )
+    }
+}
+
+/// The check line of a trace with an output (see [`check_line`]): what
+/// the page shows under the translation (it says on its own that the
+/// offline provider translates nothing).
+pub fn check_summary(trace: &Trace) -> Option<String> {
+    trace.generate.output.text.as_ref()?;
+    let missing: Vec<&str> = trace
+        .review
+        .targets
+        .iter()
+        .filter(|t| !t.in_output && trace.review.inside_used(t).is_none())
+        .map(|t| t.target.as_str())
+        .collect();
+    Some(check_line(trace, &missing))
+}
+
+/// For the offline provider: its output is the post with glossary words
+/// put in, so the check above is true by construction.
+fn offline_line(g: &Generation) -> Option<&'static str> {
+    provider::is_offline(&g.provider)
+        .then_some("Offline: glossary words replaced, nothing was translated.")
+}
+
+/// An ambiguous entry used where nothing confirms its sense, in a
+/// sentence that says what to do.
+pub fn unconfirmed_message(u: &Unconfirmed) -> String {
+    let mut out = format!(
+        "'{}' was read as `{}` (→ {})",
+        u.phrase.to_lowercase(),
+        u.entry,
+        u.target
+    );
+    match (&u.sense, &u.listed) {
+        (Some(sense), Some(l)) => {
+            let _ = write!(
+                out,
+                ", meant as \"{sense}\"; '{}' can also mean: {}",
+                l.word, l.senses
+            );
+        }
+        (Some(sense), None) => {
+            let _ = write!(out, ", meant as \"{sense}\"");
+        }
+        (None, Some(l)) => {
+            let _ = write!(out, ", and '{}' can mean: {}", l.word, l.senses);
+        }
+        (None, None) => {}
+    }
+    out.push_str(match u.context {
+        ContextState::None => {
+            ". Nothing in the post confirms the sense: check the translation, and add `context` \
+             to the entry (`any`: words that come with this sense; `not`: phrases of the others)."
+        }
+        ContextState::Contradicted => {
+            ". A `context.not` phrase of the entry is right here: check the translation (the \
+             `sense` filter, part of the default retriever `glossa`, leaves such a place out)."
+        }
+        ContextState::Unsupported => {
+            ". None of the entry's `context.any` words is in the post: check the translation, \
+             and if the sense is right, add a word of this post that shows it to `context.any`."
+        }
+    });
     out
 }
 

@@ -35,9 +35,9 @@ pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
 pub use longest::targets_agree;
-pub use normalised::Stems;
+pub use normalised::{stem_word, Stems};
 pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
-pub use sense::{stems_to_own_key, Sense, Verdict};
+pub use sense::{context_verdict, stems_to_own_key, Sense, Verdict};
 pub use spec::{Part, Spec, UnknownRetriever};
 
 use crate::glossary::Glossary;

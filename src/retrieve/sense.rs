@@ -52,41 +52,44 @@ pub fn stems_to_own_key(stems: &mut Stems, entry: &Entry, phrase: &str) -> bool 
         .any(|own| stems.key(own) == stemmed)
 }
 
+/// An entry's context phrases as the filter compares them; `None` for an
+/// entry without `context` or with empty lists.
+fn rule_of(stems: &mut Stems, entry: &Entry) -> Option<Rule> {
+    let mut patterns = |phrases: &[String]| -> Vec<Pattern> {
+        phrases
+            .iter()
+            .map(|p| (p, phrase::key(p)))
+            .filter(|(_, k)| !k.is_empty())
+            .map(|(p, k)| {
+                if stems_to_own_key(stems, entry, p) {
+                    Pattern {
+                        words: k.split(' ').map(str::to_string).collect(),
+                        by_stem: false,
+                    }
+                } else {
+                    Pattern {
+                        words: k.split(' ').map(|w| stems.word(w).to_string()).collect(),
+                        by_stem: true,
+                    }
+                }
+            })
+            .collect()
+    };
+    let c = entry.context.as_ref()?;
+    let rule = Rule {
+        any: patterns(&c.any),
+        not: patterns(&c.not),
+    };
+    (!rule.any.is_empty() || !rule.not.is_empty()).then_some(rule)
+}
+
 impl Sense {
     pub fn new(glossary: &Glossary) -> Sense {
         let mut stems = Stems::default();
-        let mut patterns = |entry: &Entry, phrases: &[String]| -> Vec<Pattern> {
-            phrases
-                .iter()
-                .map(|p| (p, phrase::key(p)))
-                .filter(|(_, k)| !k.is_empty())
-                .map(|(p, k)| {
-                    if stems_to_own_key(&mut stems, entry, p) {
-                        Pattern {
-                            words: k.split(' ').map(str::to_string).collect(),
-                            by_stem: false,
-                        }
-                    } else {
-                        Pattern {
-                            words: k.split(' ').map(|w| stems.word(w).to_string()).collect(),
-                            by_stem: true,
-                        }
-                    }
-                })
-                .collect()
-        };
         let rules = glossary
             .entries
             .iter()
-            .map(|e| {
-                e.context.as_ref().and_then(|c| {
-                    let rule = Rule {
-                        any: patterns(e, &c.any),
-                        not: patterns(e, &c.not),
-                    };
-                    (!rule.any.is_empty() || !rule.not.is_empty()).then_some(rule)
-                })
-            })
+            .map(|e| rule_of(&mut stems, e))
             .collect();
         Sense { rules }
     }
@@ -114,6 +117,18 @@ impl Sense {
             Some(rule) => StemmedPost::of(post).verdict(rule, words),
         }
     }
+}
+
+/// The verdict of `entry`'s own `context` on its match at `words`, the
+/// rule made for this one entry (no index over the glossary): `None` when
+/// the entry has no `context` to judge by.
+pub fn context_verdict(
+    entry: &Entry,
+    post: &PostView,
+    words: Option<(usize, usize)>,
+) -> Option<Verdict> {
+    let rule = rule_of(&mut Stems::default(), entry)?;
+    Some(StemmedPost::of(post).verdict(&rule, words))
 }
 
 /// The post's words and stems, with their segments.

@@ -444,7 +444,9 @@ pub struct UsedOut {
 /// A warning in plain words.
 #[derive(Debug, Serialize)]
 pub struct Warning {
-    /// `left_out`, `no_entry`, `not_in_output`, `check_match`.
+    /// `left_out`, `no_entry`, `not_in_output`, `check_match` (matched by
+    /// stem or spelling, not as written), `unconfirmed` (an ambiguous
+    /// entry whose sense nothing in the post confirms).
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -630,11 +632,17 @@ fn warnings(
             });
         }
     }
+    for u in &trace.review.unconfirmed {
+        out.push(Warning {
+            kind: "unconfirmed",
+            message: crate::report::translate::unconfirmed_message(u),
+            word: Some(u.phrase.to_lowercase()),
+            entry: Some(u.entry.clone()),
+        });
+    }
     for u in used {
-        if matches!(
-            u.kind,
-            MatchKind::Fuzzy | MatchKind::Edit | MatchKind::Split
-        ) {
+        // The CLI's "second look" list: anything but as written.
+        if trace.review.not_exact.contains(&u.id) {
             out.push(Warning {
                 kind: "check_match",
                 message: format!(
@@ -680,6 +688,7 @@ pub async fn translate(
     let segments: Vec<Segment> = explain::highlight(&translation, &a.trace.retrieve.output);
     Ok(axum::Json(json!({
         "translation": translation,
+        "check": crate::report::translate::check_summary(&a.trace),
         "segments": segments,
         "entries": a.used,
         "left_out": a.left_out,

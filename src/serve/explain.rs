@@ -5,9 +5,11 @@
 
 pub use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
+use crate::generate::target_match::overlaps;
 use crate::glossary::{Entry, Glossary};
-use crate::retrieve::{best_per_entry, PostView, Retriever, Sense, Spec, Verdict};
+use crate::retrieve::{best_per_entry, Match, PostView, Retriever, Sense, Spec, Verdict};
 use serde::Serialize;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// An entry whose words are in the post but which the retriever's filters
@@ -31,8 +33,8 @@ pub struct LeftOut {
     /// The id of the longer entry used whose words hold this one's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub part_of: Option<String>,
-    /// Word ranges, in the (simplified) text, of every phrase that matched
-    /// it: the words this entry would have covered.
+    /// Word ranges, in the (simplified) text, of the phrases explained:
+    /// the words this entry would have covered.
     #[serde(skip)]
     pub words: Vec<(usize, usize)>,
     /// A sentence for the reader.
@@ -48,9 +50,11 @@ pub fn unfiltered_spec(spec: &str) -> Option<String> {
 }
 
 /// Entries that `unfiltered` (the retriever without its filters, see
-/// [`unfiltered_spec`]) finds in `text` but that are not in `used`, and
-/// whose `context`, or a longer entry used over the same words, explains
-/// why.
+/// [`unfiltered_spec`]) finds in `text` at places where the filtered one
+/// kept no match of them (`used` with their places), and whose `context`,
+/// or a longer entry used over the same words, explains why. An entry not
+/// used at all is explained once; a used entry, at each place it was left
+/// out ("Save the date! Sticky date loaf.": the first date).
 pub fn left_out(
     glossary: &Arc<Glossary>,
     unfiltered: &dyn Retriever,
@@ -58,108 +62,226 @@ pub fn left_out(
     used: &[UsedEntry],
 ) -> Vec<LeftOut> {
     let view = PostView::new(text, None);
-    let sense = Sense::new(glossary);
-    let quote = |first: usize, len: usize| {
-        text[view.words[first].start..view.words[first + len - 1].end].to_string()
+    let explainer = Explainer {
+        glossary,
+        view: &view,
+        sense: Sense::new(glossary),
+        all: unfiltered.retrieve(&view),
+        used: used
+            .iter()
+            .filter_map(|u| Some((glossary.index_of(&u.entry)?, u)))
+            .collect(),
     };
     let mut out = Vec::new();
-    let all = unfiltered.retrieve(&view);
-    let used_index: Vec<usize> = used
-        .iter()
-        .filter_map(|u| glossary.index_of(&u.entry))
-        .collect();
-    // A match of a used entry over more words, holding all of `words`,
-    // with its words.
-    let holder = |entry: usize, (first, len): (usize, usize)| {
-        all.iter().find_map(|o| {
+    for m in best_per_entry(explainer.all.clone()) {
+        match explainer.used_as(m.entry) {
+            None => out.extend(explainer.unused(&m)),
+            // Used from no phrase (the oracle): no place to tell apart.
+            Some(kept) if kept.places.is_empty() => {}
+            Some(kept) => out.extend(explainer.places_left_out(m.entry, &kept.places)),
+        }
+    }
+    out
+}
+
+/// What [`left_out`] reads: the post, the unfiltered matches, the entries
+/// used (by glossary index).
+struct Explainer<'a> {
+    glossary: &'a Glossary,
+    view: &'a PostView<'a>,
+    sense: Sense,
+    all: Vec<Match>,
+    used: Vec<(usize, &'a UsedEntry)>,
+}
+
+/// Why one place was left out (the fields of [`LeftOut`] of that name).
+struct Why {
+    message: String,
+    post_says: Option<String>,
+    needs_one_of: Vec<String>,
+    part_of: Option<String>,
+}
+
+impl Why {
+    fn said(message: String) -> Why {
+        Why {
+            message,
+            post_says: None,
+            needs_one_of: Vec::new(),
+            part_of: None,
+        }
+    }
+}
+
+impl Explainer<'_> {
+    fn used_as(&self, entry: usize) -> Option<&UsedEntry> {
+        self.used.iter().find(|(i, _)| *i == entry).map(|(_, u)| *u)
+    }
+
+    fn quote(&self, first: usize, len: usize) -> String {
+        self.view.span(first, len).to_string()
+    }
+
+    /// A match of a used entry over more words, holding all of `words`,
+    /// with its words.
+    fn holder(
+        &self,
+        entry: usize,
+        (first, len): (usize, usize),
+    ) -> Option<(usize, (usize, usize))> {
+        self.all.iter().find_map(|o| {
             let (of, ol) = o.words?;
             let holds = o.entry != entry
-                && used_index.contains(&o.entry)
+                && self.used_as(o.entry).is_some()
                 && ol > len
                 && of <= first
                 && first + len <= of + ol;
-            holds.then_some((o, (of, ol)))
+            holds.then_some((o.entry, (of, ol)))
         })
-    };
-    for m in best_per_entry(all.clone()) {
-        if used_index.contains(&m.entry) {
-            continue;
+    }
+
+    /// The message for words inside a longer entry used there.
+    fn part_of(&self, phrase: &str, longer: usize, (of, ol): (usize, usize)) -> Why {
+        let outer = &self.glossary.entries[longer];
+        let message = format!(
+            "'{}' was left out here: it is part of '{}', which `{}` translates as '{}'",
+            phrase.to_lowercase(),
+            self.quote(of, ol).to_lowercase(),
+            outer.id,
+            outer.target
+        );
+        Why {
+            part_of: Some(outer.id.clone()),
+            ..Why::said(message)
         }
-        let entry: &Entry = &glossary.entries[m.entry];
-        let Some((at, words)) = m.words else {
-            continue;
-        };
-        let phrase = quote(at, words);
-        // The sense filter's own verdict, so the page explains what it did.
-        let verdict = match &entry.context {
-            Some(_) => sense.verdict(&view, m.entry, m.words),
-            None => Verdict::Kept,
-        };
-        let mut part_of = None;
-        let (message, says, needs_one_of) = match verdict {
+    }
+
+    /// The sense filter's own verdict at `words`, so the page explains
+    /// what it did; `None` when the entry's `context` keeps it there.
+    fn sense_why(&self, entry: usize, words: (usize, usize), phrase: &str) -> Option<Why> {
+        let e = &self.glossary.entries[entry];
+        e.context.as_ref()?;
+        match self.sense.verdict(self.view, entry, Some(words)) {
             Verdict::Contradicted { first, len } => {
-                let says = quote(first, len);
+                let says = self.quote(first, len);
                 let message = format!(
                     "'{}' was left out here: the post says '{}'",
                     phrase.to_lowercase(),
                     says.to_lowercase()
                 );
-                (message, Some(says), Vec::new())
+                Some(Why {
+                    post_says: Some(says),
+                    ..Why::said(message)
+                })
             }
             Verdict::Unsupported => {
                 // Only an entry with a `context` gets this verdict.
-                let any = entry.context.as_ref().map_or(&[][..], |c| &c.any[..]);
+                let any = e.context.as_ref().map_or(&[][..], |c| &c.any[..]);
                 let message = format!(
                     "'{}' was left out here: nothing in the post points to {} (looked for: {})",
                     phrase.to_lowercase(),
-                    entry.sense.as_deref().map_or_else(
-                        || format!("the sense of '{}'", entry.source),
-                        str::to_string
-                    ),
+                    e.sense
+                        .as_deref()
+                        .map_or_else(|| format!("the sense of '{}'", e.source), str::to_string),
                     any.join(", ")
                 );
-                (message, None, any.to_vec())
+                Some(Why {
+                    needs_one_of: any.to_vec(),
+                    ..Why::said(message)
+                })
             }
-            Verdict::Kept => {
+            Verdict::Kept => None,
+        }
+    }
+
+    /// An entry not used at all, explained at its best match.
+    fn unused(&self, m: &Match) -> Option<LeftOut> {
+        let words = m.words?;
+        let phrase = self.quote(words.0, words.1);
+        let why = match self.sense_why(m.entry, words, &phrase) {
+            Some(why) => why,
+            None => {
                 // Every place of it is part of a longer entry used there.
-                let holders: Option<Vec<_>> = all
+                let holders: Option<Vec<_>> = self
+                    .all
                     .iter()
                     .filter(|a| a.entry == m.entry)
-                    .map(|a| holder(m.entry, a.words?))
+                    .map(|a| self.holder(m.entry, a.words?))
                     .collect();
-                let Some(&(longer, (of, ol))) = holders.as_deref().and_then(<[_]>::first) else {
-                    continue;
-                };
-                let outer = &glossary.entries[longer.entry];
-                part_of = Some(outer.id.clone());
-                let message = format!(
-                    "'{}' was left out here: it is part of '{}', which `{}` translates as '{}'",
-                    phrase.to_lowercase(),
-                    quote(of, ol).to_lowercase(),
-                    outer.id,
-                    outer.target
-                );
-                (message, None, Vec::new())
+                let &(longer, at) = holders.as_deref()?.first()?;
+                self.part_of(&phrase, longer, at)
             }
         };
-        out.push(LeftOut {
-            id: entry.id.clone(),
-            source: entry.source.clone(),
-            target: entry.target.clone(),
-            sense: entry.sense.clone(),
-            phrase,
-            post_says: says,
+        let places = self
+            .all
+            .iter()
+            .filter(|a| a.entry == m.entry)
+            .filter_map(|a| a.words)
+            .collect();
+        Some(self.record(m.entry, phrase, why, places))
+    }
+
+    /// A used entry's places that the filters dropped (no kept place
+    /// overlaps them), each explained.
+    fn places_left_out(&self, entry: usize, kept: &[Range<usize>]) -> Vec<LeftOut> {
+        let mut places: Vec<(usize, usize)> = self
+            .all
+            .iter()
+            .filter(|a| a.entry == entry)
+            .filter_map(|a| a.words)
+            .filter(|&(first, len)| {
+                let bytes = self.view.words[first].start..self.view.words[first + len - 1].end;
+                !kept.iter().any(|k| overlaps(k, &bytes))
+            })
+            .collect();
+        places.sort_unstable();
+        places.dedup();
+        let mut out: Vec<LeftOut> = Vec::new();
+        for words in places {
+            let phrase = self.quote(words.0, words.1);
+            let why = match self.sense_why(entry, words, &phrase) {
+                Some(why) => why,
+                None => match self.holder(entry, words) {
+                    Some((longer, at)) => self.part_of(&phrase, longer, at),
+                    None => continue,
+                },
+            };
+            // One word inside another match of the same entry: once.
+            if !out.iter().any(|o| o.message == why.message) {
+                out.push(self.record(entry, phrase, why, vec![words]));
+            }
+        }
+        out
+    }
+
+    /// The [`LeftOut`] of `entry` at `words`, for the reason `why`.
+    fn record(
+        &self,
+        entry: usize,
+        phrase: String,
+        why: Why,
+        words: Vec<(usize, usize)>,
+    ) -> LeftOut {
+        let e: &Entry = &self.glossary.entries[entry];
+        let Why {
+            message,
+            post_says,
             needs_one_of,
             part_of,
-            words: all
-                .iter()
-                .filter(|a| a.entry == m.entry)
-                .filter_map(|a| a.words)
-                .collect(),
+        } = why;
+        LeftOut {
+            id: e.id.clone(),
+            source: e.source.clone(),
+            target: e.target.clone(),
+            sense: e.sense.clone(),
+            phrase,
+            post_says,
+            needs_one_of,
+            part_of,
+            words,
             message,
-        });
+        }
     }
-    out
 }
 
 #[cfg(test)]
@@ -177,6 +299,7 @@ mod tests {
             score: 1.0,
             sense: None,
             forms: Vec::new(),
+            places: Vec::new(),
         }
     }
 
@@ -311,5 +434,42 @@ mod tests {
         // A post that fits the context keeps the entry: nothing to explain.
         let kept = "Date fruit, fresh";
         assert!(left_out(&g, exact.as_ref(), kept, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_used_entry_is_explained_where_it_was_left_out() {
+        let g = Arc::new(Glossary::load(std::path::Path::new("glossaries/cafe.json")).unwrap());
+        let unfiltered = unfiltered_spec(crate::retrieve::RECOMMENDED).unwrap();
+        let r = crate::retrieve::build(&unfiltered, &g, &Default::default()).unwrap();
+        // The sense filter kept the loaf's date, not the first one.
+        let text = "Save the date!\nSticky date loaf, date night.";
+        let loaf = text.find("date loaf").unwrap();
+        let mut date = used("date", "zimbo");
+        date.places = std::iter::once(loaf..loaf + 4).collect();
+        let out = left_out(&g, r.as_ref(), text, &[date.clone()]);
+        let said: Vec<(&str, Option<&str>)> = out
+            .iter()
+            .map(|o| (o.message.as_str(), o.post_says.as_deref()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "'date' was left out here: the post says 'save the date'",
+                    Some("Save the date")
+                ),
+                (
+                    "'date' was left out here: the post says 'date night'",
+                    Some("date night")
+                )
+            ]
+        );
+        assert_eq!(out[0].words, [(2, 1)]);
+        // Kept everywhere: nothing to explain.
+        date.places = text
+            .match_indices("date")
+            .map(|(at, _)| at..at + 4)
+            .collect();
+        assert!(left_out(&g, r.as_ref(), text, &[date]).is_empty());
     }
 }

@@ -97,18 +97,127 @@ fn translate_offline_substitutes_and_reports() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
+    // The post as written, the glossary's words put in.
     assert!(
-        text.starts_with("Try our frosk mavi this weekend.\nFresh dorpa!"),
+        text.starts_with("Try our frosk mavi this weekend. Fresh dorpa!\n"),
         "{text}"
     );
+    // The notes are on stderr: what was checked, and that offline
+    // translates nothing.
+    let notes = String::from_utf8(out.stderr).unwrap();
+    assert!(!text.contains("Check:"), "{text}");
     assert!(
-        text.contains("every glossary target is in the output"),
-        "{text}"
+        notes.contains(
+            "Check: the 3 glossary targets found are in the output; \
+             not checked: meaning, grammar, numbers.\n\
+             Offline: glossary words replaced, nothing was translated.\n"
+        ),
+        "{notes}"
     );
     assert!(
-        text.contains("No entry covers: try, weekend, fresh"),
-        "{text}"
+        notes.contains("No entry covers: try, weekend, fresh"),
+        "{notes}"
     );
+}
+
+#[test]
+fn offline_keeps_the_post_and_replaces_only_where_retrieval_kept_the_entry() {
+    // The café demo: `date` is the fruit, never in "save the date".
+    let post = "Save the date! Sticky date loaf is back.\n\nCookies  and a bacon roll  for brunch.";
+    let (stdout, stderr) = run_in(Path::new("."), &["translate", post], 0);
+    assert!(
+        stdout.starts_with(
+            "Save the date! Sticky zimbo loaf is back.\n\nDorpa  and a bacon brunel  for brunka.\n"
+        ),
+        "{stdout}"
+    );
+    // The excluded occurrence is no candidate for the glossary: `date`
+    // has an entry.
+    assert!(
+        stderr.contains("No entry covers: save, sticky, loaf, back, bacon (candidates"),
+        "{stderr}"
+    );
+    // The same through JSON: the trace's input and output.
+    let (json, _) = run_in(Path::new("."), &["translate", post, "-f", "json"], 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["generate"]["output"]["text"],
+        "Save the date! Sticky zimbo loaf is back.\n\nDorpa  and a bacon brunel  for brunka."
+    );
+    assert_eq!(v["review"]["unconfirmed"], serde_json::json!([]));
+}
+
+#[test]
+fn ambiguous_entries_used_without_a_confirming_context_are_warned_about() {
+    // An owner's first glossary: the café's senses, no `context` yet.
+    let dir = TempDir::new().unwrap();
+    std::fs::write(
+        dir.path().join("owner.json"),
+        r#"{"entries": [
+          {"id": "roll", "source": "roll", "target": "rola"},
+          {"id": "mint", "source": "mint", "target": "mionnt", "sense": "the herb"},
+          {"id": "bacon-roll", "source": "bacon roll", "target": "bekon rola"},
+          {"id": "scone", "source": "scone", "target": "skonda"}
+        ]}"#,
+    )
+    .unwrap();
+    let post = "Rolling out: vintage mugs in mint condition, and scones.";
+    let args = ["translate", "-g", "owner.json", post];
+    let (stdout, stderr) = run_in(dir.path(), &args, 0);
+    assert!(
+        stdout.starts_with("Rola out: vintage mugs in mionnt condition, and skonda."),
+        "{stdout}"
+    );
+    let warned: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("Sense not confirmed: "))
+        .collect();
+    assert_eq!(warned.len(), 2, "{stderr}");
+    assert!(
+        warned[0].starts_with(
+            "Sense not confirmed: 'rolling' was read as `roll` (→ rola), and 'roll' can mean: a bread roll;"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        warned[1].starts_with(
+            "Sense not confirmed: 'mint' was read as `mint` (→ mionnt), meant as \"the herb\""
+        ),
+        "{stderr}"
+    );
+    assert!(
+        warned
+            .iter()
+            .all(|w| w.contains("add `context` to the entry")),
+        "{stderr}"
+    );
+    // The JSON trace carries the same, for programs and the page.
+    let args = ["translate", "-g", "owner.json", post, "-f", "json"];
+    let v: Value = serde_json::from_str(&run_in(dir.path(), &args, 0).0).unwrap();
+    let unconfirmed = v["review"]["unconfirmed"].as_array().unwrap();
+    let named: Vec<(&str, &str, &str)> = unconfirmed
+        .iter()
+        .map(|u| {
+            (
+                u["entry"].as_str().unwrap(),
+                u["phrase"].as_str().unwrap(),
+                u["context"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [("roll", "Rolling", "none"), ("mint", "mint", "none")]
+    );
+    assert_eq!(unconfirmed[0]["listed"]["word"], "roll");
+    assert_eq!(unconfirmed[1]["sense"], "the herb");
+    // A context the post fits is a confirmation: nothing to warn about.
+    let (_, stderr) = run_in(
+        Path::new("."),
+        &["translate", "A bacon roll with mint leaves."],
+        0,
+    );
+    assert!(!stderr.contains("Sense not confirmed"), "{stderr}");
 }
 
 #[test]
@@ -118,14 +227,15 @@ fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
     let cwd = TempDir::new().unwrap();
     let translate = |retriever: &str, text: &str| {
         let args = ["translate", "-g", glossary, "--retriever", retriever, text];
-        run_in(cwd.path(), &args, 0).0
+        let (out, notes) = run_in(cwd.path(), &args, 0);
+        format!("{out}{notes}")
     };
     // The default hides "cream" (Sahne) inside "ice cream" (Eis): their
     // targets conflict.
     let hidden = translate("glossa", "Ice cream today.");
     assert!(hidden.starts_with("Eis today."), "{hidden}");
     assert!(
-        hidden.contains("every glossary target is in the output"),
+        hidden.contains("Check: the 1 glossary target found is in the output"),
         "{hidden}"
     );
     assert!(!hidden.contains("Sahne"), "{hidden}");
@@ -134,7 +244,7 @@ fn a_term_matched_only_inside_a_longer_one_is_not_reported_missing() {
     let inside = translate("normalised", "Ice cream today.");
     assert!(inside.starts_with("Eis today."), "{inside}");
     assert!(
-        inside.contains("every glossary target is in the output"),
+        inside.contains("Check: the 2 glossary targets found are in the output"),
         "{inside}"
     );
     assert!(inside.contains("no: inside `ice cream`"), "{inside}");

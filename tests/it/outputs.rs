@@ -16,7 +16,7 @@
 //! | lint (notes only, exit 0) | table           | lint_notes_only_table, lint_notes_only_table_stderr |
 //! | retrieve     | table, markdown, csv, json    | retrieve_{table,markdown,csv,json}         |
 //! | phrases      | table, markdown, csv, json    | phrases_{table,markdown,csv,json}          |
-//! | translate    | table, markdown, csv, json    | translate_{table,markdown,csv,json}, translate_csv_stderr |
+//! | translate    | table, markdown, csv, json    | translate_{table,markdown,csv,json}, translate_{csv,table}_stderr |
 //! | translate (no entry matches) | table, csv    | translate_unmatched_{table,csv}            |
 //! | retrievers   | text (no --format)            | retrievers                                 |
 //! | run          | table, markdown, csv, json    | run_{table,markdown,csv,json}              |
@@ -252,6 +252,13 @@ fn translate_in_every_format() {
         0,
     );
     insta::assert_snapshot!("translate_csv_stderr", stderr);
+    // For a person too, the notes are on stderr: `> file` keeps the result.
+    let (_, stderr) = run_in(
+        dir.path(),
+        &["translate", text, "-g", "mini.json", "-f", "table"],
+        0,
+    );
+    insta::assert_snapshot!("translate_table_stderr", stderr);
     for format in ["table", "csv"] {
         let args = [
             "translate",

@@ -792,6 +792,7 @@ fn cache_keys_and_files() {
         substitutions: vec![Substitution {
             phrase: "a".into(),
             target: "b".into(),
+            places: None,
         }],
         ..request("hi")
     };
@@ -855,6 +856,7 @@ fn offline_request(text: &str, substitutions: &[(&str, &str)]) -> Request {
             .map(|(phrase, target)| Substitution {
                 phrase: phrase.to_string(),
                 target: target.to_string(),
+                places: None,
             })
             .collect(),
         repeat: 1,
@@ -875,7 +877,7 @@ async fn offline_longest_phrase_first() {
     let subs = [("coffee", "café"), ("cold coffee", "café froid")];
     assert_eq!(
         offline("Cold coffee, then coffee.", &subs).await,
-        "café froid, then café."
+        "Café froid, then café."
     );
 }
 
@@ -893,7 +895,7 @@ async fn offline_ignores_case() {
     let subs = [("cold brew", "infusion à froid")];
     assert_eq!(
         offline("COLD BREW or Cold Brew", &subs).await,
-        "infusion à froid or infusion à froid"
+        "Infusion à froid or Infusion à froid"
     );
 }
 

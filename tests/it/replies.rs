@@ -780,7 +780,7 @@ async fn translate_shows_the_served_model_tokens_and_a_stripped_think_block() {
     let dir = TempDir::new().unwrap();
     let cwd = dir.path().to_path_buf();
     let base = server.url("/v1");
-    let (stdout, _) = blocking(move || {
+    let (stdout, notes) = blocking(move || {
         run(
             &cwd,
             &[
@@ -798,12 +798,20 @@ async fn translate_shows_the_served_model_tokens_and_a_stripped_think_block() {
     })
     .await;
     assert!(stdout.starts_with("Prøv kald kaffe.\n"), "{stdout}");
+    // How the output was made is a note: on stderr.
     assert!(
-        stdout.contains("served by gpt-4o-mini-2024-07-18"),
-        "{stdout}"
+        notes.contains("served by gpt-4o-mini-2024-07-18"),
+        "{notes}"
     );
-    assert!(stdout.contains("120 + 30 tokens"), "{stdout}");
-    assert!(stdout.contains("<think> block stripped"), "{stdout}");
+    assert!(notes.contains("120 + 30 tokens"), "{notes}");
+    assert!(notes.contains("<think> block stripped"), "{notes}");
+    // A model's output is checked for the targets, nothing more; it is
+    // not called a substitution.
+    assert!(
+        notes.contains("Check: not in the output: frosk mavi, mavi (2 of the 2 glossary targets found); not checked: meaning, grammar, numbers."),
+        "{notes}"
+    );
+    assert!(!notes.contains("Offline"), "{notes}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

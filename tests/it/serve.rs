@@ -409,6 +409,153 @@ fn translate_highlights_glossary_words_and_explains_what_was_left_out() {
     );
 }
 
+/// The page's warnings as (kind, word, message).
+fn warnings_of(v: &Value) -> Vec<(String, String, String)> {
+    v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let field = |k: &str| w[k].as_str().unwrap_or_default().to_string();
+            (field("kind"), field("word"), field("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn save_the_date_puts_the_fruit_only_in_the_loaf_and_explains_the_other() {
+    let s = serve_in_process(cafe_folder());
+    let post = "Save the date! Sticky date loaf.";
+    let body = json!({"text": post, "glossary": "cafe"});
+    let r = s.send("POST", "/api/translate", &body, &[]);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["translation"], "Save the date! Sticky zimbo loaf.");
+    assert_eq!(
+        v["check"],
+        "Check: the 1 glossary target found is in the output; not checked: meaning, grammar, numbers."
+    );
+    // The occurrence the sense rule excluded is explained, once.
+    let left: Vec<(&str, &str, &str)> = v["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["id"].as_str().unwrap(),
+                l["post_says"].as_str().unwrap(),
+                l["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        left,
+        [(
+            "date",
+            "Save the date",
+            "'date' was left out here: the post says 'save the date'"
+        )]
+    );
+    // ... and never offered as a word without an entry.
+    let warnings = warnings_of(&v);
+    let no_entry: Vec<&str> = warnings
+        .iter()
+        .filter(|(kind, ..)| kind == "no_entry")
+        .map(|(_, word, _)| word.as_str())
+        .collect();
+    assert_eq!(no_entry, ["save", "sticky", "loaf"], "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .all(|(_, _, m)| !m.contains("'date' matched no entry")),
+        "{warnings:?}"
+    );
+    // The same post without a word of the loaf: nothing confirms the
+    // fruit, and the page says why the entry was left out.
+    let body = json!({"text": "Save the date!", "glossary": "cafe"});
+    let v = s.send("POST", "/api/retrieve", &body, &[]).json();
+    assert_eq!(v["entries"], json!([]));
+    assert_eq!(v["uncovered"], json!(["save"]));
+    assert_eq!(v["left_out"][0]["post_says"], "Save the date", "{v}");
+}
+
+#[test]
+fn the_page_warns_about_unconfirmed_senses_and_flags_stem_matches() {
+    // An owner's glossary before `context`: roll and mint bare.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("owner.json"),
+        r#"{"entries": [
+          {"id": "roll", "source": "roll", "target": "rola"},
+          {"id": "mint", "source": "mint", "target": "mionnt", "sense": "the herb"},
+          {"id": "scone", "source": "scone", "target": "skonda"}
+        ]}"#,
+    )
+    .unwrap();
+    let s = serve_in_process(dir);
+    let post = "Rolling out: vintage mugs in mint condition, and scones.";
+    let body = json!({"text": post, "glossary": "owner"});
+    let v = s.send("POST", "/api/translate", &body, &[]).json();
+    assert_eq!(
+        v["translation"],
+        "Rola out: vintage mugs in mionnt condition, and skonda."
+    );
+    let warnings = warnings_of(&v);
+    let of_kind = |kind: &str| -> Vec<(String, String)> {
+        warnings
+            .iter()
+            .filter(|(k, ..)| k == kind)
+            .map(|(_, w, m)| (w.clone(), m.clone()))
+            .collect()
+    };
+    let unconfirmed = of_kind("unconfirmed");
+    let words: Vec<&str> = unconfirmed.iter().map(|(w, _)| w.as_str()).collect();
+    assert_eq!(words, ["rolling", "mint"], "{warnings:?}");
+    assert!(
+        unconfirmed[0]
+            .1
+            .starts_with("'rolling' was read as `roll` (→ rola), and 'roll' can mean:")
+            && unconfirmed
+                .iter()
+                .all(|(_, m)| m.contains("add `context` to the entry")),
+        "{unconfirmed:?}"
+    );
+    // Stem matches are flagged as the CLI's "second look" does.
+    assert_eq!(
+        of_kind("check_match"),
+        [
+            (
+                "rolling".to_string(),
+                "'rolling' was read as 'roll' (stem match): check that is what the post means"
+                    .to_string()
+            ),
+            (
+                "scones".to_string(),
+                "'scones' was read as 'scone' (stem match): check that is what the post means"
+                    .to_string()
+            )
+        ]
+    );
+    // The same list from retrieval alone; the trace carries the data.
+    let v = s.send("POST", "/api/retrieve", &body, &[]).json();
+    assert_eq!(of_kind("unconfirmed").len(), 2);
+    assert_eq!(warnings_of(&v).len(), warnings.len(), "{v}");
+
+    // The café demo's senses have a `context`: a bacon roll is a roll.
+    let s = serve_in_process(cafe_folder());
+    let body = json!({"text": "A bacon roll and mint tea leaves.", "glossary": "cafe"});
+    let v = s.send("POST", "/api/translate", &body, &[]).json();
+    let warnings = warnings_of(&v);
+    let unconfirmed: Vec<&str> = warnings
+        .iter()
+        .filter(|(k, ..)| k == "unconfirmed")
+        .map(|(_, w, _)| w.as_str())
+        .collect();
+    // `tea` has a `sense` and no `context`: its use is not confirmed.
+    assert_eq!(unconfirmed, ["tea"], "{warnings:?}");
+    assert_eq!(v["trace"]["review"]["unconfirmed"][0]["entry"], "tea");
+}
+
 #[test]
 fn retrieve_lists_entries_with_how_they_matched_and_words_no_entry_covers() {
     let s = serve_in_process(cafe_folder());
@@ -1535,4 +1682,82 @@ fn browser_translate_add_an_alias_translate_again() {
     b.find("#popover .pop-close").click();
     b.screenshot_full(&repo("runs/serve-e2e-phone-full.png"));
     eprintln!("browser test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[test]
+fn browser_save_the_date_is_explained_and_senses_and_stems_are_flagged() {
+    let Some((chromium, chromedriver)) =
+        browser_tools("browser_save_the_date_is_explained_and_senses_and_stems_are_flagged")
+    else {
+        return;
+    };
+    let s = serve_in_process(cafe_folder());
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
+    b.goto(&format!("http://{}/", s.addr));
+    b.find("body[data-ready='true']");
+    b.wait_until(
+        "the café glossary to be listed",
+        "return document.getElementById('entries').children.length === 25",
+        Duration::from_secs(20),
+    );
+    // Two lines, as an owner writes them; `tea` has a sense, no context.
+    b.find("#post")
+        .type_text("Save the date! Sticky date loaf.\nFresh cookies and tea.");
+    b.find("#translate").click();
+    b.find("#translation mark.term[data-id='date']");
+    let translation = b.eval("return document.getElementById('translation').textContent");
+    assert_eq!(
+        translation,
+        "Save the date! Sticky zimbo loaf.\nFresh dorpa and tesh."
+    );
+    let check = b.find("#check").text();
+    assert!(
+        check.starts_with("Check: the 3 glossary targets found are in the output")
+            && check.contains("not checked: meaning"),
+        "{check}"
+    );
+    let warnings = b.find("#warnings").text();
+    assert!(
+        warnings.contains("'date' was left out here: the post says 'save the date'"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("'date' matched no entry"), "{warnings}");
+    // No "add" for a word that has an entry.
+    let chips = b.eval(
+        "return [...document.querySelectorAll('#warnings .chip')].map((c) => c.getAttribute('aria-label'))",
+    );
+    assert!(
+        chips
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| !c.as_str().unwrap().contains("date")),
+        "{chips}"
+    );
+    // The stem match and the unconfirmed sense, each with its entry's link.
+    let flagged = b.eval(
+        "return [...document.querySelectorAll('#warnings li.check_match, #warnings li.unconfirmed')]
+           .map((li) => li.className + ': ' + li.textContent)",
+    );
+    let flagged: Vec<&str> = flagged
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(flagged.len(), 2, "{flagged:?}");
+    assert!(
+        flagged[0].starts_with(
+            "warning unconfirmed: 'tea' was read as `tea` (→ tesh), meant as \"the drink\""
+        ) && flagged[0].ends_with("edit entry"),
+        "{flagged:?}"
+    );
+    assert!(
+        flagged[1].starts_with("warning check_match: 'cookies' was read as 'cookie' (stem match)"),
+        "{flagged:?}"
+    );
+    if let Some(violations) = axe_violations(&b) {
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+    b.screenshot(&repo("runs/serve-e2e-save-the-date.png"));
 }

@@ -21,6 +21,7 @@ pub use openai::{chat_body, chat_reply, MaxTokensField};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::future::Future;
+use std::ops::Range;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
@@ -53,6 +54,12 @@ pub fn kind(name: &str) -> Option<&'static ProviderKind> {
     PROVIDERS.iter().find(|kind| kind.name == name)
 }
 
+/// Whether `name` is the offline provider, whose output is the post with
+/// glossary words put in: nothing is translated.
+pub fn is_offline(name: &str) -> bool {
+    name == offline::KIND.name
+}
+
 /// The registered names, comma-separated, for help texts and messages.
 pub fn names() -> String {
     listed(|kind| Some(kind.name), ", ")
@@ -72,11 +79,19 @@ fn listed(field: fn(&ProviderKind) -> Option<&'static str>, separator: &str) -> 
 /// Per-attempt timeout when [`Settings::timeout`] is not set.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A matched phrase and the glossary target that should replace it.
+/// A retrieved entry's target and where it goes in [`Request::text`], for
+/// the offline provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Substitution {
+    /// The matched words as written.
     pub phrase: String,
     pub target: String,
+    /// Byte ranges of [`Request::text`] where retrieval kept a match of
+    /// the entry (never where a filter dropped one: "save the date").
+    /// `None` for an entry matched from no phrase (the oracle): the target
+    /// then goes wherever `phrase` stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub places: Option<Vec<Range<usize>>>,
 }
 
 /// One generation request.
@@ -84,9 +99,12 @@ pub struct Substitution {
 pub struct Request {
     /// The full rendered prompt sent to a model.
     pub prompt: String,
-    /// The (simplified) source text, for the offline provider.
+    /// The text the offline provider writes into: the post as given (its
+    /// line breaks kept) when the simplified text is slices of it, the
+    /// simplified text otherwise.
     pub text: String,
-    /// Matched phrase → glossary target, for the offline provider.
+    /// Retrieved targets and their places in `text`, for the offline
+    /// provider.
     pub substitutions: Vec<Substitution>,
     /// 1-based repeat number: repeats are distinct samples, so it is part of
     /// the cache key.

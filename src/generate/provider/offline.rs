@@ -1,9 +1,12 @@
-//! The offline provider: no model, no network. It replaces each matched
-//! phrase in the source text by its glossary target, which gives a
+//! The offline provider: no model, no network. It puts each retrieved
+//! entry's target where retrieval kept its match in the post, which gives a
 //! deterministic baseline and lets the whole pipeline run without a key.
 
 use super::{CallFuture, Completion, Provider, ProviderError, ProviderKind, Request, Substitution};
-use crate::generate::target_match::{self, Haystack};
+use crate::generate::target_match::{overlaps, Haystack};
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::ops::Range;
 
 pub(super) struct Offline;
 
@@ -36,24 +39,62 @@ impl Provider for Offline {
     }
 }
 
-/// Replace every phrase by its target where it stands (by
-/// [`target_match`]'s rule), longest phrase first (so "cold coffee" wins
-/// over "coffee"). Places are found in the original text, so a target is
-/// never itself substituted again.
+/// Put each target at its places (a substitution without places: wherever
+/// its phrase stands, by [`crate::generate::target_match`]'s rule), the
+/// longest place first where places overlap (so "cold coffee" wins over
+/// "coffee"; among equally long ones the first substitution), carrying the
+/// capital of the words replaced. Everything else is kept as it is, and a
+/// target is never itself substituted again. A place outside the text or
+/// inside a character is ignored.
 pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
-    let phrases: Vec<(&str, &str)> = substitutions
-        .iter()
-        .map(|s| (s.target.as_str(), s.phrase.as_str()))
-        .collect();
+    let haystack = Haystack::new(text);
+    let mut candidates: Vec<(Range<usize>, usize)> = Vec::new();
+    for (i, s) in substitutions.iter().enumerate() {
+        let places = match &s.places {
+            Some(places) => places
+                .iter()
+                .filter(|r| r.start < r.end && text.get((*r).clone()).is_some())
+                .cloned()
+                .collect(),
+            None => haystack.find(&s.phrase),
+        };
+        candidates.extend(places.into_iter().map(|r| (r, i)));
+    }
+    candidates.sort_by_key(|(r, i)| (Reverse(text[r.clone()].chars().count()), *i, r.start));
+    let mut taken: Vec<(Range<usize>, usize)> = Vec::new();
+    for (place, i) in candidates {
+        if !taken.iter().any(|(t, _)| overlaps(t, &place)) {
+            taken.push((place, i));
+        }
+    }
+    taken.sort_by_key(|(r, _)| r.start);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (place, target) in target_match::claim(&Haystack::new(text), &phrases) {
+    for (place, i) in taken {
         out.push_str(&text[at..place.start]);
-        out.push_str(target);
+        out.push_str(&carry_capital(
+            &text[place.clone()],
+            &substitutions[i].target,
+        ));
         at = place.end;
     }
     out.push_str(&text[at..]);
     out
+}
+
+/// `target` with a capital first letter when `source` starts with one and
+/// the target with a lower-case letter ("Cookies" → "Dorpa"); a target is
+/// never lower-cased.
+fn carry_capital<'t>(source: &str, target: &'t str) -> Cow<'t, str> {
+    let mut chars = target.chars();
+    match chars.next() {
+        Some(first)
+            if first.is_lowercase() && source.chars().next().is_some_and(char::is_uppercase) =>
+        {
+            Cow::Owned(first.to_uppercase().chain(chars).collect())
+        }
+        _ => Cow::Borrowed(target),
+    }
 }
 
 #[cfg(test)]
@@ -64,6 +105,7 @@ mod tests {
         Substitution {
             phrase: phrase.into(),
             target: target.into(),
+            places: None,
         }
     }
 
@@ -90,6 +132,7 @@ mod tests {
             score: 1.0,
             sense: None,
             forms: Vec::new(),
+            places: Vec::new(),
         };
         let expected = [
             ("eau", true),
@@ -119,8 +162,50 @@ mod tests {
         let subs = [sub("coffee", "mavi"), sub("cold coffee", "frosk mavi")];
         assert_eq!(
             substitute("Cold coffee, coffee, coffees", &subs),
-            "frosk mavi, mavi, coffees"
+            "Frosk mavi, mavi, coffees"
         );
+    }
+
+    /// A substitution at byte ranges given as `(start, end)`.
+    fn at(phrase: &str, target: &str, places: &[(usize, usize)]) -> Substitution {
+        Substitution {
+            places: Some(places.iter().map(|&(s, e)| s..e).collect()),
+            ..sub(phrase, target)
+        }
+    }
+
+    #[test]
+    fn only_the_places_given_are_replaced() {
+        // Retrieval kept the loaf's date, not the one in "save the date".
+        let text = "Save the date! Sticky date loaf.";
+        let loaf = text.rfind("date").unwrap();
+        let subs = [at("date", "zimbo", &[(loaf, loaf + 4)])];
+        assert_eq!(substitute(text, &subs), "Save the date! Sticky zimbo loaf.");
+        // Overlapping places: the longest wins, whatever the order given.
+        let text = "Cold coffee today";
+        let subs = [
+            at("coffee", "mavi", &[(5, 11)]),
+            at("cold coffee", "frosk mavi", &[(0, 11)]),
+        ];
+        assert_eq!(substitute(text, &subs), "Frosk mavi today");
+        // Places outside the text or inside a character are ignored.
+        let subs = [at("x", "y", &[(3, 99), (1, 2), (4, 4)])];
+        assert_eq!(substitute("été", &subs), "été");
+    }
+
+    #[test]
+    fn the_first_capital_is_carried_never_taken_away() {
+        let subs = [
+            sub("cookies", "dorpa"),
+            sub("tea", "Tesh"),
+            sub("roll", "brunel"),
+        ];
+        assert_eq!(
+            substitute("Cookies, tea and a ROLL. cookies", &subs),
+            "Dorpa, Tesh and a Brunel. dorpa"
+        );
+        assert_eq!(carry_capital("Éclair", "éclair"), "Éclair");
+        assert_eq!(carry_capital("Tea", "模型"), "模型");
     }
 
     #[test]
