@@ -42,6 +42,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&(&args.provider).into())?),
         check: Default::default(),
+        repair: args.repair,
     };
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 

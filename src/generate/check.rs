@@ -32,6 +32,20 @@ pub struct Verdict {
     /// Needed entries found only through stems (`--check stem`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_stem: Vec<String>,
+    /// The reply copied the prompt instead of translating
+    /// ([`super::echo`]): never ok. Absent (false) in records written
+    /// before echoes were checked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub echo: bool,
+}
+
+impl Verdict {
+    /// The verdict with the echo check's result: an echo is never ok.
+    pub fn with_echo(mut self, echo: bool) -> Verdict {
+        self.echo = echo;
+        self.ok &= !echo;
+        self
+    }
 }
 
 /// How needed targets that share or nest places are counted.
@@ -171,6 +185,7 @@ impl Checker {
             leaked,
             ok,
             by_stem,
+            echo: false,
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod echo;
 pub mod highlight;
 pub mod pipeline;
 pub mod prices;

@@ -84,6 +84,7 @@ fn notes(trace: &Trace) -> String {
             );
         }
     }
+    out.push_str(&echo_and_repair(trace));
     if !trace.review.not_exact.is_empty() {
         let _ = writeln!(
             out,
@@ -99,6 +100,42 @@ fn notes(trace: &Trace) -> String {
         );
     }
     out.push_str(&how_made(&trace.generate.output, trace));
+    out
+}
+
+/// Whether the reply copied the prompt, and what the repair turns fixed.
+fn echo_and_repair(trace: &Trace) -> String {
+    let mut out = String::new();
+    if let Some(echo) = &trace.review.echo {
+        let _ = writeln!(
+            out,
+            "echo: the reply copies the prompt/glossary, not a translation (it copied {}: \"{}\")",
+            echo.what(),
+            echo.copied()
+        );
+    }
+    let Some(first) = trace.turns.first() else {
+        return out;
+    };
+    let repairs = trace.turns.len() - 1;
+    let _ = writeln!(
+        out,
+        "Repair: {repairs} follow-up turn{} after the first reply, which had these problems:",
+        if repairs == 1 { "" } else { "s" }
+    );
+    for p in &first.problems {
+        let _ = writeln!(out, "  - {p}");
+    }
+    let last = trace.turns.last().expect("turns are not empty");
+    match (&last.error, last.problems.is_empty()) {
+        (Some(err), _) => {
+            let _ = writeln!(out, "  the repair call failed ({err}); the output above is the last reply");
+        }
+        (None, true) => out.push_str("  the repaired reply has none of them\n"),
+        (None, false) => {
+            let _ = writeln!(out, "  still: {}", last.problems.join("; "));
+        }
+    }
     out
 }
 

@@ -503,6 +503,7 @@ async fn analyse(
         simplify_template: Template::builtin("simplify.v1"),
         client,
         check: Default::default(),
+        repair: crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE,
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");

@@ -51,6 +51,13 @@ pub fn kind(name: &str) -> Option<&'static ProviderKind> {
     PROVIDERS.iter().find(|kind| kind.name == name)
 }
 
+/// Whether the provider called `name` only puts targets into the post
+/// (offline): it takes no instructions, so its output is never an echo and
+/// never repaired.
+pub fn substitutes_only(name: &str) -> bool {
+    name == offline::KIND.name
+}
+
 /// The registered names, comma-separated, for help texts and messages.
 pub fn names() -> String {
     listed(|kind| Some(kind.name), ", ")
