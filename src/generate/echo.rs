@@ -74,12 +74,15 @@ pub struct EchoLine<'a> {
     pub sense: Option<&'a str>,
 }
 
+/// A glossary line's source spellings' words, and its target's.
+type LineWords = (Vec<Vec<String>>, Vec<String>);
+
 /// The echo check for one prompt.
 #[derive(Debug, Clone, Default)]
 pub struct EchoCheck {
     /// Per glossary line: the source's words (and the matched phrase's,
     /// when they differ), and the target's.
-    lines: Vec<(Vec<Vec<String>>, Vec<String>)>,
+    lines: Vec<LineWords>,
     /// Per sense note: "meaning" and the note's words.
     senses: Vec<Vec<String>>,
     /// Every run of [`RUN_WORDS`] words of the fixed text not in the post.
@@ -97,7 +100,7 @@ impl EchoCheck {
             .flat_map(|text| runs_of(&plain(text)).collect::<Vec<_>>())
             .filter(|run| !post_runs.contains(run))
             .collect();
-        let senses = lines
+        let senses: Vec<Vec<String>> = lines
             .iter()
             .filter_map(|l| l.sense)
             .map(|sense| {
@@ -118,6 +121,14 @@ impl EchoCheck {
                 (sources, plain(l.target))
             })
             .filter(|(sources, target)| !sources[0].is_empty() && !target.is_empty())
+            // A post that itself writes "'unlink' => ..." is translated with
+            // that arrow kept: only a form the post lacks is a copy.
+            .filter(|entry| !post.lines().any(|l| is_glossary_line(std::slice::from_ref(entry), l)))
+            .collect();
+        let post_words = plain(post);
+        let senses = senses
+            .into_iter()
+            .filter(|note: &Vec<String>| !holds(&post_words, note))
             .collect();
         EchoCheck {
             lines,
@@ -142,40 +153,13 @@ impl EchoCheck {
             .map(|line| line.trim().to_string())
     }
 
-    fn has_sense_note(&self, line: &str) -> bool {
-        let words = plain(line);
-        self.senses
-            .iter()
-            .any(|note| words.windows(note.len()).any(|w| w == note.as_slice()))
+    fn is_glossary_line(&self, line: &str) -> bool {
+        is_glossary_line(&self.lines, line)
     }
 
-    fn is_glossary_line(&self, line: &str) -> bool {
-        let tokens = tokens(line);
-        tokens.iter().enumerate().any(|(i, t)| {
-            let Token::Separator(sep) = t else {
-                return false;
-            };
-            let before = words_before(&tokens, i);
-            let after = words_after(&tokens, i);
-            if ARROWS.contains(sep) {
-                // "coffee → kafe" copies the block's form even with another
-                // target; a translation has no English source before an arrow.
-                self.lines.iter().any(|(sources, target)| {
-                    sources.iter().any(|source| {
-                        before.ends_with(source)
-                            || (before.ends_with(target) && after.starts_with(source))
-                    })
-                })
-            } else {
-                // `cookie: dorpa` only as the line's own start: "Menu: dorpa"
-                // in a translation is not a glossary line.
-                let at_start = !tokens[..i].iter().any(|t| matches!(t, Token::Separator(_)));
-                at_start
-                    && self.lines.iter().any(|(sources, target)| {
-                        sources.iter().any(|s| before == *s) && after.starts_with(target)
-                    })
-            }
-        })
+    fn has_sense_note(&self, line: &str) -> bool {
+        let words = plain(line);
+        self.senses.iter().any(|note| holds(&words, note))
     }
 
     /// The first run of the fixed text in `output`, as written there.
@@ -194,6 +178,44 @@ impl EchoCheck {
             .unwrap_or(first);
         Some(output[words[first].start..words[last + RUN_WORDS - 1].end].to_string())
     }
+}
+
+/// Whether `line` is a glossary line of one of `lines` (see the module doc).
+fn is_glossary_line(lines: &[LineWords], line: &str) -> bool {
+    let tokens = tokens(line);
+    tokens.iter().enumerate().any(|(i, t)| {
+        let Token::Separator(sep) = t else {
+            return false;
+        };
+        let before = words_before(&tokens, i);
+        let after = words_after(&tokens, i);
+        if ARROWS.contains(sep) {
+            // "coffee → kafe" copies the block's form even with another
+            // target; a translation has no English source before an arrow.
+            lines.iter().any(|(sources, target)| {
+                sources.iter().any(|source| {
+                    before.ends_with(source)
+                        || (before.ends_with(target) && after.starts_with(source))
+                })
+            })
+        } else {
+            // `cookie: dorpa` only as the line's own start: "Menu: dorpa"
+            // in a translation is not a glossary line.
+            let at_start = !tokens[..i].iter().any(|t| matches!(t, Token::Separator(_)));
+            at_start
+                && lines.iter().any(|(sources, target)| {
+                    // A target spelt as its source ("conv=CONV") is text,
+                    // not a glossary line.
+                    sources.iter().any(|s| before == *s && s != target)
+                        && after.starts_with(target)
+                })
+        }
+    })
+}
+
+/// Whether `words` holds `run` as consecutive words.
+fn holds(words: &[String], run: &[String]) -> bool {
+    words.windows(run.len()).any(|w| w == run)
 }
 
 /// The parts of a template outside `{{text}}` and `{{glossary}}`, with the
@@ -403,6 +425,87 @@ mod tests {
         let post = "Please reply with the translation only, one sentence per line today.";
         assert!(!is_echo(post, post));
         assert!(is_echo("Fresh cookies.", post));
+    }
+
+    /// The messages of a gettext `.mo` file: (English, translation), the
+    /// first plural form of each, the header and context-only ones left out.
+    fn mo_pairs(bytes: &[u8]) -> Vec<(String, String)> {
+        let word = |at: usize| -> Option<u32> {
+            let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+            match u32::from_le_bytes(b) {
+                0x9504_12de => Some(u32::from_le_bytes(b)),
+                _ => Some(u32::from_le_bytes(b)),
+            }
+        };
+        if word(0) != Some(0x9504_12de) {
+            return Vec::new();
+        }
+        let (n, originals, translations) = (
+            word(8).unwrap_or(0) as usize,
+            word(12).unwrap_or(0) as usize,
+            word(16).unwrap_or(0) as usize,
+        );
+        let string = |table: usize, i: usize| -> Option<String> {
+            let len = word(table + 8 * i)? as usize;
+            let at = word(table + 8 * i + 4)? as usize;
+            let raw = std::str::from_utf8(bytes.get(at..at + len)?).ok()?;
+            let first = raw.split('\0').next()?;
+            Some(first.rsplit('\u{4}').next()?.to_string())
+        };
+        (0..n)
+            .filter_map(|i| Some((string(originals, i)?, string(translations, i)?)))
+            .filter(|(en, tr)| !en.is_empty() && !tr.is_empty() && en != tr)
+            .collect()
+    }
+
+    /// Real translations nobody here wrote: coreutils', grep's and apt's
+    /// messages in six languages, as Debian installs them. None is an
+    /// echo, with every word it shares with its English message given as
+    /// a glossary entry (so the targets and the post's own words are in
+    /// it) and the prompt's instructions in its language.
+    #[test]
+    fn real_translations_are_not_echoes() {
+        let mut pairs = Vec::new();
+        for lang in ["de", "fr", "es", "cs", "ru", "ja"] {
+            for domain in ["coreutils", "grep", "apt"] {
+                let path = format!("/usr/share/locale/{lang}/LC_MESSAGES/{domain}.mo");
+                if let Ok(bytes) = std::fs::read(&path) {
+                    pairs.extend(mo_pairs(&bytes).into_iter().map(|p| (lang, p)));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no gettext translations under /usr/share/locale (coreutils' are Essential on Debian)"
+            );
+            eprintln!("skipped: no gettext translations under /usr/share/locale");
+            return;
+        }
+        let mut with_targets = 0;
+        for (lang, (en, tr)) in &pairs {
+            let shared: Vec<String> = plain(en)
+                .into_iter()
+                .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+                .filter(|w| plain(tr).contains(w))
+                .collect();
+            let lines: Vec<EchoLine> = shared
+                .iter()
+                .map(|w| EchoLine {
+                    source: w,
+                    phrase: w,
+                    target: w,
+                    sense: None,
+                })
+                .collect();
+            with_targets += usize::from(!lines.is_empty());
+            let fixed = fixed_text(TEMPLATE, "en", lang);
+            let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+            let echo = EchoCheck::new(&fixed, &lines, en).find(tr);
+            assert_eq!(echo, None, "{lang}: {en:?} → {tr:?}");
+        }
+        assert!(pairs.len() > 1000, "{} messages", pairs.len());
+        assert!(with_targets > 500, "{with_targets} with a shared word");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod properties;
 mod providers;
 mod real_data;
 mod reliability;
+mod repair;
 mod replies;
 mod research;
 mod retrieval;
