@@ -419,6 +419,20 @@ mod tests {
     }
 
     #[test]
+    fn an_echo_is_never_ok_and_old_verdicts_read_without_it() {
+        let v = check("dorpa", &[t("cookie", "dorpa")], &[]);
+        assert!(v.ok && !v.echo);
+        assert!(!serde_json::to_string(&v).unwrap().contains("echo"));
+        let echoed = v.with_echo(true);
+        assert!(!echoed.ok && echoed.echo);
+        assert!(serde_json::to_string(&echoed)
+            .unwrap()
+            .contains("\"echo\":true"));
+        let old: Verdict = serde_json::from_str(r#"{"missing":[],"leaked":[],"ok":true}"#).unwrap();
+        assert!(old.ok && !old.echo);
+    }
+
+    #[test]
     fn contains_target_accepts_forms() {
         assert!(contains_target("«Zimbo»!", "zimbo", &[]));
         assert!(!contains_target("zimboé", "zimbo", &[]));

@@ -123,7 +123,11 @@ impl EchoCheck {
             .filter(|(sources, target)| !sources[0].is_empty() && !target.is_empty())
             // A post that itself writes "'unlink' => ..." is translated with
             // that arrow kept: only a form the post lacks is a copy.
-            .filter(|entry| !post.lines().any(|l| is_glossary_line(std::slice::from_ref(entry), l)))
+            .filter(|entry| {
+                !post
+                    .lines()
+                    .any(|l| is_glossary_line(std::slice::from_ref(entry), l))
+            })
             .collect();
         let post_words = plain(post);
         let senses = senses
@@ -141,7 +145,10 @@ impl EchoCheck {
     pub fn find(&self, output: &str) -> Option<Echo> {
         self.glossary_line(output)
             .map(|copied| Echo::GlossaryLine { copied })
-            .or_else(|| self.instructions(output).map(|copied| Echo::Instructions { copied }))
+            .or_else(|| {
+                self.instructions(output)
+                    .map(|copied| Echo::Instructions { copied })
+            })
     }
 
     /// The first line of `output` that is a glossary line or holds a
@@ -168,7 +175,10 @@ impl EchoCheck {
         if self.runs.is_empty() || words.len() < RUN_WORDS {
             return None;
         }
-        let folded: Vec<String> = words.iter().map(|r| output[r.clone()].to_lowercase()).collect();
+        let folded: Vec<String> = words
+            .iter()
+            .map(|r| output[r.clone()].to_lowercase())
+            .collect();
         let copied = |i: usize| self.runs.contains(&folded[i..i + RUN_WORDS]);
         let first = (0..=words.len() - RUN_WORDS).find(|&i| copied(i))?;
         // The whole copied run, for the message.
@@ -206,8 +216,7 @@ fn is_glossary_line(lines: &[LineWords], line: &str) -> bool {
                 && lines.iter().any(|(sources, target)| {
                     // A target spelt as its source ("conv=CONV") is text,
                     // not a glossary line.
-                    sources.iter().any(|s| before == *s && s != target)
-                        && after.starts_with(target)
+                    sources.iter().any(|s| before == *s && s != target) && after.starts_with(target)
                 })
         }
     })
@@ -374,7 +383,9 @@ mod tests {
         ] {
             assert!(is_echo(post, output), "{output}");
         }
-        let echo = cafe(post).find("Tan dorpa.\n  - cookie → dorpa  \n").unwrap();
+        let echo = cafe(post)
+            .find("Tan dorpa.\n  - cookie → dorpa  \n")
+            .unwrap();
         assert_eq!(
             echo,
             Echo::GlossaryLine {
@@ -414,7 +425,10 @@ mod tests {
             "Use each glossary word exactly as it is given here"
         );
         // The language is filled in, so its sentence counts as written.
-        assert!(is_echo(post, "Translate the English text below into X-CAFE, please."));
+        assert!(is_echo(
+            post,
+            "Translate the English text below into X-CAFE, please."
+        ));
         // Seven words are not a copy.
         assert!(!is_echo(post, "Reply with the translation only, dorpa."));
         assert!(!is_echo(post, "Here is the translation: dorpa tan."));
@@ -510,7 +524,11 @@ mod tests {
 
     #[test]
     fn fixed_text_leaves_out_the_post_and_the_glossary() {
-        let parts = fixed_text("Into {{target_lang}}:\n{{glossary}}\nText:\n{{text}}\n", "en", "de");
+        let parts = fixed_text(
+            "Into {{target_lang}}:\n{{glossary}}\nText:\n{{text}}\n",
+            "en",
+            "de",
+        );
         assert_eq!(parts, ["Into de:\n", "\nText:\n"]);
     }
 }

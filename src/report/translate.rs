@@ -129,7 +129,10 @@ fn echo_and_repair(trace: &Trace) -> String {
     let last = trace.turns.last().expect("turns are not empty");
     match (&last.error, last.problems.is_empty()) {
         (Some(err), _) => {
-            let _ = writeln!(out, "  the repair call failed ({err}); the output above is the last reply");
+            let _ = writeln!(
+                out,
+                "  the repair call failed ({err}); the output above is the last reply"
+            );
         }
         (None, true) => out.push_str("  the repaired reply has none of them\n"),
         (None, false) => {

@@ -4,8 +4,8 @@
 use super::calls::{for_each_call, CallsError, CALLS_FILE};
 use crate::fsutil::{write_atomic, WriteError};
 use crate::generate::pipeline::Group;
-use crate::generate::reply::ReplyMeta;
 use crate::generate::prices::Prices;
+use crate::generate::reply::ReplyMeta;
 use crate::run_dir::record::{CallKey, CallRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};

@@ -122,11 +122,15 @@ async fn recorded_real_model_outputs_are_echoes_exactly_where_labelled_by_hand()
     let mut echoes: HashMap<&str, usize> = HashMap::new();
     let mut passed_but_echo: HashMap<&str, usize> = HashMap::new();
     for label in &hand {
-        let (r, p) = (label["retriever"].as_str().unwrap(), label["post"].as_str().unwrap());
+        let (r, p) = (
+            label["retriever"].as_str().unwrap(),
+            label["post"].as_str().unwrap(),
+        );
         let call = replayed[&(r.to_string(), p.to_string())];
         // The replay is aligned: each call got its own recorded output.
         assert_eq!(
-            call["output"], recorded[&(r.to_string(), p.to_string())]["output"],
+            call["output"],
+            recorded[&(r.to_string(), p.to_string())]["output"],
             "{r} {p}"
         );
         let echo = call["check"]["echo"].as_bool().unwrap_or(false);
@@ -146,7 +150,11 @@ async fn recorded_real_model_outputs_are_echoes_exactly_where_labelled_by_hand()
         }
     }
     assert_eq!(
-        (echoes["exact"], echoes["normalised+fuzzy"], echoes["oracle"]),
+        (
+            echoes["exact"],
+            echoes["normalised+fuzzy"],
+            echoes["oracle"]
+        ),
         (15, 22, 21)
     );
     // What the target check alone called right (the issue's 6 < 12 < 18)
@@ -162,7 +170,11 @@ async fn recorded_real_model_outputs_are_echoes_exactly_where_labelled_by_hand()
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     for (r, n) in [("exact", 15), ("normalised+fuzzy", 22), ("oracle", 21)] {
         let figures = &support::retriever_figures(&summary, r)["runs"][0];
-        assert_eq!((figures["echo"].as_u64(), figures["right"].as_u64()), (Some(n), Some(0)), "{r}");
+        assert_eq!(
+            (figures["echo"].as_u64(), figures["right"].as_u64()),
+            (Some(n), Some(0)),
+            "{r}"
+        );
     }
 }
 
@@ -179,8 +191,14 @@ async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt()
     assert_eq!(code, 0, "{stderr}");
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    let first = requests[0].json()["messages"][0]["content"].as_str().unwrap().to_string();
-    let repair = requests[1].json()["messages"][0]["content"].as_str().unwrap().to_string();
+    let first = requests[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let repair = requests[1].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // The repair prompt: the first prompt, the reply, the exact problem.
     assert!(repair.starts_with(&first), "{repair}");
     assert!(
@@ -193,7 +211,10 @@ async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt()
         )),
         "{repair}"
     );
-    assert!(repair.contains("whole translation into x-cafe only"), "{repair}");
+    assert!(
+        repair.contains("whole translation into x-cafe only"),
+        "{repair}"
+    );
 
     let trace: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(trace["generate"]["output"]["text"], "Frisha dorpa!");
@@ -298,19 +319,30 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
     ])
     .await;
     let mut run = args(&[
-        "run", "-g", "g.json", "-p", "posts.jsonl", "-l", "labels.jsonl", "-r", "normalised", "-j",
-        "1", "--repair", "1", "--out", "r",
+        "run",
+        "-g",
+        "g.json",
+        "-p",
+        "posts.jsonl",
+        "-l",
+        "labels.jsonl",
+        "-r",
+        "normalised",
+        "-j",
+        "1",
+        "--repair",
+        "1",
+        "--out",
+        "r",
     ]);
     run.extend(local(&server));
     let (code, stdout, stderr) = glossa_at(dir.path(), run).await;
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(server.count(), 3);
-    assert!(
-        server.requests()[1].json()["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("- the glossary requires 'dorpa' for 'cookies'\n"),
-    );
+    assert!(server.requests()[1].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("- the glossary requires 'dorpa' for 'cookies'\n"),);
     let calls = jsonl(&dir.path().join("r/calls.jsonl"));
     let a = calls.iter().find(|c| c["post"] == "a").unwrap();
     assert_eq!(a["output"], "Frisha dorpa!");
@@ -319,7 +351,10 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
     assert_eq!(turns.len(), 2);
     assert_eq!(turns[0]["check"]["ok"], false);
     assert_eq!(turns[0]["check"]["missing"][0], "cookie");
-    assert!(turns[1].get("prompt").is_none(), "records leave the prompt out");
+    assert!(
+        turns[1].get("prompt").is_none(),
+        "records leave the prompt out"
+    );
     let b = calls.iter().find(|c| c["post"] == "b").unwrap();
     assert!(b.get("turns").is_none(), "{b}");
 
@@ -328,7 +363,11 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
             .unwrap();
     let run1 = &support::retriever_figures(&summary, "normalised")["runs"][0];
     assert_eq!(
-        (run1["right_first_pass"].as_u64(), run1["right"].as_u64(), run1["repaired"].as_u64()),
+        (
+            run1["right_first_pass"].as_u64(),
+            run1["right"].as_u64(),
+            run1["repaired"].as_u64()
+        ),
         (Some(1), Some(2), Some(1))
     );
     // Tokens of every turn: three calls with usage.
@@ -366,7 +405,11 @@ fn the_recorded_repair_run_reads_with_both_figures() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     let total: u64 = RETRIEVERS
         .iter()
-        .map(|r| support::retriever_figures(&summary, r)["runs"][0]["repaired"].as_u64().unwrap())
+        .map(|r| {
+            support::retriever_figures(&summary, r)["runs"][0]["repaired"]
+                .as_u64()
+                .unwrap()
+        })
         .sum();
     assert_eq!(total as usize, repaired);
     for c in &calls {
@@ -375,4 +418,85 @@ fn the_recorded_repair_run_reads_with_both_figures() {
             assert!(!turns[0]["problems"].as_array().unwrap().is_empty());
         }
     }
+}
+
+/// POST `body` as JSON to `path` at `addr`; the reply's status and JSON.
+fn post_json(addr: &str, path: &str, body: &Value) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let body = body.to_string();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_repairs_once_and_says_what_the_first_reply_did() {
+    let echo = "- cookie → dorpa (meaning: a sweet baked biscuit)";
+    let model = Server::start(vec![reply(echo), reply("Frisha dorpa!")]).await;
+    let base = model.url("/v1");
+    let (status, v) = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let dir = TempDir::new().unwrap();
+        std::fs::create_dir(dir.path().join("glossaries")).unwrap();
+        std::fs::copy(
+            repo_file("glossaries/cafe.json"),
+            dir.path().join("glossaries/cafe.json"),
+        )
+        .unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_glossa"))
+            .current_dir(dir.path())
+            .args(["serve", "--addr", "127.0.0.1:0", "--glossaries", "glossaries"])
+            .args(["--model", "openai=smollm2-135m", "--base-url"])
+            .arg(format!("openai={base}"))
+            .env_remove("OPENAI_API_KEY")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address printed: {line:?}"))
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        let reply = post_json(
+            &addr,
+            "/api/translate",
+            &serde_json::json!({"text": "Fresh cookies!", "glossary": "cafe", "provider": "openai"}),
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        reply
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(model.count(), 2, "the page repairs once");
+    assert_eq!(v["translation"], "Frisha dorpa!");
+    let warnings = v["warnings"].as_array().unwrap();
+    let repaired = warnings
+        .iter()
+        .find(|w| w["kind"] == "repaired")
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    let message = repaired["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The first reply had problems (your reply copied the glossary"),
+        "{message}"
+    );
+    assert!(message.ends_with("a second turn fixed them"), "{message}");
+    assert!(warnings.iter().all(|w| w["kind"] != "echo"), "{warnings:?}");
 }

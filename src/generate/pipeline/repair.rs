@@ -229,10 +229,9 @@ impl Pipeline {
         for (u, t) in used.iter().zip(&review.targets) {
             match self.excluded_by(&post, &u.entry, &u.phrase) {
                 Some(not) if t.in_output => out.push(match &u.sense {
-                    Some(sense) => format!(
-                        "'{}' is {sense} and does not fit '{not}' here",
-                        u.target
-                    ),
+                    Some(sense) => {
+                        format!("'{}' is {sense} and does not fit '{not}' here", u.target)
+                    }
                     None => format!("'{}' does not fit '{not}' here", u.target),
                 }),
                 Some(_) => {}
@@ -242,10 +241,7 @@ impl Pipeline {
                             "the glossary requires '{}' for '{}' where it means {sense}",
                             u.target, u.phrase
                         ),
-                        None => format!(
-                            "the glossary requires '{}' for '{}'",
-                            u.target, u.phrase
-                        ),
+                        None => format!("the glossary requires '{}' for '{}'", u.target, u.phrase),
                     })
                 }
                 None => {}
