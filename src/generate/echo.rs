@@ -5,12 +5,12 @@
 //!
 //! A reply is an echo when it has
 //! - a glossary line: a glossary source (or the words it matched in the
-//!   post) right before an arrow (`→`, `->`, `=>`, `⇒`; anywhere in a
-//!   line, whatever follows it), or a target right before an arrow and
-//!   its source right after; or the source as a whole line's start
+//!   post) or target right before an arrow (`→`, `->`, `=>`, `⇒`; anywhere
+//!   in a line, whatever follows it), or the source as a whole line's start
 //!   followed by `:` or `=` and its target; with or without the bullet;
-//! - an entry's sense note: "meaning" and the words of the `sense` the
-//!   glossary block gave (`dorpa (meaning: a sweet baked biscuit)`); or
+//! - the block's note form `(meaning:`, or "meaning" and the words of a
+//!   `sense` the glossary block gave (`dorpa (meaning: a sweet baked
+//!   biscuit)`); or
 //! - a run of [`RUN_WORDS`] consecutive words of the prompt's fixed text
 //!   (the template outside the post and the glossary block, with the
 //!   languages filled in), runs that the post itself holds excepted.
@@ -33,6 +33,8 @@ pub const RUN_WORDS: usize = 8;
 /// Arrows a model may write for the glossary block's `→`: they count
 /// anywhere in a line, either way round.
 const ARROWS: [&str; 4] = ["→", "->", "=>", "⇒"];
+/// How the glossary block opens a sense note.
+const NOTE_FORM: &str = "(meaning:";
 /// Separators that count only after a line's first words (`cookie: dorpa`).
 const LINE_SEPARATORS: [&str; 2] = [":", "="];
 
@@ -85,6 +87,9 @@ pub struct EchoCheck {
     lines: Vec<LineWords>,
     /// Per sense note: "meaning" and the note's words.
     senses: Vec<Vec<String>>,
+    /// Whether a reply writing the block's `(meaning:` copies it (the post
+    /// does not write it).
+    note_form: bool,
     /// Every run of [`RUN_WORDS`] words of the fixed text not in the post.
     runs: HashSet<Vec<String>>,
 }
@@ -137,6 +142,7 @@ impl EchoCheck {
         EchoCheck {
             lines,
             senses,
+            note_form: !post.to_lowercase().contains(NOTE_FORM),
             runs,
         }
     }
@@ -165,6 +171,9 @@ impl EchoCheck {
     }
 
     fn has_sense_note(&self, line: &str) -> bool {
+        if self.note_form && line.to_lowercase().contains(NOTE_FORM) {
+            return true;
+        }
         let words = plain(line);
         self.senses.iter().any(|note| holds(&words, note))
     }
@@ -200,13 +209,11 @@ fn is_glossary_line(lines: &[LineWords], line: &str) -> bool {
         let before = words_before(&tokens, i);
         let after = words_after(&tokens, i);
         if ARROWS.contains(sep) {
-            // "coffee → kafe" copies the block's form even with another
-            // target; a translation has no English source before an arrow.
+            // "coffee → kafe" and "dorpa → delar" copy the block's form
+            // with words of the model's own; a translation puts neither a
+            // source nor a target before an arrow its post does not have.
             lines.iter().any(|(sources, target)| {
-                sources.iter().any(|source| {
-                    before.ends_with(source)
-                        || (before.ends_with(target) && after.starts_with(source))
-                })
+                before.ends_with(target) || sources.iter().any(|s| before.ends_with(s))
             })
         } else {
             // `cookie: dorpa` only as the line's own start: "Menu: dorpa"
@@ -379,6 +386,10 @@ mod tests {
             "- cold coffee → kalt kafe",
             // The source left out, the sense note kept.
             "- dorpa (meaning: a sweet baked biscuit)",
+            // The block's form, words of the model's own (SmolLM2-135M).
+            "Mocha can be a dessert.\n\n- dorpa → delar (meaning: cheese)",
+            "- frosk mavi → kalt",
+            "Tan (meaning: cheese)",
             "Fresh dorpa and frosk mavi.\n- cold coffee → frosk mavi",
         ] {
             assert!(is_echo(post, output), "{output}");
@@ -439,6 +450,17 @@ mod tests {
         let post = "Please reply with the translation only, one sentence per line today.";
         assert!(!is_echo(post, post));
         assert!(is_echo("Fresh cookies.", post));
+    }
+
+    #[test]
+    fn a_posts_own_arrows_and_notes_are_kept_in_translation() {
+        let post = "Cold coffee → 3 € (meaning: per cup)";
+        assert!(!is_echo(post, "Frosk mavi → 3 € (meaning: pro Tasse)"));
+        assert!(is_echo("Cold coffee, 3 €", "Frosk mavi → 3 €"));
+        assert!(is_echo(
+            "Cold coffee, 3 €",
+            "Frosk mavi, 3 € (meaning: pro Tasse)"
+        ));
     }
 
     /// The messages of a gettext `.mo` file: (English, translation), the
