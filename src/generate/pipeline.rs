@@ -425,7 +425,13 @@ impl Pipeline {
         turns: Vec<Turn>,
     ) -> Trace {
         let output = generate.output.text.as_deref();
-        let echo = self.echo(&prepared, &generate.output, !turns.is_empty());
+        // The last answered turn is a repair unless every repair failed.
+        let repaired = turns
+            .iter()
+            .rev()
+            .find(|t| t.output.is_some())
+            .is_some_and(|t| t.template.is_some());
+        let echo = self.echo(&prepared, &generate.output, repaired);
         let labelled = label.map(|label| {
             let mut labelled = self.labelled(&prepared.matches, label, output);
             labelled.check = labelled.check.with_echo(echo.is_some());

@@ -509,3 +509,57 @@ async fn the_page_repairs_once_and_says_what_the_first_reply_did() {
     assert!(message.ends_with("a second turn fixed them"), "{message}");
     assert!(warnings.iter().all(|w| w["kind"] != "echo"), "{warnings:?}");
 }
+
+#[test]
+fn a_batch_file_cannot_repair() {
+    let dir = TempDir::new().unwrap();
+    let out = glossa_in(dir.path())
+        .args([
+            "run",
+            "--batch-out",
+            "b.jsonl",
+            "--model",
+            "m",
+            "--repair",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--repair needs a model call after each checked reply"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("b.jsonl").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_repair_keeps_the_last_reply_and_says_why() {
+    let echo = "- cookie → dorpa (meaning: a sweet baked biscuit)";
+    let server = Server::start(vec![
+        reply(echo),
+        Response::json(400, r#"{"error": {"message": "context too long"}}"#),
+    ])
+    .await;
+    let dir = TempDir::new().unwrap();
+    let mut translate = args(&["translate", "Fresh cookies!", "--format", "json"]);
+    translate.extend(local(&server));
+    let (code, stdout, stderr) = glossa_at(dir.path(), translate).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(server.count(), 2);
+    let trace: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(trace["generate"]["output"]["text"], echo);
+    assert_eq!(trace["review"]["echo"]["kind"], "glossary_line");
+    let turns = trace["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    assert!(turns[1]["output"].is_null());
+    assert!(
+        turns[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("context too long"),
+        "{}",
+        turns[1]
+    );
+}
