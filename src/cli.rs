@@ -460,6 +460,9 @@ pub struct TranslateArgs {
     pub params: RetrieverArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none
+    #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
+    pub repair: u32,
     /// Output format (json: the whole trace)
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -515,6 +518,9 @@ pub struct RunArgs {
     /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry), `strict` (each needed entry needs a place of its own) or `stem` (as shared, and words stemming like the target's count; needs a Snowball stemmer for the target language)
     #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
     pub check: crate::generate::check::CheckMode,
+    /// Follow-up turns at most per call when the label-free check finds a problem (a retrieved target missing, a sense the glossary excludes, the prompt copied back); the summary shows first pass and after repair side by side
+    #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_RUN, conflicts_with_all = ["resume", "retry_errors"])]
+    pub repair: u32,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

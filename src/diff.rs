@@ -159,7 +159,7 @@ fn load_run(dir: &Path) -> Result<SavedRun, DiffError> {
         latest.insert(
             (r.retriever.clone(), r.repeat, r.post.clone()),
             Lite {
-                right: r.error.is_none() && r.check.ok,
+                right: r.right(),
                 failed: r.error.is_some(),
                 group: r.group,
                 used: !r.wrong_sense_used.is_empty(),

@@ -199,6 +199,7 @@ fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
         inputs: None,
         merged_from: Vec::new(),
         check: args.check,
+        repair: args.repair,
     })
 }
 
@@ -230,6 +231,14 @@ fn check_config(config: &RunConfig, mode: &Mode, fresh: bool, dir: &Path) -> any
     }
     if mode.is_batch() {
         check_batch_config(config, mode, fresh, dir)?;
+    }
+    if config.repair > 0 {
+        eprintln!(
+            "repair: up to {} follow-up turn{} per call when the check finds a problem; \
+             the summary shows first pass and after repair",
+            config.repair,
+            if config.repair == 1 { "" } else { "s" }
+        );
     }
     Ok(())
 }
@@ -316,6 +325,7 @@ fn pipelines(
                 simplify_template: Template::builtin("simplify.v1"),
                 client: Arc::clone(&client),
                 check: Checker::new(config.check, &glossary.target_lang)?,
+                repair: config.repair,
             }))
         })
         .collect()
@@ -503,6 +513,12 @@ fn check_batch_config(
     fresh: bool,
     dir: &Path,
 ) -> anyhow::Result<()> {
+    if config.repair > 0 {
+        anyhow::bail!(
+            "--repair needs a model call after each checked reply, so it cannot go through a batch \
+             file; leave it out (the batch measures the first pass)"
+        );
+    }
     if config.provider.simplify == Simplify::Llm {
         anyhow::bail!(
             "--simplify llm needs a model call before each prompt exists, so it cannot go through a batch \

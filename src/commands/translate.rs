@@ -60,5 +60,6 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
         simplify_template: Template::builtin("simplify.v1"),
         client: Arc::new(super::build_client(&(&args.provider).into())?),
         check: Default::default(),
+        repair: args.repair,
     })
 }

@@ -32,6 +32,20 @@ pub struct Verdict {
     /// Needed entries found only through stems (`--check stem`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_stem: Vec<String>,
+    /// The reply copied the prompt instead of translating
+    /// ([`super::echo`]): never ok. Absent (false) in records written
+    /// before echoes were checked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub echo: bool,
+}
+
+impl Verdict {
+    /// The verdict with the echo check's result: an echo is never ok.
+    pub fn with_echo(mut self, echo: bool) -> Verdict {
+        self.echo = echo;
+        self.ok &= !echo;
+        self
+    }
 }
 
 /// How needed targets that share or nest places are counted.
@@ -171,6 +185,7 @@ impl Checker {
             leaked,
             ok,
             by_stem,
+            echo: false,
         }
     }
 
@@ -401,6 +416,20 @@ mod tests {
         assert!(!Checker::default().stands("des Spinalkanals", &needed[0]));
         assert!(Checker::new(CheckMode::Stem, "x-cafe").is_err());
         assert!(Checker::new(CheckMode::Strict, "x-cafe").is_ok());
+    }
+
+    #[test]
+    fn an_echo_is_never_ok_and_old_verdicts_read_without_it() {
+        let v = check("dorpa", &[t("cookie", "dorpa")], &[]);
+        assert!(v.ok && !v.echo);
+        assert!(!serde_json::to_string(&v).unwrap().contains("echo"));
+        let echoed = v.with_echo(true);
+        assert!(!echoed.ok && echoed.echo);
+        assert!(serde_json::to_string(&echoed)
+            .unwrap()
+            .contains("\"echo\":true"));
+        let old: Verdict = serde_json::from_str(r#"{"missing":[],"leaked":[],"ok":true}"#).unwrap();
+        assert!(old.ok && !old.echo);
     }
 
     #[test]

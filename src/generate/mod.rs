@@ -4,6 +4,7 @@
 pub mod ambiguity;
 pub mod cache;
 pub mod check;
+pub mod echo;
 pub mod highlight;
 pub mod pipeline;
 pub mod prices;

@@ -5,6 +5,7 @@
 
 use super::ambiguity::{self, Unconfirmed};
 use super::check::{contains_target, Checker, Target, Verdict};
+use super::echo::{fixed_text, Echo, EchoCheck, EchoLine};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
 use super::retry::Client;
@@ -18,6 +19,9 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod repair;
+pub use repair::{Turn, DEFAULT_REPAIR_RUN, DEFAULT_REPAIR_TRANSLATE};
+
 /// Everything fixed for a batch: glossary, retriever, templates, provider.
 pub struct Pipeline {
     pub glossary: Arc<Glossary>,
@@ -29,6 +33,8 @@ pub struct Pipeline {
     pub client: Arc<Client>,
     /// The output check (how nested and shared targets count).
     pub check: Checker,
+    /// Follow-up turns at most when the check finds a problem (`--repair`).
+    pub repair: u32,
 }
 
 /// A stage's output and how long it took.
@@ -146,6 +152,10 @@ pub struct Review {
     /// Ambiguous entries used where no `context` confirms their sense:
     /// the sense may be wrong there.
     pub unconfirmed: Vec<Unconfirmed>,
+    /// The output copied the prompt instead of translating (never for
+    /// the offline provider, whose output is substitution by design).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub echo: Option<Echo>,
 }
 
 impl Review {
@@ -207,6 +217,11 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub labelled: Option<Labelled>,
     pub review: Review,
+    /// Every turn when the check asked for a repair (`--repair`): the
+    /// first pass, then each repair; the generate stage holds the last
+    /// answered one. Empty when the first pass was kept as it was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Turn>,
 }
 
 /// The half of one post's trip before the model call: simplify → phrases
@@ -246,7 +261,8 @@ impl Pipeline {
     pub async fn run(&self, text: &str, label: Option<&Label>, repeat: u32) -> Trace {
         let prepared = self.prepare(text, label, repeat).await;
         let generate = self.generate(&prepared).await;
-        self.finish(prepared, label, generate)
+        let (generate, turns) = self.repaired(&prepared, label, generate).await;
+        self.finish_turns(prepared, label, generate, turns)
     }
 
     /// Everything before the model call. With `--simplify llm` this makes
@@ -325,6 +341,7 @@ impl Pipeline {
                 generate: Stage::default(),
                 labelled: None,
                 review: Review::default(),
+                turns: Vec::new(),
             },
             text: joined,
             matches,
@@ -413,13 +430,18 @@ impl Pipeline {
 
     /// The model call (none when simplification already failed).
     pub async fn generate(&self, prepared: &Prepared) -> Stage<Generation> {
+        match &prepared.simplify_error {
+            Some(err) => timed(Instant::now(), self.failed(err, 0)),
+            None => self.call(&self.request(prepared)).await,
+        }
+    }
+
+    /// One model call (the first pass or a repair turn).
+    async fn call(&self, request: &Request) -> Stage<Generation> {
         let started = Instant::now();
-        let generation = match &prepared.simplify_error {
-            Some(err) => self.failed(err, 0),
-            None => match self.client.generate_counted(&self.request(prepared)).await {
-                (Ok(reply), _) => Generation::from(reply),
-                (Err(err), attempts) => self.failed(&err, attempts),
-            },
+        let generation = match self.client.generate_counted(request).await {
+            (Ok(reply), _) => Generation::from(reply),
+            (Err(err), attempts) => self.failed(&err, attempts),
         };
         timed(started, generation)
     }
@@ -432,9 +454,32 @@ impl Pipeline {
         label: Option<&Label>,
         generate: Stage<Generation>,
     ) -> Trace {
+        self.finish_turns(prepared, label, generate, Vec::new())
+    }
+
+    /// [`Pipeline::finish`] for the last answered turn; `turns` is every
+    /// turn when there were repairs.
+    fn finish_turns(
+        &self,
+        prepared: Prepared,
+        label: Option<&Label>,
+        generate: Stage<Generation>,
+        turns: Vec<Turn>,
+    ) -> Trace {
         let output = generate.output.text.as_deref();
-        let labelled = label.map(|label| self.labelled(&prepared.matches, label, output));
-        let review = review(
+        // The last answered turn is a repair unless every repair failed.
+        let repaired = turns
+            .iter()
+            .rev()
+            .find(|t| t.output.is_some())
+            .is_some_and(|t| t.template.is_some());
+        let echo = self.echo(&prepared, &generate.output, repaired);
+        let labelled = label.map(|label| {
+            let mut labelled = self.labelled(&prepared.matches, label, output);
+            labelled.check = labelled.check.with_echo(echo.is_some());
+            labelled
+        });
+        let mut review = review(
             prepared.uncovered,
             prepared.unconfirmed,
             &prepared.inside,
@@ -442,12 +487,43 @@ impl Pipeline {
             &prepared.trace.retrieve.output,
             output,
         );
+        review.echo = echo;
         Trace {
             generate,
             labelled,
             review,
+            turns,
             ..prepared.trace
         }
+    }
+
+    /// What the output copied from the prompt. The offline provider is
+    /// exempt: its output is the post with targets put in, by design. A
+    /// repaired output must not copy the repair prompt either.
+    fn echo(&self, prepared: &Prepared, generation: &Generation, repaired: bool) -> Option<Echo> {
+        let output = generation.text.as_deref()?;
+        if super::provider::is_offline(&generation.provider) {
+            return None;
+        }
+        let g = &self.glossary;
+        let mut fixed = fixed_text(&self.template.body, &g.source_lang, &g.target_lang);
+        if repaired {
+            fixed.extend(repair::fixed_text(&g.source_lang, &g.target_lang));
+        }
+        let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+        let lines: Vec<EchoLine> = prepared
+            .trace
+            .retrieve
+            .output
+            .iter()
+            .map(|u| EchoLine {
+                source: &u.source,
+                phrase: &u.phrase,
+                target: &u.target,
+                sense: u.sense.as_deref(),
+            })
+            .collect();
+        EchoCheck::new(&fixed, &lines, &prepared.text).find(output)
     }
 
     /// The labelled side: the retrieval group, the output check, and the
@@ -474,9 +550,7 @@ impl Pipeline {
             // No output: everything needed is missing.
             None => Verdict {
                 missing: needed.iter().map(|t| t.id.to_string()).collect(),
-                leaked: Vec::new(),
-                ok: false,
-                by_stem: Vec::new(),
+                ..Verdict::default()
             },
         };
         let wrong_sense_retrieved: Vec<String> = score
@@ -639,6 +713,7 @@ fn review(
             })
             .collect(),
         unconfirmed,
+        echo: None,
     }
 }
 
@@ -663,6 +738,7 @@ mod tests {
             simplify_template: Template::builtin("simplify.v1"),
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
             check: Checker::default(),
+            repair: 0,
         }
     }
 

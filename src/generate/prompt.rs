@@ -11,12 +11,15 @@ use std::path::Path;
 
 const PLACEHOLDERS: [&str; 4] = ["text", "glossary", "target_lang", "source_lang"];
 
-const BUILTIN: [(&str, &str); 2] = [
+const BUILTIN: [(&str, &str); 3] = [
     (
         "translate.v1",
         include_str!("../../prompts/translate.v1.md"),
     ),
     ("simplify.v1", include_str!("../../prompts/simplify.v1.md")),
+    // Placeholders of its own ({{prompt}}, {{output}}, {{problems}}):
+    // rendered by the repair turn, never loaded from a file.
+    ("repair.v1", include_str!("../../prompts/repair.v1.md")),
 ];
 
 /// A prompt template.

@@ -35,6 +35,9 @@ fn group_runs(runs: &[RunFigures], group: Group) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// The run table. "Right" never counts an echo; echoes have a column of
+/// their own. When any post took a repair turn, first-pass and repaired
+/// figures stand side by side.
 pub fn table(summary: &Summary) -> Table {
     let repeats = summary
         .retrievers
@@ -42,39 +45,80 @@ pub fn table(summary: &Summary) -> Table {
         .map(|r| r.runs.len())
         .max()
         .unwrap_or(1);
-    let runs_header = format!(
-        "Posts right, run{} {}",
+    let repaired = summary
+        .retrievers
+        .iter()
+        .flat_map(|r| &r.runs)
+        .any(|f| f.repaired > 0);
+    let runs = format!(
+        "run{} {}",
         if repeats > 1 { "s" } else { "" },
         (1..=repeats)
             .map(|r| r.to_string())
             .collect::<Vec<_>>()
             .join(" / ")
     );
-    let mut t = Table::new(
-        None,
-        &[
-            ("Retriever", Align::Left),
-            (runs_header.as_str(), Align::Right),
-            ("Complete retrieval", Align::Right),
-            ("A needed entry missed", Align::Right),
-            ("Only a wrong-sense entry", Align::Right),
-            ("Wrong sense used", Align::Right),
-            ("Failed calls", Align::Right),
-        ],
-    );
+    let right_header = if repaired {
+        format!("Posts right after repair, {runs}")
+    } else {
+        format!("Posts right, {runs}")
+    };
+    let first_header = format!("Posts right first pass, {runs}");
+    let mut columns = vec![("Retriever", Align::Left)];
+    if repaired {
+        columns.push((first_header.as_str(), Align::Right));
+    }
+    columns.extend([
+        (right_header.as_str(), Align::Right),
+        (
+            if repaired {
+                "Echoes, first pass → after repair"
+            } else {
+                "Echoes"
+            },
+            Align::Right,
+        ),
+        ("Complete retrieval", Align::Right),
+        ("A needed entry missed", Align::Right),
+        ("Only a wrong-sense entry", Align::Right),
+        ("Wrong sense used", Align::Right),
+        ("Failed calls", Align::Right),
+    ]);
+    let mut t = Table::new(None, &columns);
     for r in &summary.retrievers {
         let all: Vec<(usize, usize)> = r.runs.iter().map(|f| (f.right, f.posts)).collect();
-        t.push(vec![
-            r.name.clone(),
+        let mut row = vec![r.name.clone()];
+        if repaired {
+            let first: Vec<(usize, usize)> = r
+                .runs
+                .iter()
+                .map(|f| (f.right_first_pass, f.posts))
+                .collect();
+            row.push(runs_cell(&first));
+        }
+        row.extend([
             runs_cell(&all),
+            echo_cell(&r.runs, repaired),
             runs_cell(&group_runs(&r.runs, Group::Complete)),
             runs_cell(&group_runs(&r.runs, Group::Missed)),
             runs_cell(&group_runs(&r.runs, Group::WrongSense)),
             format!("{} of {}", r.wrong_sense_used, r.wrong_sense_retrieved),
             r.runs.iter().map(|f| f.failed).sum::<usize>().to_string(),
         ]);
+        t.push(row);
     }
     t
+}
+
+/// Echoes per run ("0", "3, 1"); with repairs "5 → 1" per run.
+fn echo_cell(runs: &[RunFigures], repaired: bool) -> String {
+    runs.iter()
+        .map(|f| match repaired {
+            true => format!("{} → {}", f.echo_first_pass, f.echo),
+            false => f.echo.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Tokens (and cost, with a price table) per served model, when any call

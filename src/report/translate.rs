@@ -99,6 +99,7 @@ fn notes(trace: &Trace) -> String {
     for u in &trace.review.unconfirmed {
         let _ = writeln!(out, "Sense not confirmed: {}", unconfirmed_message(u));
     }
+    out.push_str(&echo_and_repair(trace));
     if !trace.review.not_exact.is_empty() {
         let _ = writeln!(
             out,
@@ -199,6 +200,45 @@ pub fn unconfirmed_message(u: &Unconfirmed) -> String {
              and if the sense is right, add a word of this post that shows it to `context.any`."
         }
     });
+    out
+}
+
+/// Whether the reply copied the prompt, and what the repair turns fixed.
+fn echo_and_repair(trace: &Trace) -> String {
+    let mut out = String::new();
+    if let Some(echo) = &trace.review.echo {
+        let _ = writeln!(
+            out,
+            "echo: the reply copies the prompt/glossary, not a translation (it copied {}: \"{}\")",
+            echo.what(),
+            echo.copied()
+        );
+    }
+    let Some(first) = trace.turns.first() else {
+        return out;
+    };
+    let repairs = trace.turns.len() - 1;
+    let _ = writeln!(
+        out,
+        "Repair: {repairs} follow-up turn{} after the first reply, which had these problems:",
+        if repairs == 1 { "" } else { "s" }
+    );
+    for p in &first.problems {
+        let _ = writeln!(out, "  - {p}");
+    }
+    let last = trace.turns.last().expect("turns are not empty");
+    match (&last.error, last.problems.is_empty()) {
+        (Some(err), _) => {
+            let _ = writeln!(
+                out,
+                "  the repair call failed ({err}); the output above is the last reply"
+            );
+        }
+        (None, true) => out.push_str("  the repaired reply has none of them\n"),
+        (None, false) => {
+            let _ = writeln!(out, "  still: {}", last.problems.join("; "));
+        }
+    }
     out
 }
 

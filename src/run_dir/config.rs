@@ -53,6 +53,13 @@ pub struct RunConfig {
     /// How the output check counts nested and shared targets (`--check`).
     #[serde(default, skip_serializing_if = "CheckMode::is_default")]
     pub check: CheckMode,
+    /// Repair turns at most per call (`--repair`); absent: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repair: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn first_version() -> u32 {
@@ -235,6 +242,7 @@ pub fn incompatibility(a: &RunConfig, b: &RunConfig) -> Option<String> {
     differ("retriever parameters", params(a), params(b));
     differ("split", a.split.name().into(), b.split.name().into());
     differ("check", a.check.name().into(), b.check.name().into());
+    differ("repair", a.repair.to_string(), b.repair.to_string());
     differ("repeat", a.repeat.to_string(), b.repeat.to_string());
     let (p, q) = (&a.provider, &b.provider);
     differ("provider", p.provider.clone(), q.provider.clone());

@@ -3,7 +3,7 @@
 //! so older run folders still read.
 
 use crate::generate::check::Verdict;
-use crate::generate::pipeline::{Group, Trace};
+use crate::generate::pipeline::{Group, Trace, Turn};
 use crate::generate::prompt::PromptId;
 use crate::generate::reply::ReplyMeta;
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,12 @@ pub struct CallRecord {
     /// `null` on success.
     pub error: Option<String>,
     pub ms: f64,
+    /// Every turn when the check asked for repairs (`--repair`): the first
+    /// pass, then each repair (their prompts left out); `output` and
+    /// `check` above are the last answered turn's. Absent: the first pass
+    /// was the only turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Turn>,
     /// Added after the first release, each field absent in older files:
     /// finish reason, served model, usage (absent for cached replies), and
     /// whether a `<think>` block was stripped before the check.
@@ -64,11 +70,37 @@ impl CallRecord {
             cached: g.cached,
             error: g.error,
             meta: g.meta,
+            turns: trace
+                .turns
+                .into_iter()
+                .map(|t| Turn { prompt: None, ..t })
+                .collect(),
             ms: trace.simplify.ms
                 + trace.phrases.ms
                 + trace.retrieve.ms
                 + trace.prompt.ms
                 + trace.generate.ms,
+        }
+    }
+
+    /// The call gave an output the check passed (echoes never pass).
+    pub fn right(&self) -> bool {
+        self.error.is_none() && self.check.ok
+    }
+
+    /// The first pass was right, before any repair.
+    pub fn right_first_pass(&self) -> bool {
+        match self.turns.first() {
+            Some(t) => t.error.is_none() && t.check.as_ref().is_some_and(|c| c.ok),
+            None => self.right(),
+        }
+    }
+
+    /// The first pass copied the prompt back.
+    pub fn echo_first_pass(&self) -> bool {
+        match self.turns.first() {
+            Some(t) => t.check.as_ref().is_some_and(|c| c.echo),
+            None => self.check.echo,
         }
     }
 

@@ -5,6 +5,7 @@ use super::calls::{for_each_call, CallsError, CALLS_FILE};
 use crate::fsutil::{write_atomic, WriteError};
 use crate::generate::pipeline::Group;
 use crate::generate::prices::Prices;
+use crate::generate::reply::ReplyMeta;
 use crate::run_dir::record::{CallKey, CallRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -41,7 +42,11 @@ pub fn save_summary(
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupRun {
     pub posts: usize,
+    /// Right in the end: after repair, when there was one.
     pub right: usize,
+    /// Right at the first pass (equal to `right` without `--repair`).
+    #[serde(default)]
+    pub right_first_pass: usize,
 }
 
 /// One repeat of one retriever.
@@ -49,7 +54,21 @@ pub struct GroupRun {
 pub struct RunFigures {
     pub repeat: u32,
     pub posts: usize,
+    /// Posts right in the end (after repair, when there was one); an echo
+    /// is never right.
     pub right: usize,
+    /// Posts right at the first pass.
+    #[serde(default)]
+    pub right_first_pass: usize,
+    /// Posts whose output copied the prompt back, in the end and at the
+    /// first pass.
+    #[serde(default)]
+    pub echo: usize,
+    #[serde(default)]
+    pub echo_first_pass: usize,
+    /// Posts that took at least one repair turn.
+    #[serde(default)]
+    pub repaired: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
 }
@@ -130,6 +149,10 @@ impl Summary {
 struct Contribution {
     group: Group,
     right: bool,
+    right_first_pass: bool,
+    echo: bool,
+    echo_first_pass: bool,
+    repaired: bool,
     failed: bool,
     wrong_sense_retrieved: bool,
     wrong_sense_used: bool,
@@ -139,7 +162,11 @@ impl Contribution {
     fn of(r: &CallRecord) -> Contribution {
         Contribution {
             group: r.group,
-            right: r.error.is_none() && r.check.ok,
+            right: r.right(),
+            right_first_pass: r.right_first_pass(),
+            echo: r.error.is_none() && r.check.echo,
+            echo_first_pass: r.echo_first_pass(),
+            repaired: r.turns.len() > 1,
             failed: r.error.is_some(),
             wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
             wrong_sense_used: !r.wrong_sense_used.is_empty(),
@@ -159,12 +186,20 @@ pub struct Summariser {
 
 impl Summariser {
     pub fn add(&mut self, r: &CallRecord) {
-        if let Some(usage) = r.meta.usage {
-            let model = r.meta.served_model.as_deref().unwrap_or(&r.model);
-            let t = self.tokens.entry(model.to_string()).or_default();
-            t.calls += 1;
-            t.input_tokens += usage.input_tokens;
-            t.output_tokens += usage.output_tokens;
+        // Every turn's call was paid for; the turns hold each call once,
+        // the last answered one (`r.meta`) included.
+        let metas: Vec<&ReplyMeta> = match r.turns.is_empty() {
+            true => vec![&r.meta],
+            false => r.turns.iter().map(|t| &t.meta).collect(),
+        };
+        for meta in metas {
+            if let Some(usage) = meta.usage {
+                let model = meta.served_model.as_deref().unwrap_or(&r.model);
+                let t = self.tokens.entry(model.to_string()).or_default();
+                t.calls += 1;
+                t.input_tokens += usage.input_tokens;
+                t.output_tokens += usage.output_tokens;
+            }
         }
         let c = Contribution::of(r);
         if let Some(old) = self.latest.insert(r.key(), c) {
@@ -194,10 +229,15 @@ impl Summariser {
             });
         step(&mut run.posts, true);
         step(&mut run.right, c.right);
+        step(&mut run.right_first_pass, c.right_first_pass);
+        step(&mut run.echo, c.echo);
+        step(&mut run.echo_first_pass, c.echo_first_pass);
+        step(&mut run.repaired, c.repaired);
         step(&mut run.failed, c.failed);
         let group = run.by_group.entry(c.group).or_default();
         step(&mut group.posts, true);
         step(&mut group.right, c.right);
+        step(&mut group.right_first_pass, c.right_first_pass);
         let w = self.wrong.entry(retriever.to_string()).or_default();
         step(&mut w.0, c.wrong_sense_retrieved);
         step(&mut w.1, c.wrong_sense_retrieved && c.wrong_sense_used);
@@ -301,6 +341,7 @@ mod tests {
             error: error.then(|| "boom".into()),
             ms: 1.0,
             meta: Default::default(),
+            turns: Vec::new(),
         }
     }
 
@@ -324,7 +365,11 @@ mod tests {
         assert_eq!((r.runs[0].posts, r.runs[0].right), (3, 1));
         assert_eq!(
             r.runs[1].by_group[&Group::Complete],
-            GroupRun { posts: 1, right: 0 }
+            GroupRun {
+                posts: 1,
+                right: 0,
+                right_first_pass: 0
+            }
         );
         assert_eq!(r.runs[1].failed, 1);
         assert_eq!((r.wrong_sense_retrieved, r.wrong_sense_used), (1, 1));
@@ -352,7 +397,11 @@ mod tests {
         assert_eq!((run.posts, run.right, run.failed), (2, 1, 0));
         assert_eq!(
             run.by_group[&Group::Complete],
-            GroupRun { posts: 1, right: 1 }
+            GroupRun {
+                posts: 1,
+                right: 1,
+                right_first_pass: 1
+            }
         );
     }
 

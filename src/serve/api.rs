@@ -446,7 +446,8 @@ pub struct UsedOut {
 pub struct Warning {
     /// `left_out`, `no_entry`, `not_in_output`, `check_match` (matched by
     /// stem or spelling, not as written), `unconfirmed` (an ambiguous
-    /// entry whose sense nothing in the post confirms).
+    /// entry whose sense nothing in the post confirms), `echo` (the reply
+    /// copied the prompt), `repaired`.
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -505,6 +506,7 @@ async fn analyse(
         simplify_template: Template::builtin("simplify.v1"),
         client,
         check: Default::default(),
+        repair: crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE,
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
@@ -606,7 +608,11 @@ fn warnings(
     joined: &str,
     translate: bool,
 ) -> Vec<Warning> {
-    let mut out = Vec::new();
+    let mut out = if translate {
+        reply_warnings(trace)
+    } else {
+        Vec::new()
+    };
     for l in left_out {
         out.push(Warning {
             kind: "left_out",
@@ -666,6 +672,41 @@ fn warnings(
                 entry: Some(u.id.clone()),
             });
         }
+    }
+    out
+}
+
+/// What the check said of the model's reply: an echo, and what the
+/// repair turn (`--repair 1` on the page) asked to fix.
+fn reply_warnings(trace: &Trace) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if let Some(echo) = &trace.review.echo {
+        out.push(Warning {
+            kind: "echo",
+            message: format!(
+                "echo: the reply copies the prompt/glossary, not a translation (it copied {}: \"{}\")",
+                echo.what(),
+                echo.copied()
+            ),
+            word: None,
+            entry: None,
+        });
+    }
+    if let (Some(first), Some(last)) = (trace.turns.first(), trace.turns.last()) {
+        let outcome = match (&last.error, last.problems.is_empty()) {
+            (Some(err), _) => format!("the repair call failed ({err}); this is the first reply"),
+            (None, true) => "a second turn fixed them".to_string(),
+            (None, false) => format!("after a second turn, still: {}", last.problems.join("; ")),
+        };
+        out.push(Warning {
+            kind: "repaired",
+            message: format!(
+                "The first reply had problems ({}); {outcome}",
+                first.problems.join("; ")
+            ),
+            word: None,
+            entry: None,
+        });
     }
     out
 }

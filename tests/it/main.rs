@@ -14,6 +14,7 @@ mod providers;
 mod real_data;
 mod real_model;
 mod reliability;
+mod repair;
 mod replies;
 mod reply_cap;
 mod research;

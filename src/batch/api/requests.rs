@@ -165,6 +165,7 @@ mod tests {
             simplify_template: Template::builtin("simplify.v1"),
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
             check: Default::default(),
+            repair: 0,
         });
         let posts = (0..n)
             .map(|i| LabelledPost {

@@ -55,7 +55,8 @@ pub fn kind(name: &str) -> Option<&'static ProviderKind> {
 }
 
 /// Whether `name` is the offline provider, whose output is the post with
-/// glossary words put in: nothing is translated.
+/// glossary words put in: nothing is translated, it takes no instructions,
+/// so its output is never an echo and never repaired.
 pub fn is_offline(name: &str) -> bool {
     name == offline::KIND.name
 }
