@@ -560,6 +560,9 @@ pub struct ServeArgs {
     /// Address to listen on; beyond 127.0.0.1 anyone who can reach it can change the glossaries
     #[arg(long, default_value = crate::serve::DEFAULT_ADDR)]
     pub addr: String,
+    /// Also answer requests addressed to NAME (repeatable); otherwise only loopback names and the --addr address are answered, against DNS rebinding
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
     /// Folder of the glossaries the page lists and edits (NAME.json)
     #[arg(long, default_value = "glossaries", value_name = "DIR")]
     pub glossaries: PathBuf,

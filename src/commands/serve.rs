@@ -40,7 +40,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             params,
             providers,
             log: !args.quiet,
-            loopback_only: addr.ip().is_loopback(),
+            hosts: serve::Hosts::new(addr.ip(), args.allow_hosts.clone()),
             header_timeout: serve::HEADER_TIMEOUT,
         });
         if !addr.ip().is_loopback() {

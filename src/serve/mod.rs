@@ -17,9 +17,11 @@
 
 pub mod api;
 pub mod explain;
+pub mod hosts;
 mod providers;
 pub mod store;
 
+pub use hosts::Hosts;
 pub use providers::{offline, providers_from_env, ModelSettings, ProviderChoice};
 
 use crate::glossary::Glossary;
@@ -63,11 +65,10 @@ pub struct Options {
     pub providers: Vec<ProviderChoice>,
     /// Log one line per request on stderr.
     pub log: bool,
-    /// Answer only requests addressed to this machine by a loopback name
-    /// (`Host: 127.0.0.1`, `localhost`, `[::1]`): a web page elsewhere
+    /// The `Host` names answered (see [`Hosts`]): a web page elsewhere
     /// cannot reach the server through a DNS name that points here (DNS
-    /// rebinding). Set when listening on loopback only.
-    pub loopback_only: bool,
+    /// rebinding).
+    pub hosts: Hosts,
     /// See [`HEADER_TIMEOUT`].
     pub header_timeout: Duration,
 }
@@ -81,7 +82,7 @@ impl Options {
             params: Params::default(),
             providers: vec![offline()],
             log: false,
-            loopback_only: true,
+            hosts: Hosts::new(std::net::Ipv4Addr::LOCALHOST.into(), Vec::new()),
             header_timeout: HEADER_TIMEOUT,
         }
     }
@@ -300,8 +301,8 @@ async fn around(
 }
 
 /// Requests from elsewhere that a local server must not answer: a `Host`
-/// that is not a loopback name (when listening on loopback), and writes
-/// whose `Origin` is another site than the one addressed.
+/// it does not answer at ([`Hosts`]), and writes whose `Origin` is another
+/// site than the one addressed.
 fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> {
     let headers = request.headers();
     if headers.get_all(header::HOST).iter().count() > 1 {
@@ -315,13 +316,10 @@ fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> 
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or_default();
-    if state.options.loopback_only && !is_loopback_host(host) {
+    if !state.options.hosts.allows(host) {
         return Some(api::ApiError::new(
             StatusCode::FORBIDDEN,
-            format!(
-                "this server answers only at 127.0.0.1 or localhost, not at `{host}`; \
-                 start it with --addr to serve other addresses"
-            ),
+            state.options.hosts.refusal(host),
         ));
     }
     let writes = !matches!(request.method().as_str(), "GET" | "HEAD" | "OPTIONS");
@@ -338,44 +336,9 @@ fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> 
     None
 }
 
-/// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts() {
-        for ok in [
-            "127.0.0.1:8080",
-            "localhost",
-            "LOCALHOST:1",
-            "[::1]:8080",
-            "127.1.2.3",
-        ] {
-            assert!(is_loopback_host(ok), "{ok}");
-        }
-        for bad in [
-            "evil.example:8080",
-            "10.0.0.2:8080",
-            "",
-            "localhost.evil.example",
-            "[::2]:80",
-        ] {
-            assert!(!is_loopback_host(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn retrievers_are_built_once_per_glossary_version_and_spec() {

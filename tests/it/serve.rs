@@ -257,9 +257,15 @@ struct Process {
 
 impl Process {
     fn start(dir: &Path, addr: &str, env: &[(&str, &str)]) -> Process {
+        Process::start_with(dir, addr, env, &[])
+    }
+
+    /// The same, with further arguments to `serve`.
+    fn start_with(dir: &Path, addr: &str, env: &[(&str, &str)], args: &[&str]) -> Process {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossa"));
         cmd.args(["serve", "--addr", addr, "--glossaries"])
             .arg(dir)
+            .args(args.iter())
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
             .stdout(Stdio::piped())
@@ -926,6 +932,89 @@ fn requests_from_other_sites_are_refused() {
     let origin = format!("http://{}", s.addr);
     let r = post(&[("Content-Type", "application/json"), ("Origin", &origin)]);
     assert_eq!(r.status, 201, "{}", r.body);
+}
+
+/// GET `path` from `addr` with `Host: host`.
+fn get_as(addr: SocketAddr, host: &str, path: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    read_reply(&mut stream).unwrap()
+}
+
+/// Bound beyond loopback (here: as if bound to 192.0.2.7), the server
+/// answers at that address, at loopback names and at names given with
+/// `--allow-host`; a DNS name pointing at it (rebinding) gets 403 with the
+/// reason, reads and writes alike.
+#[test]
+fn beyond_loopback_only_the_bound_address_and_allowed_names_are_answered() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.hosts = serve::Hosts::new("192.0.2.7".parse().unwrap(), vec!["glossa.lan".into()])
+    });
+    let port = s.addr.port();
+    for host in [
+        format!("192.0.2.7:{port}"),
+        format!("glossa.lan:{port}"),
+        "GLOSSA.LAN".to_string(),
+        format!("localhost:{port}"),
+    ] {
+        let r = get_as(s.addr, &host, "/api/glossaries/cafe");
+        assert_eq!(r.status, 200, "{host}: {}", r.body);
+    }
+    for host in [
+        format!("evil.example:{port}"),
+        format!("192.0.2.8:{port}"),
+        "glossa.lan.evil.example".to_string(),
+    ] {
+        for path in ["/", "/api/glossaries/cafe"] {
+            let r = get_as(s.addr, &host, path);
+            assert_eq!(r.status, 403, "{host}{path}: {}", r.body);
+            assert!(
+                r.error().contains(&format!("not at `{host}`")),
+                "{}",
+                r.body
+            );
+            assert!(r.error().contains("--allow-host"), "{}", r.body);
+        }
+    }
+}
+
+/// The binary bound to every address (`0.0.0.0`): a DNS-rebinding page's
+/// `Host: evil.example` gets 403 and cannot write; an address or a name
+/// given with `--allow-host` is answered.
+#[test]
+fn the_binary_bound_to_every_address_refuses_unknown_host_names() {
+    let dir = cafe_folder();
+    let p = Process::start_with(
+        dir.path(),
+        "0.0.0.0:0",
+        &[],
+        &["--allow-host", "glossa.lan"],
+    );
+    let before = std::fs::read(dir.path().join("cafe.json")).unwrap();
+    let port = p.addr.port();
+    let rebound = format!("evil.example:{port}");
+    let r = get_as(p.addr, &rebound, "/api/glossaries/cafe");
+    assert_eq!(r.status, 403, "{}", r.body);
+    let mut stream = TcpStream::connect(p.addr).unwrap();
+    let body = json!({"source": "x", "target": "y"}).to_string();
+    write!(
+        stream,
+        "POST /api/glossaries/cafe/entries HTTP/1.1\r\nHost: {rebound}\r\nOrigin: http://{rebound}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let r = read_reply(&mut stream).unwrap();
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(std::fs::read(dir.path().join("cafe.json")).unwrap(), before);
+    for host in [format!("glossa.lan:{port}"), format!("127.0.0.1:{port}")] {
+        let r = get_as(p.addr, &host, "/api/glossaries/cafe");
+        assert_eq!(r.status, 200, "{host}: {}", r.body);
+    }
 }
 
 // ---------------------------------------------------------------------------
