@@ -601,6 +601,10 @@ pub struct ServeArgs {
     /// Do not log a line per request on stderr
     #[arg(long)]
     pub quiet: bool,
+    /// Seconds a request body has to arrive (default 10). Hidden: for the
+    /// tests of stalled clients, which cannot wait 10 s.
+    #[arg(long, hide = true, value_name = "SECONDS")]
+    pub body_timeout: Option<f64>,
 }
 
 /// `--max-tokens`: a number of tokens, or `none`.

@@ -16,6 +16,7 @@
 //! ```
 
 pub mod api;
+pub mod conn;
 pub mod explain;
 pub mod hosts;
 mod providers;
@@ -71,6 +72,12 @@ pub struct Options {
     pub hosts: Hosts,
     /// See [`HEADER_TIMEOUT`].
     pub header_timeout: Duration,
+    /// See [`conn::BODY_TIMEOUT`].
+    pub body_timeout: Duration,
+    /// See [`conn::CONNECTION_DEADLINE`].
+    pub connection_deadline: Duration,
+    /// Connections served at once (see [`conn::max_connections`]).
+    pub max_connections: usize,
 }
 
 impl Options {
@@ -84,6 +91,9 @@ impl Options {
             log: false,
             hosts: Hosts::new(std::net::Ipv4Addr::LOCALHOST.into(), Vec::new()),
             header_timeout: HEADER_TIMEOUT,
+            body_timeout: conn::BODY_TIMEOUT,
+            connection_deadline: conn::CONNECTION_DEADLINE,
+            max_connections: conn::max_connections(),
         }
     }
 }
@@ -93,11 +103,14 @@ pub struct AppState {
     pub store: Store,
     pub options: Options,
     pub retrievers: Retrievers,
+    /// Connections served and waiting.
+    pub slots: conn::Slots,
 }
 
 impl AppState {
     pub fn new(options: Options) -> Arc<AppState> {
         Arc::new(AppState {
+            slots: conn::Slots::new(options.max_connections),
             store: Store::new(options.glossaries.clone()),
             options,
             retrievers: Retrievers::default(),
@@ -206,14 +219,17 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> s
 
 /// Serve the application on `listener` until `shutdown` completes. Each
 /// connection gets [`Options::header_timeout`] to send its headers and to
-/// sit idle between requests (axum's own `serve` sets no timeout).
+/// sit idle between requests (axum's own `serve` sets no timeout), and
+/// lives at most [`Options::connection_deadline`]; at most
+/// [`Options::max_connections`] are served at once (see [`conn`]).
 pub async fn serve_until(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let timeout = state.options.header_timeout;
-    let app = router(state);
+    let deadline = state.options.connection_deadline;
+    let app = router(Arc::clone(&state));
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -229,13 +245,24 @@ pub async fn serve_until(
             () = &mut shutdown => return Ok(()),
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let state = Arc::clone(&state);
         tokio::spawn(async move {
+            let Some(_slot) = state.slots.take().await else {
+                return conn::refuse(stream).await;
+            };
             // A connection that fails or times out concerns only its client.
-            let _ = hyper::server::conn::http1::Builder::new()
+            let connection = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                () = tokio::time::sleep(deadline) => {}
+            }
+            // No new request; the one in flight may finish, within bounds.
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(deadline, connection).await;
         });
     }
 }
@@ -265,7 +292,20 @@ async fn around(
     let refused = refuse_foreign(&state, &request);
     let mut response = match refused {
         Some(error) => error.into_response(),
-        None => next.run(request).await,
+        None => {
+            match conn::buffered(request, state.options.body_timeout, &state.slots).await {
+                Ok(request) => next.run(request).await,
+                Err(e) => {
+                    let (status, message) = e.answer();
+                    let mut response = api::ApiError::new(status, message).into_response();
+                    // The rest of the body may still come: not on this connection.
+                    response
+                        .headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                    response
+                }
+            }
+        }
     };
     let status = response.status();
     let is_json = response

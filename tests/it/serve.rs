@@ -265,8 +265,13 @@ impl Process {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossa"));
         cmd.args(["serve", "--addr", addr, "--glossaries"])
             .arg(dir)
-            .args(args.iter())
-            .env_remove("OPENAI_API_KEY")
+            .args(args.iter());
+        Process::spawn(cmd, env)
+    }
+
+    /// Run `cmd` (a `glossa serve`, maybe wrapped) and wait for its port.
+    fn spawn(mut cmd: Command, env: &[(&str, &str)]) -> Process {
+        cmd.env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -1199,6 +1204,106 @@ fn idle_and_half_sent_connections_are_closed() {
         };
         assert!(closed, "connection {i} was left open");
     }
+}
+
+/// Headers with a `Content-Length`, then only part of the body: a client
+/// that stalls mid-upload.
+fn stall_a_body(addr: SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    // A server with no room may have answered 503 and closed already.
+    let _ = write!(
+        stream,
+        "POST /api/retrieve HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"text\": "
+    );
+    stream
+}
+
+/// A request body that stops arriving is cut after the body timeout with
+/// a 408 and its connection closed; meanwhile other requests are answered.
+#[test]
+fn a_stalled_request_body_is_cut_with_408_and_its_connection_closed() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.body_timeout = Duration::from_millis(300)
+    });
+    let started = Instant::now();
+    let mut stalled: Vec<TcpStream> = (0..50).map(|_| stall_a_body(s.addr)).collect();
+    assert_eq!(s.get("/api/glossaries").status, 200);
+    for (i, stream) in stalled.iter_mut().enumerate() {
+        // Far beyond the server's timeout: a read returns once it answers.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let r = read_reply(stream).unwrap_or_else(|e| panic!("stalled body {i}: {e}"));
+        assert_eq!(r.status, 408, "{}", r.body);
+        assert!(r.error().contains("did not arrive within"), "{}", r.body);
+        let mut rest = Vec::new();
+        let closed = matches!(stream.read_to_end(&mut rest), Ok(_))
+            || matches!(stream.read(&mut [0u8; 1]), Ok(0));
+        assert!(closed, "connection {i} was left open");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// 300 clients that send headers and then never their body, against a
+/// server allowed 256 open files (the default body timeout, 10 s): the
+/// server keeps its connections bounded, refuses the surplus quickly
+/// (503) and cuts stalled bodies while others wait, so a normal request is
+/// answered within a second.
+#[test]
+fn three_hundred_stalled_bodies_do_not_stop_the_server() {
+    let dir = cafe_folder();
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -n 256 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_glossa"))
+        .args(["serve", "--quiet", "--addr", "127.0.0.1:0", "--glossaries"])
+        .arg(dir.path());
+    let p = Process::spawn(cmd, &[]);
+    let stalled: Vec<TcpStream> = (0..300).map(|_| stall_a_body(p.addr)).collect();
+    let started = Instant::now();
+    let mut answers = Vec::new();
+    let answered = loop {
+        let elapsed = started.elapsed();
+        if elapsed > Duration::from_secs(5) {
+            break None;
+        }
+        match try_http_within(p.addr, "/api/glossaries", Duration::from_secs(1)) {
+            Ok(r) if r.status == 200 => break Some(elapsed),
+            Ok(r) => answers.push(r.status.to_string()),
+            Err(e) => answers.push(format!("{:?}", e.kind())),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let answered = answered.unwrap_or_else(|| panic!("no answer in 5 s; got {answers:?}"));
+    assert!(
+        answered < Duration::from_secs(1),
+        "answered after {answered:?}; before that {answers:?}"
+    );
+    // Refusals are quick: a 503 (or the connection closed on it before
+    // the request was read), never a wait for the reply.
+    assert!(
+        answers
+            .iter()
+            .all(|a| !matches!(a.as_str(), "WouldBlock" | "TimedOut")),
+        "{answers:?}"
+    );
+    println!("answered after {answered:?}; before that {answers:?}");
+    drop(stalled);
+}
+
+/// GET `path` with the reply due within `within`.
+fn try_http_within(addr: SocketAddr, path: &str, within: Duration) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect_timeout(&addr, within)?;
+    stream.set_read_timeout(Some(within))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    read_reply(&mut stream)
 }
 
 /// Two `glossa serve` processes on one folder (two terminals, or a restart
