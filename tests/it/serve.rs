@@ -1252,6 +1252,37 @@ fn a_stalled_request_body_is_cut_with_408_and_its_connection_closed() {
     );
 }
 
+/// A connection kept busy with one request after another takes no new
+/// request after its deadline: the server closes it.
+#[test]
+fn a_busy_connection_is_closed_after_its_deadline() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.connection_deadline = Duration::from_millis(300)
+    });
+    let mut stream = TcpStream::connect(s.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut answered = 0;
+    let closed = loop {
+        assert!(started.elapsed() < Duration::from_secs(5), "never closed");
+        let sent = write!(
+            stream,
+            "GET /api/glossaries HTTP/1.1\r\nHost: {}\r\n\r\n",
+            s.addr
+        );
+        match sent.and_then(|()| read_reply(&mut stream)) {
+            Ok(r) if r.status == 200 => answered += 1,
+            Ok(r) => panic!("{} {}", r.status, r.body),
+            Err(_) => break started.elapsed(),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(answered >= 2, "{answered} requests before the close");
+    assert!(closed >= Duration::from_millis(300), "{closed:?}");
+}
+
 /// 300 clients that send headers and then never their body, against a
 /// server allowed 256 open files (the default body timeout, 10 s): the
 /// server keeps its connections bounded, refuses the surplus quickly
