@@ -566,6 +566,9 @@ pub struct ServeArgs {
     /// Address to listen on; beyond 127.0.0.1 anyone who can reach it can change the glossaries
     #[arg(long, default_value = crate::serve::DEFAULT_ADDR)]
     pub addr: String,
+    /// Also answer requests addressed to NAME (repeatable); otherwise only loopback names and the --addr address are answered, against DNS rebinding
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
     /// Folder of the glossaries the page lists and edits (NAME.json)
     #[arg(long, default_value = "glossaries", value_name = "DIR")]
     pub glossaries: PathBuf,
@@ -604,6 +607,10 @@ pub struct ServeArgs {
     /// Do not log a line per request on stderr
     #[arg(long)]
     pub quiet: bool,
+    /// Seconds a request body has to arrive (default 10). Hidden: for the
+    /// tests of stalled clients, which cannot wait 10 s.
+    #[arg(long, hide = true, value_name = "SECONDS")]
+    pub body_timeout: Option<f64>,
 }
 
 /// `--max-tokens`: a number of tokens, or `none`.

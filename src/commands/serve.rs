@@ -25,6 +25,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .context("--timeout must be a positive number of seconds")?;
+    let body_timeout = match args.body_timeout {
+        None => serve::conn::BODY_TIMEOUT,
+        Some(secs) => Duration::try_from_secs_f64(secs)
+            .context("--body-timeout must be a positive number of seconds")?,
+    };
     let providers = offered_providers(&args, timeout);
     let offered: Vec<String> = providers.iter().map(|p| p.name.clone()).collect();
     check_folder(&args.glossaries);
@@ -40,8 +45,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             params,
             providers,
             log: !args.quiet,
-            loopback_only: addr.ip().is_loopback(),
+            hosts: serve::Hosts::new(addr.ip(), args.allow_hosts.clone()),
             header_timeout: serve::HEADER_TIMEOUT,
+            body_timeout,
+            connection_deadline: serve::conn::CONNECTION_DEADLINE,
+            max_connections: serve::conn::max_connections(),
         });
         if !addr.ip().is_loopback() {
             eprintln!(

@@ -16,10 +16,13 @@
 //! ```
 
 pub mod api;
+pub mod conn;
 pub mod explain;
+pub mod hosts;
 mod providers;
 pub mod store;
 
+pub use hosts::Hosts;
 pub use providers::{offline, providers_from_env, ModelSettings, ProviderChoice};
 
 use crate::glossary::Glossary;
@@ -63,13 +66,18 @@ pub struct Options {
     pub providers: Vec<ProviderChoice>,
     /// Log one line per request on stderr.
     pub log: bool,
-    /// Answer only requests addressed to this machine by a loopback name
-    /// (`Host: 127.0.0.1`, `localhost`, `[::1]`): a web page elsewhere
+    /// The `Host` names answered (see [`Hosts`]): a web page elsewhere
     /// cannot reach the server through a DNS name that points here (DNS
-    /// rebinding). Set when listening on loopback only.
-    pub loopback_only: bool,
+    /// rebinding).
+    pub hosts: Hosts,
     /// See [`HEADER_TIMEOUT`].
     pub header_timeout: Duration,
+    /// See [`conn::BODY_TIMEOUT`].
+    pub body_timeout: Duration,
+    /// See [`conn::CONNECTION_DEADLINE`].
+    pub connection_deadline: Duration,
+    /// Connections served at once (see [`conn::max_connections`]).
+    pub max_connections: usize,
 }
 
 impl Options {
@@ -81,8 +89,11 @@ impl Options {
             params: Params::default(),
             providers: vec![offline()],
             log: false,
-            loopback_only: true,
+            hosts: Hosts::new(std::net::Ipv4Addr::LOCALHOST.into(), Vec::new()),
             header_timeout: HEADER_TIMEOUT,
+            body_timeout: conn::BODY_TIMEOUT,
+            connection_deadline: conn::CONNECTION_DEADLINE,
+            max_connections: conn::max_connections(),
         }
     }
 }
@@ -92,11 +103,14 @@ pub struct AppState {
     pub store: Store,
     pub options: Options,
     pub retrievers: Retrievers,
+    /// Connections served and waiting.
+    pub slots: conn::Slots,
 }
 
 impl AppState {
     pub fn new(options: Options) -> Arc<AppState> {
         Arc::new(AppState {
+            slots: conn::Slots::new(options.max_connections),
             store: Store::new(options.glossaries.clone()),
             options,
             retrievers: Retrievers::default(),
@@ -205,14 +219,17 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<AppState>) -> s
 
 /// Serve the application on `listener` until `shutdown` completes. Each
 /// connection gets [`Options::header_timeout`] to send its headers and to
-/// sit idle between requests (axum's own `serve` sets no timeout).
+/// sit idle between requests (axum's own `serve` sets no timeout), and
+/// lives at most [`Options::connection_deadline`]; at most
+/// [`Options::max_connections`] are served at once (see [`conn`]).
 pub async fn serve_until(
     listener: tokio::net::TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let timeout = state.options.header_timeout;
-    let app = router(state);
+    let deadline = state.options.connection_deadline;
+    let app = router(Arc::clone(&state));
     tokio::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -228,13 +245,24 @@ pub async fn serve_until(
             () = &mut shutdown => return Ok(()),
         };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let state = Arc::clone(&state);
         tokio::spawn(async move {
+            let Some(_slot) = state.slots.take().await else {
+                return conn::refuse(stream).await;
+            };
             // A connection that fails or times out concerns only its client.
-            let _ = hyper::server::conn::http1::Builder::new()
+            let connection = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => return,
+                () = tokio::time::sleep(deadline) => {}
+            }
+            // No new request; the one in flight may finish, within bounds.
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(deadline, connection).await;
         });
     }
 }
@@ -264,7 +292,20 @@ async fn around(
     let refused = refuse_foreign(&state, &request);
     let mut response = match refused {
         Some(error) => error.into_response(),
-        None => next.run(request).await,
+        None => {
+            match conn::buffered(request, state.options.body_timeout, &state.slots).await {
+                Ok(request) => next.run(request).await,
+                Err(e) => {
+                    let (status, message) = e.answer();
+                    let mut response = api::ApiError::new(status, message).into_response();
+                    // The rest of the body may still come: not on this connection.
+                    response
+                        .headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                    response
+                }
+            }
+        }
     };
     let status = response.status();
     let is_json = response
@@ -300,8 +341,8 @@ async fn around(
 }
 
 /// Requests from elsewhere that a local server must not answer: a `Host`
-/// that is not a loopback name (when listening on loopback), and writes
-/// whose `Origin` is another site than the one addressed.
+/// it does not answer at ([`Hosts`]), and writes whose `Origin` is another
+/// site than the one addressed.
 fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> {
     let headers = request.headers();
     if headers.get_all(header::HOST).iter().count() > 1 {
@@ -315,13 +356,10 @@ fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> 
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or_default();
-    if state.options.loopback_only && !is_loopback_host(host) {
+    if !state.options.hosts.allows(host) {
         return Some(api::ApiError::new(
             StatusCode::FORBIDDEN,
-            format!(
-                "this server answers only at 127.0.0.1 or localhost, not at `{host}`; \
-                 start it with --addr to serve other addresses"
-            ),
+            state.options.hosts.refusal(host),
         ));
     }
     let writes = !matches!(request.method().as_str(), "GET" | "HEAD" | "OPTIONS");
@@ -338,44 +376,9 @@ fn refuse_foreign(state: &AppState, request: &Request) -> Option<api::ApiError> 
     None
 }
 
-/// `localhost`, `127.x.x.x` or `[::1]`, with or without a port.
-fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _)| name)
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts() {
-        for ok in [
-            "127.0.0.1:8080",
-            "localhost",
-            "LOCALHOST:1",
-            "[::1]:8080",
-            "127.1.2.3",
-        ] {
-            assert!(is_loopback_host(ok), "{ok}");
-        }
-        for bad in [
-            "evil.example:8080",
-            "10.0.0.2:8080",
-            "",
-            "localhost.evil.example",
-            "[::2]:80",
-        ] {
-            assert!(!is_loopback_host(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn retrievers_are_built_once_per_glossary_version_and_spec() {

@@ -103,7 +103,6 @@ pub struct Summary {
 /// The glossaries folder.
 pub struct Store {
     dir: PathBuf,
-    counter: AtomicU64,
 }
 
 /// File (inside the glossaries folder) that saves lock.
@@ -142,10 +141,7 @@ impl FolderLock {
 
 impl Store {
     pub fn new(dir: impl Into<PathBuf>) -> Store {
-        Store {
-            dir: dir.into(),
-            counter: AtomicU64::new(0),
-        }
+        Store { dir: dir.into() }
     }
 
     pub fn dir(&self) -> &Path {
@@ -327,10 +323,7 @@ impl Store {
         // the file as it would be written.
         let loaded = parse(name, path, text.as_bytes())?;
         fs::create_dir_all(&self.dir).map_err(|e| io_error(&self.dir, "cannot create", &e))?;
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = self
-            .dir
-            .join(format!(".{name}.json.tmp-{}-{n}", std::process::id()));
+        let tmp = self.temporary(name);
         let written = write_synced(&tmp, text.as_bytes());
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
@@ -403,20 +396,71 @@ impl Store {
         }
     }
 
-    /// Delete temporary files left by a crash mid-save. Returns how many.
+    /// A new temporary file name for a save of `name`:
+    /// `.NAME.json.tmp-PID-N`, unique per process (its pid) and per save
+    /// (a counter shared by the process's stores), so another process
+    /// can tell whose it is ([`Store::clean_temporaries`]).
+    fn temporary(&self, name: &str) -> PathBuf {
+        let n = SAVES.fetch_add(1, Ordering::Relaxed);
+        self.dir
+            .join(format!(".{name}.json.tmp-{}-{n}", std::process::id()))
+    }
+
+    /// Delete temporary files left by a crash mid-save; returns how many.
+    /// Another server on the same folder may be saving right now: a file
+    /// is removed only when the process named in it has ended (or none is
+    /// named), or when it is older than [`STALE_TEMPORARY`] (a pid may
+    /// have been reused). This process's own recent files are kept too.
     pub fn clean_temporaries(&self) -> usize {
         let Ok(read) = fs::read_dir(&self.dir) else {
             return 0;
         };
+        let now = SystemTime::now();
         read.filter_map(Result::ok)
             .filter(|e| {
-                e.file_name()
-                    .to_str()
-                    .is_some_and(|f| f.starts_with('.') && f.contains(".json.tmp-"))
+                let Some(file) = e.file_name().to_str().map(str::to_string) else {
+                    return false;
+                };
+                if !(file.starts_with('.') && file.contains(".json.tmp-")) {
+                    return false;
+                }
+                let old = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| now.duration_since(t).unwrap_or_default() > STALE_TEMPORARY);
+                let gone = match owner_of(&file) {
+                    Some(pid) if pid == std::process::id() => false,
+                    Some(pid) => process_alive(pid) == Some(false),
+                    None => true,
+                };
+                old || gone
             })
             .filter(|e| fs::remove_file(e.path()).is_ok())
             .count()
     }
+}
+
+/// Age after which a temporary save file is removed whoever wrote it: a
+/// save takes well under a second, so such a file is left by a crash.
+pub const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Numbers the saves of this process, across its stores (see
+/// [`Store::temporary`]).
+static SAVES: AtomicU64 = AtomicU64::new(0);
+
+/// The pid in a temporary file name `.NAME.json.tmp-PID-…`, if any.
+fn owner_of(file: &str) -> Option<u32> {
+    let (_, rest) = file.rsplit_once(".json.tmp-")?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Whether process `pid` is running: `None` where the system does not
+/// say (no `/proc`); then only the age of a file decides.
+fn process_alive(pid: u32) -> Option<bool> {
+    if !Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(Path::new(&format!("/proc/{pid}")).exists())
 }
 
 /// A glossary name is a plain file name: letters, digits, `-` and `_`, at
@@ -655,5 +699,47 @@ mod tests {
             "{err}"
         );
         assert_eq!(store.load("mini").unwrap().version, first.version);
+    }
+
+    /// A second server starting on the folder removes only temporary
+    /// saves whose process is gone, or that are older than an hour; the
+    /// in-flight save of a live process (this test's own pid stands for
+    /// the other server) stays.
+    #[test]
+    fn cleaning_at_start_spares_the_temporaries_of_live_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Store::new(dir.path());
+        first.put("mini", None, MINI).unwrap();
+        let live = std::process::id();
+        // A process that has ended: its pid is free (reuse is unlikely
+        // within the test, and the age rule covers it anyway).
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let in_flight = dir.path().join(format!(".mini.json.tmp-{live}-0"));
+        let orphan = dir.path().join(format!(".mini.json.tmp-{dead}-3"));
+        let ancient = dir.path().join(format!(".mini.json.tmp-{live}-9"));
+        let unnamed = dir.path().join(".mini.json.tmp-junk");
+        for path in [&in_flight, &orphan, &ancient, &unnamed] {
+            fs::write(path, MINI).unwrap();
+        }
+        let old = SystemTime::now() - STALE_TEMPORARY - std::time::Duration::from_secs(60);
+        for path in [&ancient, &unnamed] {
+            fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        let second = Store::new(dir.path());
+        assert_eq!(second.clean_temporaries(), 3);
+        assert!(in_flight.exists(), "a live process's save was removed");
+        assert!(!orphan.exists() && !ancient.exists() && !unnamed.exists());
+        // The names of one process's saves are its pid and a counter.
+        let name = first.temporary("mini");
+        let name = name.file_name().unwrap().to_str().unwrap();
+        assert_eq!(owner_of(name), Some(live), "{name}");
+        assert_ne!(first.temporary("mini"), first.temporary("mini"));
     }
 }

@@ -970,3 +970,57 @@ fn serve_settings_name_a_registered_provider() {
         "{stderr}"
     );
 }
+
+// --- redirects ---------------------------------------------------------------
+
+/// A redirect from the configured endpoint to another origin (here another
+/// port of 127.0.0.1) is never followed, for every HTTP provider and every
+/// redirect status: the target never sees the key, Authorization or the
+/// prompt, the call fails once (no retry) and says the server redirected.
+#[tokio::test]
+async fn redirects_are_not_followed_and_the_key_stays_home() {
+    const KEY: &str = "sk-redirect-secret-4242";
+    const PROMPT: &str = "Translate: the secret prompt 9931";
+    for kind in PROVIDERS.iter().filter(|kind| kind.key_var.is_some()) {
+        for status in [301u16, 302, 303, 307, 308] {
+            let target = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
+            let redirect = Server::start(vec![
+                Response::json(status, "{}").header("Location", &target.url("/v1/elsewhere"))
+            ])
+            .await;
+            let var = format!(
+                "GLOSSA_TEST_KEY_REDIRECT_{}_{status}",
+                kind.name.to_uppercase()
+            );
+            let settings = Settings {
+                model: Some("m".into()),
+                base_url: Some(redirect.url("/v1")),
+                api_key_env: key(&var, KEY),
+                ..Settings::default()
+            };
+            let provider = build(kind.name, &settings).expect("provider builds");
+            let err = client(provider, quick(3))
+                .generate(&request(PROMPT))
+                .await
+                .expect_err("a redirect is an error");
+            let case = format!("{} {status}", kind.name);
+            for seen in target.requests() {
+                let all = format!("{seen:?}");
+                assert!(!all.contains(KEY), "{case}: the target saw the key");
+                assert!(
+                    !all.contains("secret prompt"),
+                    "{case}: the target saw the prompt"
+                );
+                assert!(seen.header("authorization").is_none(), "{case}");
+                assert!(seen.header("x-goog-api-key").is_none(), "{case}");
+            }
+            assert_eq!(target.count(), 0, "{case}: the redirect was followed");
+            assert_eq!(redirect.count(), 1, "{case}: a redirect is not retried");
+            let message = err.to_string();
+            assert!(message.contains("redirect"), "{case}: {message}");
+            assert!(message.contains(&status.to_string()), "{case}: {message}");
+            assert!(!message.contains(KEY), "{case}: {message}");
+            assert!(!err.retryable(), "{case}");
+        }
+    }
+}

@@ -257,10 +257,21 @@ struct Process {
 
 impl Process {
     fn start(dir: &Path, addr: &str, env: &[(&str, &str)]) -> Process {
+        Process::start_with(dir, addr, env, &[])
+    }
+
+    /// The same, with further arguments to `serve`.
+    fn start_with(dir: &Path, addr: &str, env: &[(&str, &str)], args: &[&str]) -> Process {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossa"));
         cmd.args(["serve", "--addr", addr, "--glossaries"])
             .arg(dir)
-            .env_remove("OPENAI_API_KEY")
+            .args(args.iter());
+        Process::spawn(cmd, env)
+    }
+
+    /// Run `cmd` (a `glossa serve`, maybe wrapped) and wait for its port.
+    fn spawn(mut cmd: Command, env: &[(&str, &str)]) -> Process {
+        cmd.env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -1075,6 +1086,89 @@ fn requests_from_other_sites_are_refused() {
     assert_eq!(r.status, 201, "{}", r.body);
 }
 
+/// GET `path` from `addr` with `Host: host`.
+fn get_as(addr: SocketAddr, host: &str, path: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    read_reply(&mut stream).unwrap()
+}
+
+/// Bound beyond loopback (here: as if bound to 192.0.2.7), the server
+/// answers at that address, at loopback names and at names given with
+/// `--allow-host`; a DNS name pointing at it (rebinding) gets 403 with the
+/// reason, reads and writes alike.
+#[test]
+fn beyond_loopback_only_the_bound_address_and_allowed_names_are_answered() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.hosts = serve::Hosts::new("192.0.2.7".parse().unwrap(), vec!["glossa.lan".into()])
+    });
+    let port = s.addr.port();
+    for host in [
+        format!("192.0.2.7:{port}"),
+        format!("glossa.lan:{port}"),
+        "GLOSSA.LAN".to_string(),
+        format!("localhost:{port}"),
+    ] {
+        let r = get_as(s.addr, &host, "/api/glossaries/cafe");
+        assert_eq!(r.status, 200, "{host}: {}", r.body);
+    }
+    for host in [
+        format!("evil.example:{port}"),
+        format!("192.0.2.8:{port}"),
+        "glossa.lan.evil.example".to_string(),
+    ] {
+        for path in ["/", "/api/glossaries/cafe"] {
+            let r = get_as(s.addr, &host, path);
+            assert_eq!(r.status, 403, "{host}{path}: {}", r.body);
+            assert!(
+                r.error().contains(&format!("not at `{host}`")),
+                "{}",
+                r.body
+            );
+            assert!(r.error().contains("--allow-host"), "{}", r.body);
+        }
+    }
+}
+
+/// The binary bound to every address (`0.0.0.0`): a DNS-rebinding page's
+/// `Host: evil.example` gets 403 and cannot write; an address or a name
+/// given with `--allow-host` is answered.
+#[test]
+fn the_binary_bound_to_every_address_refuses_unknown_host_names() {
+    let dir = cafe_folder();
+    let p = Process::start_with(
+        dir.path(),
+        "0.0.0.0:0",
+        &[],
+        &["--allow-host", "glossa.lan"],
+    );
+    let before = std::fs::read(dir.path().join("cafe.json")).unwrap();
+    let port = p.addr.port();
+    let rebound = format!("evil.example:{port}");
+    let r = get_as(p.addr, &rebound, "/api/glossaries/cafe");
+    assert_eq!(r.status, 403, "{}", r.body);
+    let mut stream = TcpStream::connect(p.addr).unwrap();
+    let body = json!({"source": "x", "target": "y"}).to_string();
+    write!(
+        stream,
+        "POST /api/glossaries/cafe/entries HTTP/1.1\r\nHost: {rebound}\r\nOrigin: http://{rebound}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let r = read_reply(&mut stream).unwrap();
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(std::fs::read(dir.path().join("cafe.json")).unwrap(), before);
+    for host in [format!("glossa.lan:{port}"), format!("127.0.0.1:{port}")] {
+        let r = get_as(p.addr, &host, "/api/glossaries/cafe");
+        assert_eq!(r.status, 200, "{host}: {}", r.body);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Crash safety
 
@@ -1257,6 +1351,140 @@ fn idle_and_half_sent_connections_are_closed() {
         };
         assert!(closed, "connection {i} was left open");
     }
+}
+
+/// Headers with a `Content-Length`, then only part of the body: a client
+/// that stalls mid-upload.
+fn stall_a_body(addr: SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    // A server with no room may have answered 503 and closed already.
+    let _ = write!(
+        stream,
+        "POST /api/retrieve HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"text\": "
+    );
+    stream
+}
+
+/// A request body that stops arriving is cut after the body timeout with
+/// a 408 and its connection closed; meanwhile other requests are answered.
+#[test]
+fn a_stalled_request_body_is_cut_with_408_and_its_connection_closed() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.body_timeout = Duration::from_millis(300)
+    });
+    let started = Instant::now();
+    let mut stalled: Vec<TcpStream> = (0..50).map(|_| stall_a_body(s.addr)).collect();
+    assert_eq!(s.get("/api/glossaries").status, 200);
+    for (i, stream) in stalled.iter_mut().enumerate() {
+        // Far beyond the server's timeout: a read returns once it answers.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let r = read_reply(stream).unwrap_or_else(|e| panic!("stalled body {i}: {e}"));
+        assert_eq!(r.status, 408, "{}", r.body);
+        assert!(r.error().contains("did not arrive within"), "{}", r.body);
+        let mut rest = Vec::new();
+        // The end of the stream (or a reset): closed, not left waiting.
+        let closed = match stream.read_to_end(&mut rest) {
+            Ok(_) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+        };
+        assert!(closed, "connection {i} was left open");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// A connection kept busy with one request after another takes no new
+/// request after its deadline: the server closes it.
+#[test]
+fn a_busy_connection_is_closed_after_its_deadline() {
+    let s = serve_in_process_with(cafe_folder(), |o| {
+        o.connection_deadline = Duration::from_millis(300)
+    });
+    let mut stream = TcpStream::connect(s.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut answered = 0;
+    let closed = loop {
+        assert!(started.elapsed() < Duration::from_secs(5), "never closed");
+        let sent = write!(
+            stream,
+            "GET /api/glossaries HTTP/1.1\r\nHost: {}\r\n\r\n",
+            s.addr
+        );
+        match sent.and_then(|()| read_reply(&mut stream)) {
+            Ok(r) if r.status == 200 => answered += 1,
+            Ok(r) => panic!("{} {}", r.status, r.body),
+            Err(_) => break started.elapsed(),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(answered >= 2, "{answered} requests before the close");
+    assert!(closed >= Duration::from_millis(300), "{closed:?}");
+}
+
+/// 300 clients that send headers and then never their body, against a
+/// server allowed 256 open files (the default body timeout, 10 s): the
+/// server keeps its connections bounded, refuses the surplus quickly
+/// (503) and cuts stalled bodies while others wait, so a normal request is
+/// answered within a second.
+#[test]
+fn three_hundred_stalled_bodies_do_not_stop_the_server() {
+    let dir = cafe_folder();
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -n 256 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_glossa"))
+        .args(["serve", "--quiet", "--addr", "127.0.0.1:0", "--glossaries"])
+        .arg(dir.path());
+    let p = Process::spawn(cmd, &[]);
+    let stalled: Vec<TcpStream> = (0..300).map(|_| stall_a_body(p.addr)).collect();
+    let started = Instant::now();
+    let mut answers = Vec::new();
+    let answered = loop {
+        let elapsed = started.elapsed();
+        if elapsed > Duration::from_secs(5) {
+            break None;
+        }
+        match try_http_within(p.addr, "/api/glossaries", Duration::from_secs(1)) {
+            Ok(r) if r.status == 200 => break Some(elapsed),
+            Ok(r) => answers.push(r.status.to_string()),
+            Err(e) => answers.push(format!("{:?}", e.kind())),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let answered = answered.unwrap_or_else(|| panic!("no answer in 5 s; got {answers:?}"));
+    assert!(
+        answered < Duration::from_secs(1),
+        "answered after {answered:?}; before that {answers:?}"
+    );
+    // Refusals are quick: a 503 (or the connection closed on it before
+    // the request was read), never a wait for the reply.
+    assert!(
+        answers
+            .iter()
+            .all(|a| !matches!(a.as_str(), "WouldBlock" | "TimedOut")),
+        "{answers:?}"
+    );
+    println!("answered after {answered:?}; before that {answers:?}");
+    drop(stalled);
+}
+
+/// GET `path` with the reply due within `within`.
+fn try_http_within(addr: SocketAddr, path: &str, within: Duration) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect_timeout(&addr, within)?;
+    stream.set_read_timeout(Some(within))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    read_reply(&mut stream)
 }
 
 /// Two `glossa serve` processes on one folder (two terminals, or a restart

@@ -256,6 +256,18 @@ pub enum ProviderError {
         retry_after: Option<Duration>,
         detail: String,
     },
+    #[error(
+        "{status} from {provider} at {url}: the server redirected to {location}; \
+         glossa follows no redirects, so the key and the prompt go only to the base URL \
+         (if you trust the new address, give it as --base-url)"
+    )]
+    Redirected {
+        provider: String,
+        url: String,
+        status: u16,
+        /// The `Location` asked for, without credentials ("nowhere" if none).
+        location: String,
+    },
     #[error("{status} from {provider} at {url}: request rejected{}", suffix(.detail))]
     Rejected {
         provider: String,
@@ -348,9 +360,9 @@ impl ProviderError {
     /// parameter, an unknown model): a run stops after a few in a row.
     pub fn same_for_every_call(&self) -> bool {
         match self {
-            ProviderError::Rejected { status: 400, .. } | ProviderError::ModelNotFound { .. } => {
-                true
-            }
+            ProviderError::Rejected { status: 400, .. }
+            | ProviderError::ModelNotFound { .. }
+            | ProviderError::Redirected { .. } => true,
             ProviderError::AllFailed(errors) => errors.iter().all(Self::same_for_every_call),
             _ => false,
         }
@@ -539,6 +551,13 @@ impl Http {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .user_agent(concat!("glossa/", env!("CARGO_PKG_VERSION")))
+            // No redirect is followed, not even to the same origin: reqwest
+            // strips only Authorization and cookies on a cross-origin hop,
+            // so Gemini's `x-goog-api-key` and every prompt would follow a
+            // 307 anywhere; and a model API never redirects a POST (301/302
+            // would turn it into a GET without a body). A 3xx comes back
+            // as a reply and becomes `ProviderError::Redirected`.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ProviderError::Setup {
                 provider: provider.to_string(),
@@ -587,6 +606,9 @@ impl Http {
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            if (300..400).contains(&status) {
+                return Err(self.redirected(&shown, status, &response));
+            }
             let bytes = self
                 .read_capped(response, &shown, crate::limits::MAX_REPLY_BYTES)
                 .await?;
@@ -651,6 +673,23 @@ impl Http {
                 return Err(too_large());
             }
             body.extend_from_slice(&chunk);
+        }
+    }
+
+    /// A 3xx reply: where it pointed, shown without credentials or key.
+    fn redirected(&self, url: &str, status: u16, response: &reqwest::Response) -> ProviderError {
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .map(|v| self.snippet(&display_url(&v), DETAIL_CHARS))
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "nowhere (no Location header)".to_string());
+        ProviderError::Redirected {
+            provider: self.provider.to_string(),
+            url: url.to_string(),
+            status,
+            location,
         }
     }
 
