@@ -18,6 +18,8 @@
 #   TEMPERATURE=0   SEED=7 (empty: not sent)
 #   MAX_TOKENS=     empty: glossa's default cap from each post's length
 #                   (docs/models.md); a number, or `none`
+#   REPAIR=0        check-and-repair turns (--repair): with 1 the table gives
+#                   posts right at the first pass beside after repair
 #   JOBS=1          calls in flight (a local server on a small machine
 #                   answers one at a time anyway)
 #   OUT=runs/<UTC timestamp>_real_model_<model>   the run folder
@@ -35,6 +37,7 @@ TEMPERATURE=${TEMPERATURE-0}
 SEED=${SEED-7}
 MAX_TOKENS=${MAX_TOKENS:-}
 JOBS=${JOBS:-1}
+REPAIR=${REPAIR:-0}
 OUT=${OUT:-runs/$(date -u +%Y%m%dT%H%M%SZ)_real_model_$(echo "$MODEL" | tr -c 'A-Za-z0-9.\n-' '_')}
 
 if [ -z "${GLOSSA:-}" ]; then
@@ -44,7 +47,7 @@ if [ -z "${GLOSSA:-}" ]; then
 fi
 
 args=(run --retriever exact,normalised+fuzzy,oracle --repeat "$REPEAT"
-  --provider openai --base-url "$URL" --model "$MODEL" -j "$JOBS" --out "$OUT")
+  --provider openai --base-url "$URL" --model "$MODEL" -j "$JOBS" --repair "$REPAIR" --out "$OUT")
 [ -n "$TEMPERATURE" ] && args+=(--temperature "$TEMPERATURE")
 [ -n "$SEED" ] && args+=(--seed "$SEED")
 [ -n "$MAX_TOKENS" ] && args+=(--max-tokens "$MAX_TOKENS")
