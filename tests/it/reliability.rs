@@ -450,3 +450,38 @@ fn merge_of_a_run_json_past_the_call_bound_is_refused_naming_it() {
     assert!(stderr.contains("= 144 calls"), "{stderr}");
     run(cwd, &["merge", "r", "--out", "m", "--max-calls", "144"], 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn eval_and_sweep_on_a_full_disk_leave_no_empty_result() {
+    for args in [
+        &["eval", "--retriever", "exact"][..],
+        &[
+            "sweep",
+            "--retriever",
+            "fuzzy",
+            "--param",
+            "threshold",
+            "--values",
+            "0.8,0.9",
+        ][..],
+    ] {
+        let dir = TempDir::new().unwrap();
+        let cwd = dir.path();
+        std::fs::create_dir(cwd.join("runs")).unwrap();
+        let (code, stderr) = run_on_small_disk(cwd, 1, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot write runs/"), "{stderr}");
+        assert_eq!(files_under(cwd), Vec::<String>::new(), "{args:?}");
+        // With room, the same command saves a whole result.
+        let (_, stderr) = run(cwd, args, 0);
+        let saved = files_under(cwd);
+        assert!(!saved.is_empty(), "{stderr}");
+        for name in saved {
+            assert!(
+                std::fs::metadata(cwd.join(&name)).unwrap().len() > 0,
+                "{name}"
+            );
+        }
+    }
+}
