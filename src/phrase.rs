@@ -697,7 +697,7 @@ pub fn phrases(text: &str) -> Vec<Phrase> {
 }
 
 /// `text` in Unicode NFC, borrowed when it already is (most text): "cafe"
-/// + U+0301 and "café" are one word to every matcher. Posts are composed
+/// with U+0301 and "café" are one word to every matcher. Posts are composed
 /// where they enter glossa (so offsets into them stay consistent from then
 /// on), glossary keys when they are built.
 pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
