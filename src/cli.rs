@@ -537,6 +537,9 @@ pub struct MergeArgs {
     /// Price table (as for `glossa run --prices`) to show the merged run's cost
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
+    /// Most calls (retrievers x repeats x posts) a run may hold, as for `glossa run`
+    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    pub max_calls: u64,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,

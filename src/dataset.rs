@@ -15,6 +15,8 @@ use std::sync::Arc;
 #[serde(deny_unknown_fields)]
 pub struct Post {
     pub id: String,
+    /// In NFC from the moment it is read (docs/formats.md, "Posts").
+    #[serde(deserialize_with = "crate::phrase::deserialize_nfc")]
     pub text: String,
 }
 
@@ -246,7 +248,7 @@ pub fn parse_unlabelled(path: &str, text: &str) -> Result<(Vec<Post>, PostsLayou
         }
         let post = Post {
             id: (i + 1).to_string(),
-            text: line.trim().to_string(),
+            text: crate::phrase::nfc(line.trim()).into_owned(),
         };
         post.check(path, i + 1)?;
         posts.push(post);

@@ -208,8 +208,14 @@ impl Glossary {
             ));
         }
         entries.par_iter_mut().for_each(|entry| {
-            entry.key = phrase::key(&entry.source);
-            entry.alias_keys = entry.aliases.iter().map(|a| phrase::key(a)).collect();
+            // Keys in NFC, as posts are: an entry written "cafe" + U+0301
+            // finds "café" (the entry itself is kept as written).
+            entry.key = phrase::key(&phrase::nfc(&entry.source));
+            entry.alias_keys = entry
+                .aliases
+                .iter()
+                .map(|a| phrase::key(&phrase::nfc(a)))
+                .collect();
         });
         let mut by_id = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
         for (i, entry) in entries.iter_mut().enumerate() {

@@ -307,4 +307,30 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn an_entry_of_many_forms_is_linted_whole() {
+        // 20,000 forms, every tenth a repeat (case ignored) of the one
+        // before: each repeat is found once, in order. (Speed is measured
+        // by bench/quadratic.sh, not here.)
+        let forms: Vec<String> = (0..20_000)
+            .map(|i| match i % 10 {
+                9 => format!("FORM{}", i - 1),
+                _ => format!("form{i}"),
+            })
+            .collect();
+        let json = serde_json::json!({"entries": [
+            {"source": "experiment", "target": "Experiment", "forms": forms}
+        ]});
+        let g = Glossary::parse("g.json", "g", &json.to_string()).unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<String> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "form")
+            .map(|f| f.message)
+            .collect();
+        assert_eq!(found.len(), 2_000);
+        assert_eq!(found[0], "form `FORM8` is given twice");
+        assert_eq!(found[1_999], "form `FORM19998` is given twice");
+    }
 }

@@ -696,6 +696,23 @@ pub fn phrases(text: &str) -> Vec<Phrase> {
     phrases_of(&words(text))
 }
 
+/// `text` in Unicode NFC, borrowed when it already is (most text): "cafe"
+/// with U+0301 and "café" are one word to every matcher. Posts are composed
+/// where they enter glossa (so offsets into them stay consistent from then
+/// on), glossary keys when they are built.
+pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text)
+}
+
+/// Serde: a string read in NFC (see [`nfc`]).
+pub fn deserialize_nfc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let text = <String as serde::Deserialize>::deserialize(d)?;
+    Ok(match nfc(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(composed) => composed,
+    })
+}
+
 /// The key of a glossary source or alias (rule 6): all its words joined by
 /// one space, whatever separated them.
 pub fn key(text: &str) -> String {

@@ -130,8 +130,20 @@ pub fn save_json<T: Serialize>(
             source,
         }
     })?;
-    write_atomic(&path, serde_json::to_string_pretty(value)? + "\n")?;
+    fill_reserved(&path, serde_json::to_string_pretty(value)? + "\n")?;
     Ok(path)
+}
+
+/// Write a path reserved by [`unique_path`] atomically; when that fails (a
+/// full disk) the empty reservation is removed too, so no 0-byte result is
+/// left behind to be read as one.
+pub fn fill_reserved(
+    path: &Path,
+    bytes: impl AsRef<[u8]>,
+) -> Result<(), crate::fsutil::WriteError> {
+    write_atomic(path, bytes).inspect_err(|_| {
+        let _ = std::fs::remove_file(path);
+    })
 }
 
 /// The one atomic write (creating the file's folder): see [`crate::fsutil`].

@@ -4,15 +4,20 @@
 use super::run::{load_posts, report, splits};
 use crate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::cli::MergeArgs;
+use crate::dataset::LabelledPost;
 use crate::dataset::Split;
 use crate::fsutil::AtomicFile;
 use crate::generate::prices::Prices;
+use crate::glossary::Glossary;
+use crate::limits;
+use crate::run_dir::config::CONFIG_FILE;
 use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 fn same_folder(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
@@ -30,6 +35,21 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .map(|d| load_config(d))
         .collect::<Result<Vec<_>, _>>()?;
     check_folders(dirs, out, &configs)?;
+    // The posts are read once, before anything is written: their number
+    // bounds the run, as `glossa run` bounds it.
+    let posts = load_posts(&configs[0]);
+    let count = posts.as_ref().map_or(1, |(_, p)| p.len());
+    for (dir, config) in dirs.iter().zip(&configs) {
+        let checked = limits::check_calls(
+            config.retrievers.len(),
+            config.repeat,
+            count,
+            args.max_calls,
+        );
+        if let Err(e) = checked {
+            anyhow::bail!("{}: {e}", dir.join(CONFIG_FILE).display());
+        }
+    }
     let (latest, seq) = latest_records(dirs)?;
     let path = out.join(CALLS_FILE);
     let written = write_latest(dirs, &latest, &path)?;
@@ -52,7 +72,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         }
     );
     warn_absent_shards(&configs);
-    let (split_of, missing) = splits_and_missing(&merged, &latest);
+    let (split_of, missing) = splits_and_missing(&merged, posts, &latest);
     drop(latest);
 
     let summary = report(
@@ -183,9 +203,10 @@ fn warn_absent_shards(configs: &[RunConfig]) {
 /// (`None` when the posts cannot be read).
 fn splits_and_missing(
     merged: &RunConfig,
+    posts: anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)>,
     latest: &HashMap<CallKey, usize>,
 ) -> (HashMap<String, Split>, Option<usize>) {
-    match load_posts(merged) {
+    match posts {
         Ok((_, posts)) => {
             let mut missing = 0usize;
             for retriever in &merged.retrievers {

@@ -72,9 +72,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         let name = format!("{}_sweep", runs::suite_name(&posts_file));
         let json_path = runs::unique_path(&args.runs_dir, &name, ".json")?;
         let svg_path = json_path.with_extension("svg");
-        runs::write_atomic(&svg_path, &svg)?;
+        if let Err(e) = runs::write_atomic(&svg_path, &svg) {
+            // Release the reserved name: no 0-byte result is left.
+            let _ = std::fs::remove_file(&json_path);
+            return Err(e.into());
+        }
         result.chart = Some(svg_path.display().to_string());
-        runs::write_atomic(&json_path, &report::pretty_json(&result)?)?;
+        let json = report::pretty_json(&result)?;
+        if let Err(e) = runs::fill_reserved(&json_path, json) {
+            // The chart alone is no result.
+            let _ = std::fs::remove_file(&svg_path);
+            return Err(e.into());
+        }
         written.push(json_path.display().to_string());
         written.push(svg_path.display().to_string());
     } else if let Some(path) = &args.svg {

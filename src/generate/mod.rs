@@ -12,6 +12,7 @@ pub mod prompt;
 pub mod provider;
 pub mod reply;
 pub mod retry;
+pub mod secrets;
 pub mod simplify;
 pub mod target_match;
 pub mod target_stem;

@@ -268,6 +268,9 @@ impl Pipeline {
     /// Everything before the model call. With `--simplify llm` this makes
     /// the simplify call.
     pub async fn prepare(&self, text: &str, label: Option<&Label>, repeat: u32) -> Prepared {
+        // Composed where the post enters, so every offset below is into
+        // the same text (posts read from files already are).
+        let text = &*crate::phrase::nfc(text);
         let started = Instant::now();
         let (simplified, simplify_error) = self.simplify(text, repeat).await;
         let simplify = timed(started, simplified);
@@ -282,6 +285,7 @@ impl Pipeline {
         label: Option<&Label>,
         repeat: u32,
     ) -> Option<Prepared> {
+        let text = &*crate::phrase::nfc(text);
         let started = Instant::now();
         let simplified = match self.simplify {
             Simplify::None => vec![text.trim().to_string()],

@@ -17,6 +17,11 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The highest price of a million tokens a table may give: far above any
+/// real one, and low enough that no run's cost (tokens are counted in
+/// `u64`) can overflow.
+pub const MAX_PRICE: f64 = 1e6;
+
 /// The price of a million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -37,12 +42,19 @@ impl Prices {
         let table: BTreeMap<String, Price> =
             serde_json::from_str(&text).map_err(|e| InputError::json(&shown, 1, &e))?;
         for (model, price) in &table {
-            let valid = |v: f64| v.is_finite() && v >= 0.0;
-            if !valid(price.input) || !valid(price.output) {
-                return Err(InputError::file(
-                    &shown,
-                    format!("model `{model}`: prices must be numbers >= 0 (per million tokens)"),
-                ));
+            for (field, value) in [("input", price.input), ("output", price.output)] {
+                // Bounded, not only finite: 1e308 times the tokens of a run
+                // is infinite, shown as `inf` and written as `null`.
+                if !(value.is_finite() && (0.0..=MAX_PRICE).contains(&value)) {
+                    return Err(InputError::file(
+                        &shown,
+                        format!(
+                            "model `{model}`, field `{field}`: {} is not a price; prices \
+                             are numbers from 0 to {MAX_PRICE} (per million tokens)",
+                            shown_number(value)
+                        ),
+                    ));
+                }
             }
         }
         Ok(Prices(table))
@@ -63,6 +75,15 @@ impl Prices {
     pub fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
         let price = self.of(model)?;
         Some((input as f64 * price.input + output as f64 * price.output) / 1_000_000.0)
+    }
+}
+
+/// A number as written in a table: `1e308`, not its 309 digits.
+fn shown_number(value: f64) -> String {
+    if value.is_finite() && value.abs() < 1e9 {
+        value.to_string()
+    } else {
+        format!("{value:e}")
     }
 }
 
@@ -97,6 +118,24 @@ mod tests {
         assert!(err.contains("ouput"), "{err}");
         std::fs::write(&path, r#"{"m": {"input": -1, "output": 2}}"#).unwrap();
         let err = Prices::load(&path).unwrap_err().to_string();
-        assert!(err.contains("model `m`"), "{err}");
+        assert!(err.contains("model `m`, field `input`"), "{err}");
+    }
+
+    #[test]
+    fn prices_that_would_overflow_are_refused_naming_file_and_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prices.json");
+        std::fs::write(&path, r#"{"m": {"input": 1, "output": 1e308}}"#).unwrap();
+        let err = Prices::load(&path).unwrap_err().to_string();
+        assert!(err.contains("prices.json"), "{err}");
+        assert!(
+            err.contains("model `m`, field `output`: 1e308 is not a price"),
+            "{err}"
+        );
+        assert!(err.contains("from 0 to 1000000"), "{err}");
+        // The highest price allowed keeps the largest cost finite.
+        std::fs::write(&path, r#"{"m": {"input": 1e6, "output": 1e6}}"#).unwrap();
+        let prices = Prices::load(&path).unwrap();
+        assert!(prices.cost("m", u64::MAX, u64::MAX).unwrap().is_finite());
     }
 }

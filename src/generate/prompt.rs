@@ -86,11 +86,13 @@ impl Template {
         let mut offset = 0;
         while let Some(i) = rest.find("{{") {
             let after = &rest[i + 2..];
-            let line = crate::error::line_of(&self.body, offset + i);
+            // Counted only for an error: counting for every placeholder
+            // made a long template quadratic.
+            let line = || crate::error::line_of(&self.body, offset + i);
             let Some(end) = after.find("}}") else {
                 return Err(InputError::at_line(
                     path,
-                    line,
+                    line(),
                     "`{{` without a closing `}}`",
                 ));
             };
@@ -98,7 +100,7 @@ impl Template {
             if !PLACEHOLDERS.contains(&name) {
                 return Err(InputError::at_line(
                     path,
-                    line,
+                    line(),
                     format!(
                         "unknown placeholder `{{{{{name}}}}}`; known: {}",
                         PLACEHOLDERS.map(|p| format!("{{{{{p}}}}}")).join(", ")
@@ -132,13 +134,37 @@ impl Template {
         source_lang: &str,
         target_lang: &str,
     ) -> String {
-        // Replace `{{text}}` last so text that happens to contain braces is
-        // never treated as a placeholder.
-        self.body
-            .replace("{{glossary}}", glossary)
-            .replace("{{target_lang}}", target_lang)
-            .replace("{{source_lang}}", source_lang)
-            .replace("{{text}}", text)
+        // One pass over the template: what is filled in (the text, the
+        // glossary) is never read again for placeholders, and a template
+        // of many placeholders costs its length, not length × count.
+        let mut out = String::with_capacity(self.body.len() + text.len() + glossary.len());
+        let mut rest = self.body.as_str();
+        while let Some(i) = rest.find("{{") {
+            out.push_str(&rest[..i]);
+            rest = &rest[i..];
+            let filled = [
+                ("{{text}}", text),
+                ("{{glossary}}", glossary),
+                ("{{target_lang}}", target_lang),
+                ("{{source_lang}}", source_lang),
+            ]
+            .into_iter()
+            .find(|(token, _)| rest.starts_with(token));
+            match filled {
+                Some((token, value)) => {
+                    out.push_str(value);
+                    rest = &rest[token.len()..];
+                }
+                // Not a placeholder here (`{{{text}}}`): keep one brace and
+                // look again from the next.
+                None => {
+                    out.push('{');
+                    rest = &rest[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -214,5 +240,69 @@ mod tests {
     #[test]
     fn empty_glossary_block_says_so() {
         assert!(glossary_block(&[]).contains("no glossary entries"));
+    }
+
+    /// The chain of replacements render used to be, for comparison.
+    fn replaced(body: &str, text: &str, glossary: &str, source: &str, target: &str) -> String {
+        body.replace("{{glossary}}", glossary)
+            .replace("{{target_lang}}", target)
+            .replace("{{source_lang}}", source)
+            .replace("{{text}}", text)
+    }
+
+    fn template(body: &str) -> Template {
+        Template {
+            name: "t".into(),
+            version: "v1".into(),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn one_pass_renders_as_the_replacements_did() {
+        let builtin = Template::builtin("translate.v1").body;
+        for body in [
+            builtin.as_str(),
+            "{{text}}",
+            "{{{text}}}",
+            "{{ text }} and {{text}}{{text}}",
+            "a {{glossary}} b {{source_lang}}→{{target_lang}} c {{text}} d {{",
+            "{{unknown}} {{text}} }} {{",
+            "",
+        ] {
+            for text in ["Sticky date cake", "braces {{glossary}} in the text", ""] {
+                let want = replaced(body, text, "- date → zimbo", "en", "x-cafe");
+                assert_eq!(
+                    template(body).render(text, "- date → zimbo", "en", "x-cafe"),
+                    want,
+                    "{body:?} with {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn what_is_filled_in_is_never_read_for_placeholders() {
+        // The chain of replacements filled the text into a glossary line
+        // that held `{{text}}`.
+        let t = template("{{glossary}} / {{text}}");
+        assert_eq!(
+            t.render("post", "- a → {{text}}", "en", "fr"),
+            "- a → {{text}} / post"
+        );
+    }
+
+    #[test]
+    fn a_template_of_many_placeholders_is_checked_and_rendered_whole() {
+        let body = "{{text}} {{source_lang}}\n".repeat(20_000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("many.v1.md");
+        std::fs::write(&path, &body).unwrap();
+        let t = Template::load(&path).unwrap();
+        let out = t.render("T", "", "en", "fr");
+        assert_eq!(out, "T en\n".repeat(20_000));
+        // An error past them still names its line.
+        std::fs::write(&path, body + "{{nope}}").unwrap();
+        assert_eq!(Template::load(&path).unwrap_err().line, Some(20_001));
     }
 }

@@ -47,6 +47,10 @@ pub struct ReplyMeta {
     /// A `<think>` block was stripped from the text.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub think: bool,
+    /// A secret the run knows (an API key) was in the reply and was
+    /// replaced by a marker (see [`crate::generate::secrets`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
 }
 
 /// Why a reply is not a translation.

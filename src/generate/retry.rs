@@ -4,6 +4,7 @@
 
 use crate::generate::cache::Cache;
 use crate::generate::provider::{Completion, Provider, ProviderError, Reply, ReplyMeta, Request};
+use crate::generate::secrets::scrub_completion;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -114,7 +115,9 @@ impl Client {
         let mut failures = Vec::new();
         for provider in &self.providers {
             let key = Cache::key(&provider.identity(), req);
-            if let Some(cached) = self.cache.as_ref().and_then(|c| c.get_reply(&key)) {
+            if let Some(mut cached) = self.cache.as_ref().and_then(|c| c.get_reply(&key)) {
+                // A cache written before replies were scrubbed may hold a key.
+                scrub_completion(&mut cached, &provider.secrets());
                 return Ok(self.reply(provider.as_ref(), cached, *attempts, true));
             }
             match self.attempt(provider.as_ref(), req, attempts).await {
@@ -162,8 +165,27 @@ impl Client {
         let mut failed = 0;
         loop {
             *attempts += 1;
+            // The one seam where replies enter glossa: scrub the secrets
+            // here, before the cache, the records and the screen see them.
             let err = match provider.call(req).await {
-                Ok(completion) => return Ok(completion),
+                Ok(mut completion) => {
+                    scrub_completion(&mut completion, &provider.secrets());
+                    return Ok(completion);
+                }
+                Err(ProviderError::Stopped {
+                    provider: name,
+                    url,
+                    refusal,
+                    mut reply,
+                }) => {
+                    scrub_completion(&mut reply, &provider.secrets());
+                    ProviderError::Stopped {
+                        provider: name,
+                        url,
+                        refusal,
+                        reply,
+                    }
+                }
                 Err(err) => err,
             };
             failed += 1;

@@ -114,7 +114,7 @@ pub fn within(inner: &Range<usize>, outer: &Range<usize>) -> bool {
 
 /// A needle's end character `edge` may touch `neighbour`.
 fn stands_apart(edge: char, neighbour: Option<char>) -> bool {
-    written_without_spaces(edge) || neighbour.is_none_or(|c| !c.is_alphanumeric())
+    written_without_spaces(edge) || neighbour.is_none_or(|c| !c.is_alphanumeric() && !combining(c))
 }
 
 /// `text` folded as the matcher compares it (see [`fold_char`]).
@@ -125,15 +125,35 @@ pub fn fold(text: &str) -> String {
 }
 
 /// Lower case, one character at a time (so it never depends on the
-/// neighbours); final sigma folds with sigma, the micro sign with mu.
+/// neighbours); final sigma folds with sigma, the micro sign with mu; and
+/// decomposed (NFD), so "café" written with U+00E9 or as "cafe" + U+0301
+/// folds alike while offsets still map to the text as written.
 fn fold_char(c: char, out: &mut String) {
     for l in c.to_lowercase() {
-        out.push(if l == 'ς' {
+        let l = if l == 'ς' {
             'σ'
         } else {
             crate::phrase::same_letter(l)
-        });
+        };
+        if l.is_ascii() {
+            out.push(l);
+        } else {
+            let mut buf = [0u8; 4];
+            out.push_str(&nfd().normalize(l.encode_utf8(&mut buf)));
+        }
     }
+}
+
+fn nfd() -> icu_normalizer::DecomposingNormalizerBorrowed<'static> {
+    icu_normalizer::DecomposingNormalizerBorrowed::new_nfd()
+}
+
+/// A combining mark (the blocks of them): it belongs to the letter before
+/// it, so a needle never ends or starts next to one ("cafe" is not in
+/// "cafe" + U+0301).
+fn combining(c: char) -> bool {
+    matches!(c, '\u{300}'..='\u{36F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
 }
 
 /// Blocks of the scripts written without spaces between words: Han,
@@ -277,5 +297,19 @@ mod tests {
             .map(|(r, k)| (&text.original()[r], k))
             .collect();
         assert_eq!(got, [("Frosk mavi", 1), ("mavi", 0)]);
+    }
+
+    #[test]
+    fn composed_and_decomposed_accents_match_each_other() {
+        let nfd = "Un cafe\u{301} noir";
+        assert!(contains(nfd, "café"));
+        assert!(contains("Un café noir", "cafe\u{301}"));
+        // The range covers the letter and its mark, as written.
+        let found = Haystack::new(nfd).find("CAFÉ");
+        assert_eq!(found.len(), 1);
+        assert_eq!(&nfd[found[0].clone()], "cafe\u{301}");
+        // A mark belongs to its letter: "cafe" is not in either.
+        assert!(!contains(nfd, "cafe"));
+        assert!(!contains("Un café noir", "cafe"));
     }
 }

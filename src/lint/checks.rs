@@ -415,10 +415,12 @@ fn forms(entries: &[Entry], out: &mut Vec<Finding>) {
 /// repeat of an earlier form (case ignored).
 fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
     let target = e.target.trim().to_lowercase();
-    let mut seen: Vec<String> = Vec::new();
+    // A set, not a list: an entry may carry 100,000 forms.
+    let mut seen: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     for form in &e.forms {
         let folded = form.trim().to_lowercase();
+        let repeated = !seen.insert(folded.clone());
         if folded.is_empty() {
             out.push((Severity::Warning, format!("form {form:?} is empty")));
         } else if folded == target {
@@ -426,10 +428,9 @@ fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
                 Severity::Note,
                 format!("form `{form}` is the target `{}` itself", e.target),
             ));
-        } else if seen.contains(&folded) {
+        } else if repeated {
             out.push((Severity::Note, format!("form `{form}` is given twice")));
         }
-        seen.push(folded);
     }
     out
 }

@@ -140,7 +140,9 @@ impl Summary {
                 None => tokens.unpriced.push(m.model.clone()),
             }
         }
-        tokens.cost = Some(total);
+        // Bounded prices cannot overflow; a sum that did would be shown as
+        // `inf` and written as `null`, so it is left out instead.
+        tokens.cost = total.is_finite().then_some(total);
     }
 }
 

@@ -688,3 +688,42 @@ async fn simplify_llm_is_its_own_model_call_before_translation() {
     assert!(second.contains("- cold coffee → frosk mavi"), "{second}");
     assert_eq!(v["generate"]["output"]["text"], "Tan frosk mavi.");
 }
+
+#[test]
+fn decomposed_and_composed_text_match_and_substitute_in_place() {
+    // Glossary in NFD, post in NFC, and the other way round: found, the
+    // target substituted on the right word, the check satisfied.
+    let dir = TempDir::new().unwrap();
+    for (source, post) in [
+        ("cafe\u{301} cre\u{300}me", "Un café crème et un thé."),
+        ("café crème", "Un cafe\u{301} cre\u{300}me et un thé."),
+    ] {
+        let glossary = dir.path().join("g.json");
+        let json = serde_json::json!({"source_lang": "fr", "target_lang": "x",
+            "entries": [{"source": source, "target": "Zorbo"}, {"source": "thé", "target": "Tii"}]});
+        std::fs::write(&glossary, json.to_string()).unwrap();
+        let out = glossa()
+            .args([
+                "translate",
+                "--retriever",
+                "exact",
+                "--format",
+                "json",
+                "-g",
+            ])
+            .arg(&glossary)
+            .arg(post)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let text = trace["generate"]["output"]["text"].as_str().unwrap();
+        assert_eq!(text, "Un Zorbo et un Tii.", "{source:?} in {post:?}");
+        let missing = trace["review"].to_string();
+        assert!(!missing.contains("Zorbo\",\"in_output\":false"), "{trace}");
+    }
+}

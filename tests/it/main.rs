@@ -20,5 +20,6 @@ mod reply_cap;
 mod research;
 mod retrieval;
 mod scale_out;
+mod secrets;
 mod serve;
 mod translate_posts;

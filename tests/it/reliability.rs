@@ -420,3 +420,68 @@ fn a_run_json_of_a_newer_version_is_refused_naming_the_file() {
     );
     assert!(!tmp.path().join("old/calls.jsonl").exists());
 }
+
+#[test]
+fn merge_of_a_run_json_past_the_call_bound_is_refused_naming_it() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let mut args = RUN.to_vec();
+    args.push("r");
+    run(cwd, &args, 0);
+    let config = cwd.join("r/run.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let edited = text.replace("\"repeat\": 2", "\"repeat\": 100000000");
+    assert_ne!(text, edited);
+    std::fs::write(&config, edited).unwrap();
+    let started = std::time::Instant::now();
+    let (_, stderr) = run(cwd, &["merge", "r", "--out", "m"], 2);
+    assert!(
+        stderr
+            .contains("r/run.json: 2 retrievers x 100000000 repeats x 24 posts = 4800000000 calls")
+            && stderr.contains("--max-calls 1000000"),
+        "{stderr}"
+    );
+    assert!(!cwd.join("m").exists(), "nothing written");
+    // Refused before any counting: far below the minute it spun before.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // The bound can be raised as for `glossa run`: 2 x 3 x 24 = 144 calls.
+    std::fs::write(&config, text.replace("\"repeat\": 2", "\"repeat\": 3")).unwrap();
+    let (_, stderr) = run(cwd, &["merge", "r", "--out", "m", "--max-calls", "100"], 2);
+    assert!(stderr.contains("= 144 calls"), "{stderr}");
+    run(cwd, &["merge", "r", "--out", "m", "--max-calls", "144"], 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn eval_and_sweep_on_a_full_disk_leave_no_empty_result() {
+    for args in [
+        &["eval", "--retriever", "exact"][..],
+        &[
+            "sweep",
+            "--retriever",
+            "fuzzy",
+            "--param",
+            "threshold",
+            "--values",
+            "0.8,0.9",
+        ][..],
+    ] {
+        let dir = TempDir::new().unwrap();
+        let cwd = dir.path();
+        std::fs::create_dir(cwd.join("runs")).unwrap();
+        let (code, stderr) = run_on_small_disk(cwd, 1, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("cannot write runs/"), "{stderr}");
+        assert_eq!(files_under(cwd), Vec::<String>::new(), "{args:?}");
+        // With room, the same command saves a whole result.
+        let (_, stderr) = run(cwd, args, 0);
+        let saved = files_under(cwd);
+        assert!(!saved.is_empty(), "{stderr}");
+        for name in saved {
+            assert!(
+                std::fs::metadata(cwd.join(&name)).unwrap().len() > 0,
+                "{name}"
+            );
+        }
+    }
+}

@@ -89,6 +89,18 @@ impl<A: Api> Provider for Endpoint<A> {
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a> {
         Box::pin(self.complete(req))
     }
+
+    fn secrets(&self) -> Vec<crate::generate::secrets::Secret> {
+        let var = self.http.key_var.clone();
+        self.http
+            .key
+            .iter()
+            .map(|value| crate::generate::secrets::Secret {
+                var: var.clone(),
+                value: value.clone(),
+            })
+            .collect()
+    }
 }
 
 /// The model named in the settings, if any (blank counts as none).

@@ -125,6 +125,7 @@ fn candidate(reply: &Value) -> Completion {
             served_model: string("/modelVersion"),
             usage: usage(reply),
             think: false,
+            redacted: false,
         },
     }
 }

@@ -178,6 +178,11 @@ pub trait Provider: Send + Sync {
     /// [`crate::generate::reply::accept`]: it ended normally and any
     /// `<think>` block is gone.
     fn call<'a>(&'a self, req: &'a Request) -> CallFuture<'a>;
+    /// The secrets this provider holds (its key), scrubbed from every reply
+    /// by the [`crate::generate::retry::Client`].
+    fn secrets(&self) -> Vec<crate::generate::secrets::Secret> {
+        Vec::new()
+    }
 }
 
 /// Build the provider registered as `name`. Configuration problems (no

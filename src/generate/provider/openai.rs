@@ -238,6 +238,7 @@ pub fn chat_reply(reply: &Value) -> Result<Completion, String> {
                 .map(str::to_string),
             usage: usage(reply),
             think: false,
+            redacted: false,
         },
     };
     if is_empty_answer(&completion) {
