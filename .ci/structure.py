@@ -8,14 +8,43 @@
    left out.
 2. Only src/cli.rs, src/commands/ and src/main.rs name clap (code, not
    comments).
+3. Layers (issue 34): each top-level module of src/ sits on a floor of
+   LAYERS; a module imports only modules on its own floor or below, never
+   one above (retrieval never stands on generation). A new top-level module
+   must be given a floor here.
+
+`python3 .ci/structure.py --self-test` proves rule 3 fails on a backward
+import (a copy of src/ where retrieve imports generate) and passes on the
+copy without it.
 
 Prints what breaks a rule and exits 1; prints a summary and exits 0 otherwise.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+SRC = os.environ.get(
+    "GLOSSA_STRUCTURE_SRC",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"),
+)
+
+# Floors, lowest first. A module may import its own floor and those below.
+LAYERS = [
+    ["error", "limits", "fsutil", "exit", "stats", "runs", "demo", "phrase"],
+    ["glossary", "dataset", "score", "interchange", "target_match"],
+    ["retrieve"],
+    ["lint", "eval", "sweep"],
+    ["gate", "generate"],
+    ["run_dir", "batch"],
+    ["diff"],
+    ["report"],
+    ["serve"],
+    ["cli", "commands"],
+]
+FLOOR = {name: i for i, names in enumerate(LAYERS) for name in names}
 
 
 def modules():
@@ -106,6 +135,18 @@ def main():
     for group in cycles(graph):
         bad = True
         print("import cycle:", " -> ".join("::".join(m) for m in sorted(group)))
+    for module in sorted(graph):
+        if module[0] not in FLOOR:
+            bad = True
+            print(f"{module[0]}: a top-level module with no floor in LAYERS (.ci/structure.py)")
+            continue
+        for target in sorted(graph[module]):
+            if target[0] in FLOOR and FLOOR[target[0]] > FLOOR[module[0]]:
+                bad = True
+                print(
+                    f"backward import: {'::'.join(module)} (floor {FLOOR[module[0]]}) imports "
+                    f"{'::'.join(target)} (floor {FLOOR[target[0]]}); lower floors never import upper ones"
+                )
     for module, path in sorted(files.items()):
         if module[0] in ("cli", "commands"):
             continue
@@ -115,7 +156,37 @@ def main():
     if bad:
         sys.exit(1)
     edges = sum(len(v) for v in graph.values())
-    print(f"structure: {len(files)} modules, {edges} imports, no cycle; clap only in cli.rs and commands/")
+    print(
+        f"structure: {len(files)} modules, {edges} imports, no cycle, no backward import "
+        f"across {len(LAYERS)} floors; clap only in cli.rs and commands/"
+    )
 
 
-main()
+def self_test():
+    """Rule 3 must fail on a backward import and pass without it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "src")
+        shutil.copytree(SRC, copy)
+        env = dict(os.environ, GLOSSA_STRUCTURE_SRC=copy)
+        run = lambda: subprocess.run(
+            [sys.executable, os.path.abspath(__file__)], env=env, capture_output=True, text=True
+        )
+        clean = run()
+        if clean.returncode != 0:
+            sys.exit(f"self-test: the unchanged copy fails:\n{clean.stdout}")
+        victim = os.path.join(copy, "retrieve", "exact.rs")
+        with open(victim, encoding="utf-8") as f:
+            code = f.read()
+        with open(victim, "w", encoding="utf-8") as f:
+            # At the top: the check ignores what follows a test module.
+            f.write("use crate::generate::check::Verdict;\n" + code)
+        broken = run()
+        if broken.returncode == 0 or "backward import: retrieve::exact" not in broken.stdout:
+            sys.exit(f"self-test: a backward import was not caught:\n{broken.stdout}")
+    print("structure self-test: a backward import (retrieve -> generate) fails rule 3")
+
+
+if "--self-test" in sys.argv:
+    self_test()
+else:
+    main()

@@ -26,3 +26,4 @@ pub mod score;
 pub mod serve;
 pub mod stats;
 pub mod sweep;
+pub mod target_match;

@@ -1,7 +1,7 @@
 //! The generation check (SPEC.md, "Generation check"): every needed
 //! entry's target (or one of its forms) must stand in the output, and no
 //! wrong-sense entry's target or form may. Where a target "stands" is
-//! [`super::target_match`]'s rule (case-insensitive; word boundaries only for ends
+//! [`crate::target_match`]'s rule (case-insensitive; word boundaries only for ends
 //! in scripts written with spaces).
 //!
 //! By default ([`CheckMode::Shared`]) a needed target counts wherever it
@@ -17,8 +17,8 @@
 //! target's place does not leak: "mavi" inside a needed "frosk mavi" is
 //! part of that term, not a wrong-sense "mavi".
 
-use super::target_match::{overlaps, within, Haystack};
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
+use crate::target_match::{overlaps, within, Haystack};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 

@@ -2,7 +2,7 @@
 //! segments: what the page highlights and what the offline provider marks.
 
 use super::pipeline::UsedEntry;
-use super::target_match::{self, Haystack};
+use crate::target_match::{self, Haystack};
 use serde::Serialize;
 
 /// A piece of the translation: plain text, or a glossary target standing

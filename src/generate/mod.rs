@@ -14,5 +14,4 @@ pub mod reply;
 pub mod retry;
 pub mod secrets;
 pub mod simplify;
-pub mod target_match;
 pub mod target_stem;

@@ -20,8 +20,8 @@
 //! oracle) are never dropped and hide nothing.
 
 use super::{Filter, FilterInfo, Match, Params, PostView};
-use crate::generate::target_match::{fold, written_without_spaces};
 use crate::glossary::{Entry, Glossary};
+use crate::target_match::{fold, written_without_spaces};
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;

@@ -5,9 +5,9 @@
 
 pub use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
-use crate::generate::target_match::overlaps;
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{best_per_entry, Match, PostView, Retriever, Sense, Spec, Verdict};
+use crate::target_match::overlaps;
 use serde::Serialize;
 use std::ops::Range;
 use std::sync::Arc;

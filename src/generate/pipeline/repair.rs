@@ -17,7 +17,7 @@ use crate::generate::echo;
 use crate::generate::prompt::{PromptId, Template};
 use crate::generate::provider::{is_offline, Request};
 use crate::generate::reply::ReplyMeta;
-use crate::generate::target_match::{within, Haystack};
+use crate::target_match::{within, Haystack};
 use serde::{Deserialize, Serialize};
 
 /// `glossa run` makes no repair unless told: the study's figures stay a

@@ -3,7 +3,7 @@
 //! deterministic baseline and lets the whole pipeline run without a key.
 
 use super::{CallFuture, Completion, Provider, ProviderError, ProviderKind, Request, Substitution};
-use crate::generate::target_match::{overlaps, Haystack};
+use crate::target_match::{overlaps, Haystack};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::ops::Range;
@@ -40,7 +40,7 @@ impl Provider for Offline {
 }
 
 /// Put each target at its places (a substitution without places: wherever
-/// its phrase stands, by [`crate::generate::target_match`]'s rule), the
+/// its phrase stands, by [`crate::target_match`]'s rule), the
 /// longest place first where places overlap (so "cold coffee" wins over
 /// "coffee"; among equally long ones the first substitution), carrying the
 /// capital of the words replaced. Everything else is kept as it is, and a

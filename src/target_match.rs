@@ -1,6 +1,6 @@
 //! Where a glossary target (or any phrase) stands in a text: the one
 //! matcher behind the output check, the offline provider's substitution and
-//! the page's highlighting (SPEC.md, "Generation check").
+//! the page's highlighting (docs/formats.md, "Generation check").
 //!
 //! Case is ignored. At each end of the needle: if its end character is in a
 //! script written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer,
