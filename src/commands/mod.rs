@@ -37,6 +37,7 @@ use std::time::Duration;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     style::init(cli.color);
+    refuse_demo_labels_for_own_glossary(&cli.command)?;
     announce_demo(&cli.command);
     match cli.command {
         Command::Eval(args) => eval::run(args),
@@ -187,6 +188,41 @@ pub fn check_text_size(bytes: usize) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The café demo's posts and labels fit only its glossary: a glossary of
+/// one's own given without `--labels` (or `--posts`) is a forgotten flag,
+/// not a wish to score the demo's labels against it. Posts and labels of
+/// one's own against the built-in glossary stay allowed.
+fn refuse_demo_labels_for_own_glossary(command: &Command) -> anyhow::Result<()> {
+    let data = match command {
+        Command::Eval(a) => &a.data,
+        Command::Sweep(a) if !a.list_params => &a.data,
+        Command::Run(a) if a.resume.is_none() && a.retry_errors.is_none() => &a.data,
+        _ => return Ok(()),
+    };
+    if is_builtin(&data.glossary) {
+        return Ok(());
+    }
+    let missing: Vec<&str> = [("--posts", &data.posts), ("--labels", &data.labels)]
+        .into_iter()
+        .filter(|(_, path)| is_builtin(path))
+        .map(|(flag, _)| flag)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "--glossary {} was given without {}: the built-in café demo's posts and labels fit \
+         only the demo glossary; give your labelled posts with {}",
+        data.glossary.display(),
+        missing.join(" and "),
+        missing
+            .iter()
+            .map(|flag| format!("{flag} FILE"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    )
 }
 
 /// Say on stderr which inputs are the built-in demo because no file was

@@ -460,3 +460,45 @@ fn usage_errors_exit_2_with_help() {
         .stderr(predicates::str::contains("outside [0, 1]"));
     glossa().args(["eval", "--split", "train"]).assert().code(2);
 }
+
+#[test]
+fn an_own_glossary_without_labels_never_falls_back_to_the_demo_labels() {
+    // Issue 34: `-g` and `-p` without `-l` used to score the café demo's
+    // labels against the owner's glossary and fail on a demo entry id.
+    for command in [
+        &["eval", "--no-save"][..],
+        &["sweep", "--no-save"][..],
+        &["run"][..],
+    ] {
+        let out = glossa()
+            .args(command)
+            .arg("--glossary")
+            .arg(fixture("mini.json"))
+            .arg("--posts")
+            .arg(fixture("mini-posts.jsonl"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {err}");
+        assert!(err.contains("without --labels"), "{command:?}: {err}");
+        assert!(err.contains("--labels FILE"), "{command:?}: {err}");
+        assert!(!err.contains("--posts and"), "{command:?}: {err}");
+    }
+    // Only the glossary: both flags are named.
+    let out = glossa()
+        .args(["eval", "--no-save", "--glossary"])
+        .arg(fixture("mini.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("without --posts and --labels"), "{err}");
+    // One's own posts and labels against the built-in glossary stay allowed.
+    glossa()
+        .args(["eval", "--no-save", "--posts"])
+        .arg(fixture("mini-posts.jsonl"))
+        .arg("--labels")
+        .arg(fixture("mini-labels.jsonl"))
+        .assert()
+        .success();
+}
