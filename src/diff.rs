@@ -75,6 +75,16 @@ pub enum DiffError {
         b_path: String,
         b_kind: &'static str,
     },
+    #[error(
+        "{a_path} and {b_path} have no post in common, so there is nothing to compare \
+         (A has {a_posts} posts, B {b_posts}); diff two results of the same posts"
+    )]
+    NoPostShared {
+        a_path: String,
+        b_path: String,
+        a_posts: usize,
+        b_posts: usize,
+    },
 }
 
 /// A saved result of either kind.
@@ -362,7 +372,7 @@ pub fn diff(
     test: TestSettings,
 ) -> Result<Diff, DiffError> {
     let pairs = pair_names(a, b, pairing)?;
-    let retrievers = match (a, b) {
+    let retrievers: Vec<RetrieverDiff> = match (a, b) {
         (Saved::Eval(ea), Saved::Eval(eb)) => pairs
             .iter()
             .map(|(x, y)| {
@@ -402,6 +412,16 @@ pub fn diff(
             })
         }
     };
+    // A table of zeros over no shared post would read as "no change".
+    if !retrievers.is_empty() && retrievers.iter().all(|r| r.posts == 0) {
+        let r = &retrievers[0];
+        return Err(DiffError::NoPostShared {
+            a_path: a_path.to_string(),
+            b_path: b_path.to_string(),
+            a_posts: r.only_in_a.len(),
+            b_posts: r.only_in_b.len(),
+        });
+    }
     let unpaired = |names: Vec<String>, side: fn(&(String, String)) -> &String| {
         names
             .into_iter()

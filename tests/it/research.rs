@@ -859,3 +859,30 @@ fn a_deeply_nested_tbx_is_refused_with_exit_2() {
     assert!(stderr.contains("nested more than 256 deep"), "{stderr}");
     assert!(!dir.path().join("deep.json").exists());
 }
+
+#[test]
+fn diff_refuses_results_with_no_post_in_common() {
+    // Issue 34: dev against test used to exit 0 with a table of zeros.
+    let dir = TempDir::new().unwrap();
+    let dev = save_eval(
+        dir.path(),
+        "dev.json",
+        &["--retriever", "exact", "--split", "dev"],
+    );
+    let test = save_eval(
+        dir.path(),
+        "test.json",
+        &["--retriever", "exact", "--split", "test"],
+    );
+    let out = glossa().arg("diff").arg(&dev).arg(&test).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no post in common"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The same split on both sides still compares.
+    glossa().arg("diff").arg(&dev).arg(&dev).assert().success();
+}

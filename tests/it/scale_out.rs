@@ -831,12 +831,21 @@ fn merge_refuses_runs_of_different_experiments() {
         glossary.replacen("frosk mavi", "frosk blå", 1),
     )
     .unwrap();
+    // The demo's posts and labels, named: an own glossary never falls back
+    // to them (issue 34).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let posts = manifest.join("posts/cafe.jsonl");
+    let labels = manifest.join("labels/cafe.jsonl");
     run(
         cwd,
         &[
             "run",
             "--glossary",
             "glossaries/cafe.json",
+            "--posts",
+            posts.to_str().unwrap(),
+            "--labels",
+            labels.to_str().unwrap(),
             "--retriever",
             "exact",
             "--shard",
