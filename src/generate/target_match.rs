@@ -91,16 +91,47 @@ pub fn contains(text: &str, needle: &str) -> bool {
 pub fn claim<K: Copy>(text: &Haystack, needles: &[(K, &str)]) -> Vec<(Range<usize>, K)> {
     let mut order: Vec<&(K, &str)> = needles.iter().collect();
     order.sort_by_key(|(_, n)| std::cmp::Reverse(n.trim().chars().count()));
+    let mut claimed = Claimed::default();
     let mut taken: Vec<(Range<usize>, K)> = Vec::new();
     for &(key, needle) in order {
         for place in text.find(needle) {
-            if !taken.iter().any(|(t, _)| overlaps(t, &place)) {
+            if claimed.claim(&place) {
                 taken.push((place, key));
             }
         }
     }
     taken.sort_by_key(|(r, _)| r.start);
     taken
+}
+
+/// Places taken so far, none overlapping another: whether a new place
+/// overlaps one is a look at its neighbour in order, not a pass over all of
+/// them (a long text has thousands of places).
+#[derive(Debug, Default)]
+pub struct Claimed {
+    /// `(start, end)` of each place taken.
+    taken: std::collections::BTreeSet<(usize, usize)>,
+}
+
+impl Claimed {
+    /// Whether `place` overlaps a place taken ([`overlaps`]).
+    pub fn overlaps(&self, place: &Range<usize>) -> bool {
+        // Taken places do not overlap, so the last one starting before
+        // `place` ends also ends last among them.
+        self.taken
+            .range(..(place.end, 0))
+            .next_back()
+            .is_some_and(|&(start, end)| overlaps(&(start..end), place))
+    }
+
+    /// Take `place` unless it overlaps a place taken; whether it was taken.
+    pub fn claim(&mut self, place: &Range<usize>) -> bool {
+        let free = !self.overlaps(place);
+        if free {
+            self.taken.insert((place.start, place.end));
+        }
+        free
+    }
 }
 
 pub fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
@@ -277,5 +308,23 @@ mod tests {
             .map(|(r, k)| (&text.original()[r], k))
             .collect();
         assert_eq!(got, [("Frosk mavi", 1), ("mavi", 0)]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn claiming_takes_what_comparing_with_every_place_taken_takes(
+            places in proptest::collection::vec((0..40usize, 0..6usize), 0..60)
+        ) {
+            let mut claimed = Claimed::default();
+            let mut taken: Vec<Range<usize>> = Vec::new();
+            for (start, len) in places {
+                let place = start..start + len;
+                let free = !taken.iter().any(|t| overlaps(t, &place));
+                if free {
+                    taken.push(place.clone());
+                }
+                proptest::prop_assert_eq!(claimed.claim(&place), free, "{:?} {:?}", place, taken);
+            }
+        }
     }
 }

@@ -400,11 +400,16 @@ pub fn build(
 /// one among equals (so a union prefers its first retriever).
 pub fn best_per_entry(matches: Vec<Match>) -> Vec<Match> {
     let mut best: Vec<Match> = Vec::new();
+    // Where each entry's best match is in `best`: a long post has thousands.
+    let mut at: rustc_hash::FxHashMap<usize, usize> = Default::default();
     for m in matches {
-        match best.iter_mut().find(|b| b.entry == m.entry) {
-            Some(b) if m.score > b.score => *b = m,
+        match at.get(&m.entry) {
+            Some(&i) if m.score > best[i].score => best[i] = m,
             Some(_) => {}
-            None => best.push(m),
+            None => {
+                at.insert(m.entry, best.len());
+                best.push(m);
+            }
         }
     }
     best.sort_by_key(|m| m.entry);
