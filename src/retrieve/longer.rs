@@ -32,7 +32,12 @@ impl Longer {
     /// all of `m`'s, by length then position; none for a match from no
     /// phrase.
     pub fn holding(&self, m: &Match) -> impl Iterator<Item = usize> + '_ {
-        let (first, len) = m.words.unwrap_or((0, usize::MAX));
+        self.holding_words(m.words.unwrap_or((0, usize::MAX)))
+    }
+
+    /// The indices of the matches with more than `len` words whose words
+    /// hold `first..first + len`.
+    pub fn holding_words(&self, (first, len): (usize, usize)) -> impl Iterator<Item = usize> + '_ {
         self.by_len
             .range(len.saturating_add(1)..)
             .flat_map(move |(&outer, starts)| {
