@@ -4,7 +4,7 @@
 //! what a batch call line is made from.
 
 use super::ambiguity::{self, Unconfirmed};
-use super::check::{contains_target_in, Checker, Target, Verdict};
+use super::check::{Checker, Target, Verdict};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
 use super::retry::Client;
@@ -638,8 +638,24 @@ fn review(
     used: &[UsedEntry],
     output: Option<&str>,
 ) -> Review {
-    // Folded once for every target, not once per target.
-    let output = output.map(Haystack::new);
+    // One pass over the output for every target and form, not one each.
+    let spellings: Vec<(usize, &str)> = used
+        .iter()
+        .enumerate()
+        .flat_map(|(i, u)| {
+            std::iter::once(u.target.as_str())
+                .chain(u.forms.iter().map(String::as_str))
+                .map(move |s| (i, s))
+        })
+        .collect();
+    let mut in_output = vec![false; used.len()];
+    if let Some(output) = output {
+        let needles: Vec<&str> = spellings.iter().map(|&(_, s)| s).collect();
+        let stands = Haystack::new(output).standing(&needles);
+        for (&(i, _), stands) in spellings.iter().zip(stands) {
+            in_output[i] |= stands;
+        }
+    }
     Review {
         uncovered,
         not_exact: used
@@ -654,9 +670,7 @@ fn review(
             .map(|(i, u)| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
-                in_output: output
-                    .as_ref()
-                    .is_some_and(|o| contains_target_in(o, &u.target, &u.forms)),
+                in_output: in_output[i],
                 inside: inside.get(i).cloned().flatten(),
             })
             .collect(),
