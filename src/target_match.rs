@@ -47,36 +47,78 @@ impl<'a> Haystack<'a> {
     /// Every place `needle` stands (see the module doc), overlapping ones
     /// included, as byte ranges of the original text in text order.
     pub fn find(&self, needle: &str) -> Vec<Range<usize>> {
+        self.places(needle).collect()
+    }
+
+    /// [`Haystack::find`] one place at a time, so that asking whether a
+    /// needle stands at all stops at its first place.
+    fn places<'s>(&'s self, needle: &str) -> impl Iterator<Item = Range<usize>> + 's {
         let needle = needle.trim();
-        let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else {
-            return Vec::new();
-        };
+        let ends = needle.chars().next().zip(needle.chars().next_back());
         let folded_needle = fold(needle);
-        let mut out = Vec::new();
         let mut from = 0;
-        while let Some(i) = self.folded[from..].find(&folded_needle) {
-            let start = from + i;
-            let end = start + folded_needle.len();
-            if let (Some(s), Some(e)) = (self.origin[start], self.origin[end]) {
-                let before = self.original[..s].chars().next_back();
-                let after = self.original[e..].chars().next();
-                if stands_apart(first, before) && stands_apart(last, after) {
-                    out.push(s..e);
+        std::iter::from_fn(move || {
+            let (first, last) = ends?;
+            while let Some(i) = self.folded[from..].find(&folded_needle) {
+                let start = from + i;
+                let end = start + folded_needle.len();
+                // One character on, so overlapping places are seen too.
+                from = start
+                    + self.folded[start..]
+                        .chars()
+                        .next()
+                        .map_or(1, char::len_utf8);
+                if let (Some(s), Some(e)) = (self.origin[start], self.origin[end]) {
+                    let before = self.original[..s].chars().next_back();
+                    let after = self.original[e..].chars().next();
+                    if stands_apart(first, before) && stands_apart(last, after) {
+                        return Some(s..e);
+                    }
                 }
             }
-            // One character on, so overlapping places are seen too.
-            from = start
-                + self.folded[start..]
-                    .chars()
-                    .next()
-                    .map_or(1, char::len_utf8);
-        }
-        out
+            None
+        })
     }
 
     /// Whether `needle` stands anywhere in the text.
     pub fn contains(&self, needle: &str) -> bool {
-        !self.find(needle).is_empty()
+        self.places(needle).next().is_some()
+    }
+
+    /// Per needle, whether it stands anywhere in the text: one pass for all
+    /// of them (Aho-Corasick), not one per needle, which on a long output
+    /// with thousands of targets was quadratic.
+    pub fn standing(&self, needles: &[&str]) -> Vec<bool> {
+        let needles: Vec<&str> = needles.iter().map(|n| n.trim()).collect();
+        let folded: Vec<String> = needles.iter().map(|n| fold(n)).collect();
+        let Ok(automaton) = aho_corasick::AhoCorasick::new(&folded) else {
+            return needles.iter().map(|n| self.contains(n)).collect();
+        };
+        let mut stands = vec![false; needles.len()];
+        let mut left = needles.iter().filter(|n| !n.is_empty()).count();
+        for hit in automaton.find_overlapping_iter(&self.folded) {
+            let k = hit.pattern().as_usize();
+            let (Some(first), Some(last)) =
+                (needles[k].chars().next(), needles[k].chars().next_back())
+            else {
+                continue;
+            };
+            if stands[k] {
+                continue;
+            }
+            if let (Some(s), Some(e)) = (self.origin[hit.start()], self.origin[hit.end()]) {
+                let before = self.original[..s].chars().next_back();
+                let after = self.original[e..].chars().next();
+                if stands_apart(first, before) && stands_apart(last, after) {
+                    stands[k] = true;
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        stands
     }
 }
 
@@ -91,16 +133,47 @@ pub fn contains(text: &str, needle: &str) -> bool {
 pub fn claim<K: Copy>(text: &Haystack, needles: &[(K, &str)]) -> Vec<(Range<usize>, K)> {
     let mut order: Vec<&(K, &str)> = needles.iter().collect();
     order.sort_by_key(|(_, n)| std::cmp::Reverse(n.trim().chars().count()));
+    let mut claimed = Claimed::default();
     let mut taken: Vec<(Range<usize>, K)> = Vec::new();
     for &(key, needle) in order {
         for place in text.find(needle) {
-            if !taken.iter().any(|(t, _)| overlaps(t, &place)) {
+            if claimed.claim(&place) {
                 taken.push((place, key));
             }
         }
     }
     taken.sort_by_key(|(r, _)| r.start);
     taken
+}
+
+/// Places taken so far, none overlapping another: whether a new place
+/// overlaps one is a look at its neighbour in order, not a pass over all of
+/// them (a long text has thousands of places).
+#[derive(Debug, Default)]
+pub struct Claimed {
+    /// `(start, end)` of each place taken.
+    taken: std::collections::BTreeSet<(usize, usize)>,
+}
+
+impl Claimed {
+    /// Whether `place` overlaps a place taken ([`overlaps`]).
+    pub fn overlaps(&self, place: &Range<usize>) -> bool {
+        // Taken places do not overlap, so the last one starting before
+        // `place` ends also ends last among them.
+        self.taken
+            .range(..(place.end, 0))
+            .next_back()
+            .is_some_and(|&(start, end)| overlaps(&(start..end), place))
+    }
+
+    /// Take `place` unless it overlaps a place taken; whether it was taken.
+    pub fn claim(&mut self, place: &Range<usize>) -> bool {
+        let free = !self.overlaps(place);
+        if free {
+            self.taken.insert((place.start, place.end));
+        }
+        free
+    }
 }
 
 pub fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
@@ -311,5 +384,36 @@ mod tests {
         // A mark belongs to its letter: "cafe" is not in either.
         assert!(!contains(nfd, "cafe"));
         assert!(!contains("Un café noir", "cafe"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn claiming_takes_what_comparing_with_every_place_taken_takes(
+            places in proptest::collection::vec((0..40usize, 0..6usize), 0..60)
+        ) {
+            let mut claimed = Claimed::default();
+            let mut taken: Vec<Range<usize>> = Vec::new();
+            for (start, len) in places {
+                let place = start..start + len;
+                let free = !taken.iter().any(|t| overlaps(t, &place));
+                if free {
+                    taken.push(place.clone());
+                }
+                proptest::prop_assert_eq!(claimed.claim(&place), free, "{:?} {:?}", place, taken);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn standing_is_contains_for_each_needle(
+            text in "[ab İ.\u{4e00}]{0,30}",
+            needles in proptest::collection::vec("[ab İ.\u{4e00}]{0,4}", 0..8),
+        ) {
+            let hay = Haystack::new(&text);
+            let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+            let want: Vec<bool> = needles.iter().map(|n| hay.contains(n)).collect();
+            proptest::prop_assert_eq!(hay.standing(&needles), want);
+        }
     }
 }

@@ -18,7 +18,7 @@
 //! part of that term, not a wrong-sense "mavi".
 
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
-use crate::target_match::{overlaps, within, Haystack};
+use crate::target_match::{Claimed, Haystack};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -162,15 +162,10 @@ impl Checker {
                 .collect(),
             CheckMode::Strict => missing_strictly(needed, &found),
         };
-        let needed_places: Vec<&Range<usize>> = found.iter().flatten().collect();
+        let needed_places = Holding::of(found.iter().flatten());
         let leaked: Vec<String> = wrong_sense
             .iter()
-            .filter(|t| {
-                places(t)
-                    .0
-                    .iter()
-                    .any(|p| !needed_places.iter().any(|n| within(p, n)))
-            })
+            .filter(|t| places(t).0.iter().any(|p| !needed_places.holds(p)))
             .map(|t| t.id.to_string())
             .collect();
         let by_stem = needed
@@ -230,14 +225,13 @@ pub fn check(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict
 fn missing_strictly(needed: &[Target], found: &[Vec<Range<usize>>]) -> Vec<String> {
     let mut order: Vec<usize> = (0..needed.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(needed[i].longest()));
-    let mut claimed: Vec<&Range<usize>> = Vec::new();
+    let mut claimed = Claimed::default();
     let mut missing = vec![false; needed.len()];
     for i in order {
-        match found[i]
-            .iter()
-            .find(|p| !claimed.iter().any(|c| overlaps(c, p)))
-        {
-            Some(p) => claimed.push(p),
+        match found[i].iter().find(|p| !claimed.overlaps(p)) {
+            Some(p) => {
+                claimed.claim(p);
+            }
             None => missing[i] = true,
         }
     }
@@ -250,9 +244,44 @@ fn missing_strictly(needed: &[Target], found: &[Vec<Range<usize>>]) -> Vec<Strin
         .collect()
 }
 
+/// Places of a text, to ask whether one of them holds a given range
+/// ([`crate::target_match::within`]) without a pass over all of them.
+struct Holding {
+    /// Starts in order; `reach[i]` is the furthest end among the first
+    /// `i + 1` places.
+    starts: Vec<usize>,
+    reach: Vec<usize>,
+}
+
+impl Holding {
+    fn of<'r>(places: impl Iterator<Item = &'r Range<usize>>) -> Holding {
+        let mut places: Vec<&Range<usize>> = places.collect();
+        places.sort_by_key(|r| r.start);
+        let starts = places.iter().map(|r| r.start).collect();
+        let reach = places
+            .iter()
+            .scan(0, |far, r| {
+                *far = r.end.max(*far);
+                Some(*far)
+            })
+            .collect();
+        Holding { starts, reach }
+    }
+
+    /// Whether `inner` lies within one of the places.
+    fn holds(&self, inner: &Range<usize>) -> bool {
+        let before = self.starts.partition_point(|&s| s <= inner.start);
+        before > 0 && self.reach[before - 1] >= inner.end
+    }
+}
+
 /// Whether `target` or one of its `forms` stands in `output`.
 pub fn contains_target(output: &str, target: &str, forms: &[String]) -> bool {
-    let text = Haystack::new(output);
+    contains_target_in(&Haystack::new(output), target, forms)
+}
+
+/// [`contains_target`] in a text folded once for all its targets.
+pub fn contains_target_in(text: &Haystack, target: &str, forms: &[String]) -> bool {
     std::iter::once(target)
         .chain(forms.iter().map(String::as_str))
         .any(|s| text.contains(s))
@@ -441,5 +470,20 @@ mod tests {
             "experiment",
             &strings(&["experimentu"])
         ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn holding_is_lying_within_one_of_the_places(
+            places in proptest::collection::vec((0..40usize, 0..8usize), 0..30),
+            inner in (0..45usize, 0..5usize),
+        ) {
+            let places: Vec<Range<usize>> = places.into_iter().map(|(s, l)| s..s + l).collect();
+            let inner = inner.0..inner.0 + inner.1;
+            let want = places
+                .iter()
+                .any(|p| crate::target_match::within(&inner, p));
+            proptest::prop_assert_eq!(Holding::of(places.iter()).holds(&inner), want);
+        }
     }
 }

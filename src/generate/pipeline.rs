@@ -4,7 +4,7 @@
 //! what a batch call line is made from.
 
 use super::ambiguity::{self, Unconfirmed};
-use super::check::{contains_target, Checker, Target, Verdict};
+use super::check::{Checker, Target, Verdict};
 use super::echo::{fixed_text, Echo, EchoCheck, EchoLine};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
@@ -12,8 +12,10 @@ use super::retry::Client;
 use super::simplify::{sentences, sentences_from_reply, Simplify, SourceMap};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
-use crate::retrieve::{best_per_entry, Match, MatchKind, PostView, Retriever};
+use crate::retrieve::{best_per_entry, Longer, Match, MatchKind, PostView, Retriever};
 use crate::score::PostScore;
+use crate::target_match::Haystack;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 use std::ops::Range;
 use std::sync::Arc;
@@ -314,9 +316,17 @@ impl Pipeline {
         let started = Instant::now();
         let all = self.retriever.retrieve(&view);
         let matches = best_per_entry(all.clone());
+        // Each entry's matches, and who holds whom, found once: a long post
+        // has thousands of matches and entries.
+        let mut of_entry: HashMap<usize, Vec<&Match>> = HashMap::default();
+        for m in &all {
+            of_entry.entry(m.entry).or_default().push(m);
+        }
+        let of_entry = |entry: usize| of_entry.get(&entry).map_or(&[][..], Vec::as_slice);
+        let longer = Longer::of(&all);
         let inside = matches
             .iter()
-            .map(|m| inside_others(&all, m.entry, &self.glossary))
+            .map(|m| inside_others(&all, &longer, of_entry(m.entry), &self.glossary))
             .collect();
         let written = matches
             .iter()
@@ -324,7 +334,7 @@ impl Pipeline {
             .collect();
         let used = matches
             .iter()
-            .map(|m| self.used_entry(m, &all, &view, &joined));
+            .map(|m| self.used_entry(m, of_entry(m.entry), &view, &joined));
         let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
@@ -359,7 +369,8 @@ impl Pipeline {
 
     /// A match as given to the model: the entry, the words it matched as
     /// written in `text`, and every place of it that retrieval kept.
-    fn used_entry(&self, m: &Match, all: &[Match], view: &PostView, text: &str) -> UsedEntry {
+    /// `mine` holds every match of `m`'s entry.
+    fn used_entry(&self, m: &Match, mine: &[&Match], view: &PostView, text: &str) -> UsedEntry {
         let e = &self.glossary.entries[m.entry];
         let phrase = match m.words {
             Some((first, len)) => {
@@ -376,7 +387,7 @@ impl Pipeline {
             score: m.score,
             sense: e.sense.clone(),
             forms: e.forms.clone(),
-            places: places(all, m.entry, view),
+            places: places(mine, view),
         }
     }
 
@@ -630,10 +641,9 @@ pub fn partial(text: &str) -> Option<String> {
 }
 
 /// Byte ranges of every place where `entry` matched, in text order.
-fn places(all: &[Match], entry: usize, view: &PostView) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = all
+fn places(mine: &[&Match], view: &PostView) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = mine
         .iter()
-        .filter(|m| m.entry == entry)
         .filter_map(|m| m.words)
         .map(|(first, len)| view.words[first].start..view.words[first + len - 1].end)
         .collect();
@@ -654,12 +664,14 @@ fn uncovered(view: &PostView, matches: &[Match], glossary: &Glossary) -> Vec<Str
         }
     }
     let mut uncovered: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::default();
     for (i, w) in view.words.iter().enumerate() {
         if !covered[i]
             && crate::phrase::is_lookup_word(&w.text)
-            && !uncovered.iter().any(|u| *u == w.text)
+            && !seen.contains(w.text.as_str())
             && !glossary.has_key(&w.text)
         {
+            seen.insert(&w.text);
             uncovered.push(w.text.to_string());
         }
     }
@@ -670,17 +682,23 @@ fn uncovered(view: &PostView, matches: &[Match], glossary: &Glossary) -> Vec<Str
 /// place where this one matched ("cream" only inside "ice cream"), the
 /// longest such: where its target is missing from a translation, the longer
 /// term chose the words. An entry that also matched elsewhere gets `None`.
-fn inside_others(all: &[Match], entry: usize, glossary: &Glossary) -> Option<String> {
+fn inside_others(
+    all: &[Match],
+    longer: &Longer,
+    mine: &[&Match],
+    glossary: &Glossary,
+) -> Option<String> {
     let mut covering: Option<(usize, usize)> = None; // (entry, words)
-    for m in all.iter().filter(|m| m.entry == entry) {
-        let (first, len) = m.words?;
-        let (other, words) = all
-            .iter()
-            .filter(|o| o.entry != entry)
-            .filter_map(|o| Some((o.entry, o.words?)))
-            .filter(|&(_, (f, l))| l > len && f <= first && first + len <= f + l)
-            .map(|(o, (_, l))| (o, l))
-            .max_by_key(|&(_, l)| l)?;
+    for m in mine {
+        m.words?;
+        // The longest other entry's match holding this one, the last in
+        // `all` among equally long ones.
+        let (other, words) = longer
+            .holding(m)
+            .filter(|&o| all[o].entry != m.entry)
+            .filter_map(|o| Some((o, all[o].words?.1)))
+            .max_by_key(|&(o, l)| (l, o))
+            .map(|(o, l)| (all[o].entry, l))?;
         if covering.is_none_or(|(_, l)| words > l) {
             covering = Some((other, words));
         }
@@ -698,6 +716,24 @@ fn review(
     used: &[UsedEntry],
     output: Option<&str>,
 ) -> Review {
+    // One pass over the output for every target and form, not one each.
+    let spellings: Vec<(usize, &str)> = used
+        .iter()
+        .enumerate()
+        .flat_map(|(i, u)| {
+            std::iter::once(u.target.as_str())
+                .chain(u.forms.iter().map(String::as_str))
+                .map(move |s| (i, s))
+        })
+        .collect();
+    let mut in_output = vec![false; used.len()];
+    if let Some(output) = output {
+        let needles: Vec<&str> = spellings.iter().map(|&(_, s)| s).collect();
+        let stands = Haystack::new(output).standing(&needles);
+        for (&(i, _), stands) in spellings.iter().zip(stands) {
+            in_output[i] |= stands;
+        }
+    }
     Review {
         uncovered,
         not_exact: used
@@ -712,7 +748,7 @@ fn review(
             .map(|(i, u)| TargetUse {
                 entry: u.entry.clone(),
                 target: u.target.clone(),
-                in_output: output.is_some_and(|o| contains_target(o, &u.target, &u.forms)),
+                in_output: in_output[i],
                 inside: inside.get(i).cloned().flatten(),
             })
             .collect(),

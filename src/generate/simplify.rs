@@ -126,9 +126,15 @@ impl SourceMap {
     /// The place in the post of byte `at` of the joined text (a sentence's
     /// end maps to its end in the post, not to the next one's start).
     pub fn offset(&self, at: usize) -> usize {
+        // Sentences stand in order, one byte apart in the joined text: the
+        // first one not ending before `at` is the only one that can hold
+        // it (a binary search: a long post has thousands of places).
+        let k = self
+            .sentences
+            .partition_point(|&(joined, _, len)| joined + len < at);
         self.sentences
-            .iter()
-            .find(|&&(joined, _, len)| (joined..=joined + len).contains(&at))
+            .get(k)
+            .filter(|&&(joined, _, _)| joined <= at)
             .map_or(at, |&(joined, post, _)| post + at - joined)
     }
 
@@ -219,5 +225,25 @@ mod tests {
             sentences_from_reply("- We sell coffee.\n\n* It is cold.\n"),
             ["We sell coffee.", "It is cold."]
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn offsets_are_those_of_the_sentence_holding_them(
+            parts in proptest::collection::vec(("[a-z.]{0,6}", "[ \n]{0,3}"), 0..12)
+        ) {
+            let post: String = parts.iter().map(|(s, gap)| format!("{s}{gap}")).collect();
+            let sentences: Vec<String> = parts.iter().map(|(s, _)| s.clone()).collect();
+            let map = SourceMap::new(&post, &sentences).unwrap();
+            let joined = sentences.join("\n").len();
+            for at in 0..=joined + 1 {
+                let want = map
+                    .sentences
+                    .iter()
+                    .find(|&&(j, _, len)| (j..=j + len).contains(&at))
+                    .map_or(at, |&(j, p, _)| p + at - j);
+                proptest::prop_assert_eq!(map.offset(at), want);
+            }
+        }
     }
 }

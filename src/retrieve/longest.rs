@@ -19,7 +19,7 @@
 //! term lost costs more than an extra one. Matches from no phrase (the
 //! oracle) are never dropped and hide nothing.
 
-use super::{Filter, FilterInfo, Match, Params, PostView};
+use super::{Filter, FilterInfo, Longer, Match, Params, PostView};
 use crate::glossary::{Entry, Glossary};
 use crate::target_match::{fold, written_without_spaces};
 use icu_normalizer::DecomposingNormalizerBorrowed;
@@ -131,9 +131,9 @@ pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
 
 impl Filter for Longest {
     fn filter(&self, _post: &PostView, matches: Vec<Match>) -> Vec<Match> {
-        // A post has few matches; any match may cover any other, whatever
-        // the keys' lengths.
-        let hidden = |m: &Match| matches.iter().any(|o| self.hides(o, m));
+        // Only a longer match that holds a match's words can hide it.
+        let longer = Longer::of(&matches);
+        let hidden = |m: &Match| longer.holding(m).any(|o| self.hides(&matches[o], m));
         // An entry stays when at least one of its matches is hidden by none.
         let visible: HashSet<usize> = matches
             .iter()

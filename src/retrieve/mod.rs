@@ -18,6 +18,7 @@ mod exact;
 mod fuzzy;
 mod keys;
 mod known;
+mod longer;
 mod longest;
 mod normalised;
 mod oracle;
@@ -29,11 +30,13 @@ mod spec;
 mod split;
 mod terms;
 mod union;
+mod windows;
 mod wordmap;
 
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
+pub use longer::Longer;
 pub use longest::targets_agree;
 pub use normalised::{stem_word, Stems};
 pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
@@ -172,6 +175,8 @@ pub struct PostView<'a> {
     spelled_right: OnceLock<(usize, Vec<bool>)>,
     tokens: OnceLock<Vec<phrase::Token>>,
     parts: OnceLock<Vec<phrase::Part>>,
+    /// Runs of words by length, for `sense`'s context phrases.
+    windows: windows::WindowCache,
 }
 
 impl<'a> PostView<'a> {
@@ -189,6 +194,7 @@ impl<'a> PostView<'a> {
             spelled_right: OnceLock::new(),
             tokens: OnceLock::new(),
             parts: OnceLock::new(),
+            windows: windows::WindowCache::default(),
         }
     }
 
@@ -251,6 +257,19 @@ impl<'a> PostView<'a> {
     pub fn parts(&self) -> &[phrase::Part] {
         self.parts
             .get_or_init(|| phrase::parts(self.text, &self.words))
+    }
+
+    /// Where every run of `n` words inside one segment stands, by its
+    /// stems or its words as written: indexed once per post and length.
+    pub(crate) fn windows(&self, n: usize, by_stem: bool) -> Arc<windows::Windows> {
+        self.windows.get(n, by_stem, || {
+            if by_stem {
+                windows::Windows::of(self.stems(), &self.segments, n)
+            } else {
+                let words: Vec<&str> = self.words.iter().map(|w| w.text.as_str()).collect();
+                windows::Windows::of(&words, &self.segments, n)
+            }
+        })
     }
 
     /// Each word's segment.
@@ -381,11 +400,16 @@ pub fn build(
 /// one among equals (so a union prefers its first retriever).
 pub fn best_per_entry(matches: Vec<Match>) -> Vec<Match> {
     let mut best: Vec<Match> = Vec::new();
+    // Where each entry's best match is in `best`: a long post has thousands.
+    let mut at: rustc_hash::FxHashMap<usize, usize> = Default::default();
     for m in matches {
-        match best.iter_mut().find(|b| b.entry == m.entry) {
-            Some(b) if m.score > b.score => *b = m,
+        match at.get(&m.entry) {
+            Some(&i) if m.score > best[i].score => best[i] = m,
             Some(_) => {}
-            None => best.push(m),
+            None => {
+                at.insert(m.entry, best.len());
+                best.push(m);
+            }
         }
     }
     best.sort_by_key(|m| m.entry);

@@ -13,6 +13,7 @@
 //! occurrence of the entry itself (`glossa lint` flags such phrases).
 
 use super::normalised::Stems;
+use super::windows::hash_words;
 use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase;
@@ -29,6 +30,18 @@ pub const INFO: FilterInfo = FilterInfo {
 struct Pattern {
     words: Vec<String>,
     by_stem: bool,
+    /// [`hash_words`] of `words`, the key of its runs in the post.
+    hash: u64,
+}
+
+impl Pattern {
+    fn new(words: Vec<String>, by_stem: bool) -> Pattern {
+        Pattern {
+            hash: hash_words(&words),
+            words,
+            by_stem,
+        }
+    }
 }
 
 /// An entry's context phrases.
@@ -62,15 +75,12 @@ fn rule_of(stems: &mut Stems, entry: &Entry) -> Option<Rule> {
             .filter(|(_, k)| !k.is_empty())
             .map(|(p, k)| {
                 if stems_to_own_key(stems, entry, p) {
-                    Pattern {
-                        words: k.split(' ').map(str::to_string).collect(),
-                        by_stem: false,
-                    }
+                    Pattern::new(k.split(' ').map(str::to_string).collect(), false)
                 } else {
-                    Pattern {
-                        words: k.split(' ').map(|w| stems.word(w).to_string()).collect(),
-                        by_stem: true,
-                    }
+                    Pattern::new(
+                        k.split(' ').map(|w| stems.word(w).to_string()).collect(),
+                        true,
+                    )
                 }
             })
             .collect()
@@ -131,7 +141,9 @@ pub fn context_verdict(
     Some(StemmedPost::of(post).verdict(&rule, words))
 }
 
-/// The post's words and stems, with their segments.
+/// The post's words and stems, with their segments; its runs of words are
+/// indexed once per post ([`PostView::windows`]), so each context phrase is
+/// a lookup, not a scan of the post per match.
 struct StemmedPost<'a> {
     post: &'a PostView<'a>,
 }
@@ -157,32 +169,40 @@ impl StemmedPost<'_> {
         }
     }
 
-    /// Every first word where `pattern` occurs inside one segment.
-    fn find<'p>(&'p self, pattern: &'p Pattern) -> impl Iterator<Item = usize> + 'p {
+    /// The first word of the first occurrence of `pattern` inside one
+    /// segment that starts in `from..before`.
+    fn first(&self, pattern: &Pattern, from: usize, before: usize) -> Option<usize> {
         let n = pattern.words.len();
-        let count = self.post.words.len();
-        let last = if n == 0 || n > count {
-            0
-        } else {
-            count - n + 1
-        };
-        (0..last).filter(move |&i| self.matches_at(pattern, i))
+        if n == 0 {
+            return None;
+        }
+        let windows = self.post.windows(n, pattern.by_stem);
+        let found = windows
+            .at(pattern.hash, from)
+            .take_while(|&i| i < before)
+            .find(|&i| self.matches_at(pattern, i));
+        found
     }
 
     fn verdict(&self, rule: &Rule, words: Option<(usize, usize)>) -> Verdict {
-        let covers = |first: usize, len: usize| match words {
-            Some((f, l)) => first < f + l && f < first + len,
-            None => true,
-        };
         let contradicted = rule.not.iter().find_map(|p| {
             let len = p.words.len();
-            self.find(p)
-                .find(|&first| covers(first, len))
-                .map(|first| (first, len))
+            // An occurrence at `first` overlaps the match at `f..f + l`
+            // when `first < f + l` and `f < first + len`.
+            let (from, before) = match words {
+                Some((f, l)) => ((f + 1).saturating_sub(len), f + l),
+                None => (0, usize::MAX),
+            };
+            self.first(p, from, before).map(|first| (first, len))
         });
         if let Some((first, len)) = contradicted {
             Verdict::Contradicted { first, len }
-        } else if !rule.any.is_empty() && rule.any.iter().all(|p| self.find(p).next().is_none()) {
+        } else if !rule.any.is_empty()
+            && rule
+                .any
+                .iter()
+                .all(|p| self.first(p, 0, usize::MAX).is_none())
+        {
             Verdict::Unsupported
         } else {
             Verdict::Kept
@@ -214,7 +234,9 @@ impl Filter for Sense {
 mod tests {
     use super::super::test_support::run;
     use super::super::MatchKind;
+    use super::*;
     use crate::glossary::Glossary;
+    use proptest::prelude::*;
     use std::sync::Arc;
 
     fn date(not: &str) -> Arc<Glossary> {
@@ -267,5 +289,102 @@ mod tests {
         );
         // "dated" itself (a stem match of date) is still left out.
         assert!(run("normalised|sense", &g, "A dated walnut cake menu.").is_empty());
+    }
+
+    /// The verdict as first written: every context phrase compared with
+    /// the words at every place of the post.
+    fn reference(post: &PostView, rule: &Rule, words: Option<(usize, usize)>) -> Verdict {
+        let segments = post.segments();
+        let occurs_at = |p: &Pattern, i: usize| {
+            let n = p.words.len();
+            i + n <= post.words.len()
+                && segments[i] == segments[i + n - 1]
+                && (0..n).all(|k| {
+                    let word = if p.by_stem {
+                        post.stems()[i + k].as_str()
+                    } else {
+                        post.words[i + k].text.as_str()
+                    };
+                    word == p.words[k]
+                })
+        };
+        for p in &rule.not {
+            let len = p.words.len();
+            for first in 0..post.words.len() {
+                let covers = words.is_none_or(|(f, l)| first < f + l && f < first + len);
+                if covers && occurs_at(p, first) {
+                    return Verdict::Contradicted { first, len };
+                }
+            }
+        }
+        let occurs = |p: &Pattern| (0..post.words.len()).any(|i| occurs_at(p, i));
+        if !rule.any.is_empty() && !rule.any.iter().any(occurs) {
+            Verdict::Unsupported
+        } else {
+            Verdict::Kept
+        }
+    }
+
+    const WORDS: [&str; 10] = [
+        "date", "dates", "dated", "save", "the", "up", "to", "walnut", "loaf", "saved",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => proptest::sample::select(&WORDS[..]).prop_map(str::to_string),
+            1 => proptest::sample::select(&[".", ",", "!", "Date", "SAVE"][..]).prop_map(str::to_string),
+        ];
+        proptest::collection::vec(piece, 0..60).prop_map(|p| p.join(" "))
+    }
+
+    fn phrases() -> impl Strategy<Value = Vec<String>> {
+        let phrase = proptest::collection::vec(proptest::sample::select(&WORDS[..]), 1..4)
+            .prop_map(|w| w.join(" "));
+        proptest::collection::vec(phrase, 0..4)
+    }
+
+    proptest! {
+        #[test]
+        fn verdicts_are_those_of_scanning_the_whole_post(
+            post in text(),
+            any in phrases(),
+            not in phrases(),
+            places in proptest::collection::vec((0..60usize, 1..4usize), 0..8),
+        ) {
+            let g = Glossary::parse(
+                "g.json",
+                "g",
+                &serde_json::json!({"entries": [
+                    {"id": "date", "source": "date", "target": "zimbo",
+                     "aliases": ["save"], "context": {"any": any, "not": not}},
+                    {"id": "loaf", "source": "loaf", "target": "brot"},
+                ]})
+                .to_string(),
+            )
+            .unwrap();
+            let view = PostView::new(&post, None);
+            let sense = Sense::new(&g);
+            let rule = rule_of(&mut Stems::default(), &g.entries[0]);
+            let count = view.words.len();
+            let mut asked: Vec<Option<(usize, usize)>> = vec![None];
+            asked.extend(
+                places
+                    .into_iter()
+                    .filter(|&(f, l)| f + l <= count)
+                    .map(Some),
+            );
+            asked.extend((0..count).map(|f| Some((f, 1))));
+            for words in asked {
+                let want = rule
+                    .as_ref()
+                    .map_or(Verdict::Kept, |r| reference(&view, r, words));
+                prop_assert_eq!(sense.verdict(&view, 0, words), want);
+                prop_assert_eq!(
+                    context_verdict(&g.entries[0], &view, words),
+                    rule.as_ref().map(|_| want)
+                );
+                prop_assert_eq!(sense.verdict(&view, 1, words), Verdict::Kept);
+            }
+        }
     }
 }

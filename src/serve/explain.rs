@@ -6,8 +6,8 @@
 pub use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
 use crate::glossary::{Entry, Glossary};
-use crate::retrieve::{best_per_entry, Match, PostView, Retriever, Sense, Spec, Verdict};
-use crate::target_match::overlaps;
+use crate::retrieve::{best_per_entry, Longer, Match, PostView, Retriever, Sense, Spec, Verdict};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 use std::ops::Range;
 use std::sync::Arc;
@@ -62,15 +62,27 @@ pub fn left_out(
     used: &[UsedEntry],
 ) -> Vec<LeftOut> {
     let view = PostView::new(text, None);
+    let all = unfiltered.retrieve(&view);
+    // Each entry's matches, the used entries and who holds whom, found
+    // once: a long post has thousands of matches.
+    let mut of_entry: HashMap<usize, Vec<usize>> = HashMap::default();
+    for (i, m) in all.iter().enumerate() {
+        of_entry.entry(m.entry).or_default().push(i);
+    }
+    let mut used_by_index: HashMap<usize, &UsedEntry> = HashMap::default();
+    for u in used {
+        if let Some(i) = glossary.index_of(&u.entry) {
+            used_by_index.entry(i).or_insert(u);
+        }
+    }
     let explainer = Explainer {
         glossary,
         view: &view,
         sense: Sense::new(glossary),
-        all: unfiltered.retrieve(&view),
-        used: used
-            .iter()
-            .filter_map(|u| Some((glossary.index_of(&u.entry)?, u)))
-            .collect(),
+        longer: Longer::of(&all),
+        all,
+        of_entry,
+        used: used_by_index,
     };
     let mut out = Vec::new();
     for m in best_per_entry(explainer.all.clone()) {
@@ -91,7 +103,10 @@ struct Explainer<'a> {
     view: &'a PostView<'a>,
     sense: Sense,
     all: Vec<Match>,
-    used: Vec<(usize, &'a UsedEntry)>,
+    /// Per entry, the indices of its matches in `all`.
+    of_entry: HashMap<usize, Vec<usize>>,
+    longer: Longer,
+    used: HashMap<usize, &'a UsedEntry>,
 }
 
 /// Why one place was left out (the fields of [`LeftOut`] of that name).
@@ -115,7 +130,16 @@ impl Why {
 
 impl Explainer<'_> {
     fn used_as(&self, entry: usize) -> Option<&UsedEntry> {
-        self.used.iter().find(|(i, _)| *i == entry).map(|(_, u)| *u)
+        self.used.get(&entry).copied()
+    }
+
+    /// The matches of `entry`, in the order found.
+    fn matches_of(&self, entry: usize) -> impl Iterator<Item = &Match> {
+        self.of_entry
+            .get(&entry)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&i| &self.all[i])
     }
 
     fn quote(&self, first: usize, len: usize) -> String {
@@ -129,15 +153,13 @@ impl Explainer<'_> {
         entry: usize,
         (first, len): (usize, usize),
     ) -> Option<(usize, (usize, usize))> {
-        self.all.iter().find_map(|o| {
-            let (of, ol) = o.words?;
-            let holds = o.entry != entry
-                && self.used_as(o.entry).is_some()
-                && ol > len
-                && of <= first
-                && first + len <= of + ol;
-            holds.then_some((o.entry, (of, ol)))
-        })
+        // The first such match in `all`.
+        let o = self
+            .longer
+            .holding_words((first, len))
+            .filter(|&o| self.all[o].entry != entry && self.used_as(self.all[o].entry).is_some())
+            .min()?;
+        Some((self.all[o].entry, self.all[o].words?))
     }
 
     /// The message for words inside a longer entry used there.
@@ -203,40 +225,48 @@ impl Explainer<'_> {
             None => {
                 // Every place of it is part of a longer entry used there.
                 let holders: Option<Vec<_>> = self
-                    .all
-                    .iter()
-                    .filter(|a| a.entry == m.entry)
+                    .matches_of(m.entry)
                     .map(|a| self.holder(m.entry, a.words?))
                     .collect();
                 let &(longer, at) = holders.as_deref()?.first()?;
                 self.part_of(&phrase, longer, at)
             }
         };
-        let places = self
-            .all
-            .iter()
-            .filter(|a| a.entry == m.entry)
-            .filter_map(|a| a.words)
-            .collect();
+        let places = self.matches_of(m.entry).filter_map(|a| a.words).collect();
         Some(self.record(m.entry, phrase, why, places))
     }
 
     /// A used entry's places that the filters dropped (no kept place
     /// overlaps them), each explained.
     fn places_left_out(&self, entry: usize, kept: &[Range<usize>]) -> Vec<LeftOut> {
-        let mut places: Vec<(usize, usize)> = self
-            .all
+        // Kept places by start, with the furthest end so far: a place
+        // overlaps one of them when the furthest end among those starting
+        // before it ends lies past its start.
+        let mut kept: Vec<&Range<usize>> = kept.iter().collect();
+        kept.sort_by_key(|k| k.start);
+        let reach: Vec<usize> = kept
             .iter()
-            .filter(|a| a.entry == entry)
+            .scan(0, |far, k| {
+                *far = k.end.max(*far);
+                Some(*far)
+            })
+            .collect();
+        let overlaps_kept = |bytes: &Range<usize>| {
+            let before = kept.partition_point(|k| k.start < bytes.end);
+            before > 0 && reach[before - 1] > bytes.start
+        };
+        let mut places: Vec<(usize, usize)> = self
+            .matches_of(entry)
             .filter_map(|a| a.words)
             .filter(|&(first, len)| {
                 let bytes = self.view.words[first].start..self.view.words[first + len - 1].end;
-                !kept.iter().any(|k| overlaps(k, &bytes))
+                !overlaps_kept(&bytes)
             })
             .collect();
         places.sort_unstable();
         places.dedup();
         let mut out: Vec<LeftOut> = Vec::new();
+        let mut said: HashSet<String> = HashSet::default();
         for words in places {
             let phrase = self.quote(words.0, words.1);
             let why = match self.sense_why(entry, words, &phrase) {
@@ -247,7 +277,7 @@ impl Explainer<'_> {
                 },
             };
             // One word inside another match of the same entry: once.
-            if !out.iter().any(|o| o.message == why.message) {
+            if said.insert(why.message.clone()) {
                 out.push(self.record(entry, phrase, why, vec![words]));
             }
         }

@@ -3,7 +3,7 @@
 //! deterministic baseline and lets the whole pipeline run without a key.
 
 use super::{CallFuture, Completion, Provider, ProviderError, ProviderKind, Request, Substitution};
-use crate::target_match::{overlaps, Haystack};
+use crate::target_match::{Claimed, Haystack};
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::ops::Range;
@@ -61,9 +61,10 @@ pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
         candidates.extend(places.into_iter().map(|r| (r, i)));
     }
     candidates.sort_by_key(|(r, i)| (Reverse(text[r.clone()].chars().count()), *i, r.start));
+    let mut claimed = Claimed::default();
     let mut taken: Vec<(Range<usize>, usize)> = Vec::new();
     for (place, i) in candidates {
-        if !taken.iter().any(|(t, _)| overlaps(t, &place)) {
+        if claimed.claim(&place) {
             taken.push((place, i));
         }
     }
