@@ -18,15 +18,7 @@ pub struct Segment {
 /// target or form (by [`target_match`]'s rule, longest first, no overlaps)
 /// is its own segment.
 pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
-    let spellings: Vec<(usize, &str)> = used
-        .iter()
-        .enumerate()
-        .flat_map(|(i, u)| {
-            std::iter::once(u.target.as_str())
-                .chain(u.forms.iter().map(String::as_str))
-                .map(move |s| (i, s))
-        })
-        .collect();
+    let spellings = super::pipeline::spellings(used);
     let places = target_match::claim(&Haystack::new(output), &spellings);
     let mut out = Vec::new();
     let mut at = 0;

@@ -75,6 +75,19 @@ pub struct UsedEntry {
     pub places: Vec<Range<usize>>,
 }
 
+/// Every entry's target and forms, each with the index of its entry: what
+/// the check and the highlighting look for in the output in one pass.
+pub fn spellings(used: &[UsedEntry]) -> Vec<(usize, &str)> {
+    used.iter()
+        .enumerate()
+        .flat_map(|(i, u)| {
+            std::iter::once(u.target.as_str())
+                .chain(u.forms.iter().map(String::as_str))
+                .map(move |s| (i, s))
+        })
+        .collect()
+}
+
 /// The prompt stage's output.
 #[derive(Debug, Clone, Serialize)]
 pub struct PromptOut {
@@ -717,15 +730,7 @@ fn review(
     output: Option<&str>,
 ) -> Review {
     // One pass over the output for every target and form, not one each.
-    let spellings: Vec<(usize, &str)> = used
-        .iter()
-        .enumerate()
-        .flat_map(|(i, u)| {
-            std::iter::once(u.target.as_str())
-                .chain(u.forms.iter().map(String::as_str))
-                .map(move |s| (i, s))
-        })
-        .collect();
+    let spellings = spellings(used);
     let mut in_output = vec![false; used.len()];
     if let Some(output) = output {
         let needles: Vec<&str> = spellings.iter().map(|&(_, s)| s).collect();
