@@ -277,11 +277,7 @@ fn a_timeout_is_retried_then_recorded_as_a_failed_call() {
 }
 
 fn records(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("calls.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    crate::support::jsonl(&dir.join("calls.jsonl"))
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::support;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use support::{glossa_in, repo_file, Response, Server};
+use support::{glossa_in, jsonl, repo_file, Response, Server};
 use tempfile::TempDir;
 
 const REAL: &str = "tests/fixtures/real-model/smollm2-135m-cafe";
@@ -22,15 +22,6 @@ fn reply(content: &str) -> Response {
                            "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
             .to_string(),
     )
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// `glossa ARGS` in `dir` off the async runtime that serves the mock:

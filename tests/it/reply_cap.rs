@@ -9,7 +9,7 @@ use crate::support;
 use glossa::generate::provider::{LengthCap, Request};
 use serde_json::{json, Value};
 use std::path::Path;
-use support::{fixture, run_in as run, Response, Server};
+use support::{fixture, jsonl, run_in as run, Response, Server};
 use tempfile::TempDir;
 
 /// A chat completion of `content` ending with `finish`.
@@ -189,14 +189,6 @@ fn strs(args: &[String]) -> Vec<&str> {
     args.iter().map(String::as_str).collect()
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// The labelled posts of the mini fixture, by their text.
 const MINI_POSTS: [&str; 4] = [
     "Try our cold coffee today.",
@@ -251,9 +243,9 @@ async fn a_run_saves_the_cap_keeps_a_cut_off_text_and_redoes_it_with_the_same_ca
         std::fs::write(cwd.join("old/run.json"), old.to_string()).unwrap();
         run(&cwd, &["run", "--resume", "old"], 0);
         (
-            lines(&cwd.join("r/calls.jsonl")),
+            jsonl(&cwd.join("r/calls.jsonl")),
             config,
-            lines(&cwd.join("old/calls.jsonl")),
+            jsonl(&cwd.join("old/calls.jsonl")),
         )
     })
     .await;
@@ -297,7 +289,7 @@ fn batch_lines_carry_the_default_cap_as_a_live_call_does() {
         let file = format!("{out}.jsonl");
         let args = mini_run(&["--model", model, "--batch-out", &file, "--out", out]);
         run(cwd, &strs(&args), 0);
-        for line in lines(&cwd.join(&file)) {
+        for line in jsonl(&cwd.join(&file)) {
             let body = &line["body"];
             if model == "o3-mini" {
                 assert!(body.get("max_completion_tokens").is_none(), "{line}");

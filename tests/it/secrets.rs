@@ -27,20 +27,13 @@ fn chat(content: &str, model: &str, finish: &str) -> Response {
 
 /// Every file under `dir`, as (path, text).
 fn files(dir: &Path) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-                out.push((p.display().to_string(), text));
-            }
-        }
-    }
-    out
+    crate::support::files_below(dir)
+        .into_iter()
+        .map(|p| {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            (p.display().to_string(), text)
+        })
+        .collect()
 }
 
 /// `glossa <args>` against the mock with the key set, in `cwd`.
