@@ -343,7 +343,9 @@ impl Pipeline {
             .collect();
         let written = matches
             .iter()
-            .map(|m| m.kind == MatchKind::Oracle || m.is_written(&self.glossary))
+            // A match from no phrase (oracle, random) was not found in the text,
+            // so it is no approximate match to look at again.
+            .map(|m| m.words.is_none() || m.is_written(&self.glossary))
             .collect();
         let used = matches
             .iter()

@@ -13,6 +13,7 @@
 
 mod alias;
 mod closest;
+mod control;
 mod edit;
 mod exact;
 mod fuzzy;
@@ -71,6 +72,8 @@ pub enum MatchKind {
     Alias,
     /// Taken from the post's label.
     Oracle,
+    /// Drawn at random (the `random` control condition).
+    Random,
 }
 
 impl fmt::Display for MatchKind {
@@ -83,6 +86,7 @@ impl fmt::Display for MatchKind {
             MatchKind::Split => "split",
             MatchKind::Alias => "alias",
             MatchKind::Oracle => "oracle",
+            MatchKind::Random => "random",
         };
         f.write_str(name)
     }
@@ -350,6 +354,8 @@ pub const REGISTRY: &[RetrieverInfo] = &[
     split::INFO,
     alias::INFO,
     oracle::INFO,
+    control::NONE_INFO,
+    control::RANDOM_INFO,
 ];
 
 /// Every filter, by name.
