@@ -20,6 +20,7 @@
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use crate::target_match::{Claimed, Haystack};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Which targets were missing and which leaked, by entry id.
@@ -37,6 +38,12 @@ pub struct Verdict {
     /// before echoes were checked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub echo: bool,
+    /// How each needed entry that stands was written: the words at its
+    /// first place, folded as targets are compared (lower case, NFC). The
+    /// term figures count needed terms and consistency from it
+    /// (docs/formats.md, "Term figures"). Absent in records written before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rendered: BTreeMap<String, String>,
 }
 
 impl Verdict {
@@ -174,6 +181,15 @@ impl Checker {
             .filter(|(_, stemmed)| *stemmed)
             .map(|(t, _)| t.id.to_string())
             .collect();
+        let rendered = needed
+            .iter()
+            .zip(&found)
+            .filter(|(t, _)| !missing.iter().any(|m| m == t.id))
+            .filter_map(|(t, places)| {
+                let first = places.iter().min_by_key(|p| (p.start, std::cmp::Reverse(p.end)))?;
+                Some((t.id.to_string(), crate::target_match::fold(&output[first.clone()])))
+            })
+            .collect();
         let ok = missing.is_empty() && leaked.is_empty();
         Verdict {
             missing,
@@ -181,6 +197,7 @@ impl Checker {
             ok,
             by_stem,
             echo: false,
+            rendered,
         }
     }
 
@@ -485,5 +502,26 @@ mod tests {
                 .any(|p| crate::target_match::within(&inner, p));
             proptest::prop_assert_eq!(Holding::of(places.iter()).holds(&inner), want);
         }
+    }
+
+    #[test]
+    fn each_needed_entry_that_stands_is_rendered_as_at_its_first_place() {
+        let forms = ["Tees".to_string()];
+        let tea = Target {
+            id: "tea",
+            text: "Tee",
+            forms: &forms,
+        };
+        let cake = t("cake", "Kuchen");
+        let v = check("Zwei Tees, dann noch ein Tee.", &[tea, cake], &[]);
+        assert_eq!(v.missing, ["cake"]);
+        assert_eq!(v.rendered.len(), 1);
+        assert_eq!(v.rendered["tea"], "tees");
+        // A missing entry is not rendered, in strict mode too.
+        let v = Checker::new(CheckMode::Strict, "de")
+            .unwrap()
+            .check("Tee", &[tea, t("t2", "Tee")], &[]);
+        assert_eq!(v.missing.len(), 1);
+        assert_eq!(v.rendered.len(), 1);
     }
 }
