@@ -18,6 +18,7 @@ pub mod interchange;
 pub mod limits;
 pub mod lint;
 pub mod phrase;
+pub mod qa;
 pub mod report;
 pub mod retrieve;
 pub mod run_dir;

@@ -186,8 +186,13 @@ impl Checker {
             .zip(&found)
             .filter(|(t, _)| !missing.iter().any(|m| m == t.id))
             .filter_map(|(t, places)| {
-                let first = places.iter().min_by_key(|p| (p.start, std::cmp::Reverse(p.end)))?;
-                Some((t.id.to_string(), crate::target_match::fold(&output[first.clone()])))
+                let first = places
+                    .iter()
+                    .min_by_key(|p| (p.start, std::cmp::Reverse(p.end)))?;
+                Some((
+                    t.id.to_string(),
+                    crate::target_match::fold(&output[first.clone()]),
+                ))
             })
             .collect();
         let ok = missing.is_empty() && leaked.is_empty();
@@ -518,9 +523,11 @@ mod tests {
         assert_eq!(v.rendered.len(), 1);
         assert_eq!(v.rendered["tea"], "tees");
         // A missing entry is not rendered, in strict mode too.
-        let v = Checker::new(CheckMode::Strict, "de")
-            .unwrap()
-            .check("Tee", &[tea, t("t2", "Tee")], &[]);
+        let v = Checker::new(CheckMode::Strict, "de").unwrap().check(
+            "Tee",
+            &[tea, t("t2", "Tee")],
+            &[],
+        );
         assert_eq!(v.missing.len(), 1);
         assert_eq!(v.rendered.len(), 1);
     }

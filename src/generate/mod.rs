@@ -14,5 +14,5 @@ pub mod reply;
 pub mod retry;
 pub mod secrets;
 pub mod simplify;
-pub mod term_figures;
 pub mod target_stem;
+pub mod term_figures;

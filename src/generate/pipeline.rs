@@ -24,6 +24,10 @@ use std::time::Instant;
 mod repair;
 pub use repair::{Turn, DEFAULT_REPAIR_RUN, DEFAULT_REPAIR_TRANSLATE};
 
+/// The provider name of a translation made elsewhere (`glossa check`): no
+/// prompt was sent, so its output is never an echo.
+pub const EXISTING: &str = "existing";
+
 /// Everything fixed for a batch: glossary, retriever, templates, provider.
 pub struct Pipeline {
     pub glossary: Arc<Glossary>,
@@ -532,7 +536,7 @@ impl Pipeline {
     /// repaired output must not copy the repair prompt either.
     fn echo(&self, prepared: &Prepared, generation: &Generation, repaired: bool) -> Option<Echo> {
         let output = generation.text.as_deref()?;
-        if super::provider::is_offline(&generation.provider) {
+        if super::provider::is_offline(&generation.provider) || generation.provider == EXISTING {
             return None;
         }
         let g = &self.glossary;

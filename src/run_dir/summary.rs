@@ -213,7 +213,10 @@ impl Summariser {
             }
         }
         let rendered = renderings(&r.check);
-        let tally = self.terms.entry((r.retriever.clone(), r.repeat)).or_default();
+        let tally = self
+            .terms
+            .entry((r.retriever.clone(), r.repeat))
+            .or_default();
         tally.add(&rendered);
         if let Some(old) = self.latest_terms.insert(r.key(), rendered) {
             tally.remove(&old);
