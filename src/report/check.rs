@@ -43,7 +43,7 @@ pub fn json_segment(first: bool, r: &SegmentResult) -> serde_json::Result<String
 
 pub fn json_close(any: bool, summary: &CheckSummary) -> serde_json::Result<String> {
     let newline = if any { "\n" } else { "" };
-    let summary = serde_json::to_string_pretty(summary)?.replace('\n', "\n  ");
+    let summary = serde_json::to_string_pretty(summary)?;
     Ok(format!("{newline}],\n\"summary\": {summary}\n}}\n"))
 }
 
