@@ -4,6 +4,7 @@
 
 mod support;
 
+mod check;
 mod cli;
 mod conventions;
 mod generate;
