@@ -28,9 +28,19 @@ pub struct Entry {
     #[serde(default)]
     pub id: String,
     pub source: String,
+    /// May be left out when `keep` is set: then it is `source`.
+    #[serde(default)]
     pub target: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// Found only where the post writes the source (or an alias) with its
+    /// case, and the target asked with its case (docs/formats.md, "Case
+    /// and keep").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    /// Not translated: the target is the source as written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -233,6 +243,23 @@ impl Glossary {
             };
             if entry.source.trim().is_empty() {
                 return Err(at(format!("entry {} (`{name}`): `source` is empty", i + 1)));
+            }
+            if entry.keep {
+                // A kept entry's target is its source: left out, or the same.
+                if entry.target.is_empty() {
+                    entry.target = entry.source.clone();
+                } else if phrase::nfc(entry.target.trim()) != phrase::nfc(entry.source.trim()) {
+                    return Err(at(format!(
+                        "entry `{name}`: `keep` is set, so the target is the source as written, \
+                         but `target` is {:?}; leave `target` out or drop `keep`",
+                        entry.target
+                    )));
+                }
+            } else if entry.target.is_empty() {
+                return Err(at(format!(
+                    "entry `{name}`: missing field `target`; give one, or set \"keep\": true \
+                     to keep the source as written"
+                )));
             }
             if entry.target.trim().is_empty() {
                 return Err(at(format!("entry `{name}`: `target` is empty")));
