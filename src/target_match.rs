@@ -119,7 +119,13 @@ impl<'a> Haystack<'a> {
         let cased_needles: Vec<Option<String>> = needles
             .iter()
             .enumerate()
-            .map(|(k, n)| exact_case.get(k).copied().unwrap_or(false).then(|| cased(n)))
+            .map(|(k, n)| {
+                exact_case
+                    .get(k)
+                    .copied()
+                    .unwrap_or(false)
+                    .then(|| cased(n))
+            })
             .collect();
         let folded: Vec<String> = needles.iter().map(|n| fold(n)).collect();
         let Ok(automaton) = aho_corasick::AhoCorasick::new(&folded) else {

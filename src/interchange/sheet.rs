@@ -385,13 +385,15 @@ impl Layout {
         first_lines: &mut FirstLines,
     ) -> Result<Entry, InputError> {
         let fail = |message: String| InputError::at_line(path, line, message);
-        let flag = |c: Column| yes_or_no(self.cell(cells, c)).map_err(|bad| {
-            fail(format!(
-                "`{}`: {bad:?} in column `{}`; write yes or no (true/false, 1/0, x or empty)",
-                self.cell(cells, Column::Source),
-                c.name()
-            ))
-        });
+        let flag = |c: Column| {
+            yes_or_no(self.cell(cells, c)).map_err(|bad| {
+                fail(format!(
+                    "`{}`: {bad:?} in column `{}`; write yes or no (true/false, 1/0, x or empty)",
+                    self.cell(cells, Column::Source),
+                    c.name()
+                ))
+            })
+        };
         let (case_sensitive, keep) = (flag(Column::CaseSensitive)?, flag(Column::Keep)?);
         let (source, target) = self.source_and_target(cells, keep, fail)?;
         let aliases = split_list(self.cell(cells, Column::Aliases));
@@ -634,8 +636,14 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("g.tsv:2: `tea`: \"maybe\" in column `case_sensitive`"), "{err}");
-        assert!(err.contains("g.tsv:3: `Acme`: kept (column `keep`)"), "{err}");
+        assert!(
+            err.contains("g.tsv:2: `tea`: \"maybe\" in column `case_sensitive`"),
+            "{err}"
+        );
+        assert!(
+            err.contains("g.tsv:3: `Acme`: kept (column `keep`)"),
+            "{err}"
+        );
         assert!(err.contains("g.tsv:4: `Brand`: empty target"), "{err}");
     }
 

@@ -71,7 +71,13 @@ fn form(written: &str) -> Option<Written> {
 /// A word as written, its apostrophes and micro signs written one way.
 fn as_compared(word: &str) -> String {
     word.chars()
-        .map(|c| if c == '’' { '\'' } else { phrase::same_letter(c) })
+        .map(|c| {
+            if c == '’' {
+                '\''
+            } else {
+                phrase::same_letter(c)
+            }
+        })
         .collect()
 }
 

@@ -12,8 +12,8 @@
 use super::case::CaseFilter;
 use super::shared::{self, SharedTiers};
 use super::{
-    union, Composition, Filter, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS, FILTERS,
-    REGISTRY,
+    union, Composition, Filter, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS,
+    FILTERS, REGISTRY,
 };
 use crate::glossary::Glossary;
 use rayon::prelude::*;
@@ -130,7 +130,11 @@ impl Spec {
         }
         let filters = case
             .into_iter()
-            .chain(self.filters.iter().map(|info| (info.build)(glossary, params)))
+            .chain(
+                self.filters
+                    .iter()
+                    .map(|info| (info.build)(glossary, params)),
+            )
             .collect();
         Ok(Box::new(union::Filtered::new(inner, filters)))
     }

@@ -298,6 +298,10 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
     entry.id = entry.id.trim().to_string();
     entry.source = entry.source.trim().to_string();
     entry.target = entry.target.trim().to_string();
+    // "Keep as written" with no target: the target is the source.
+    if entry.keep && entry.target.is_empty() {
+        entry.target = entry.source.clone();
+    }
     entry.sense = entry
         .sense
         .map(|s| s.trim().to_string())

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod case_keep;
 mod cli;
 mod conventions;
 mod generate;
