@@ -246,7 +246,7 @@ impl Glossary {
             }
             if entry.keep {
                 // A kept entry's target is its source: left out, or the same.
-                if entry.target.is_empty() {
+                if entry.target.trim().is_empty() {
                     entry.target = entry.source.clone();
                 } else if phrase::nfc(entry.target.trim()) != phrase::nfc(entry.source.trim()) {
                     return Err(at(format!(
@@ -384,6 +384,26 @@ mod tests {
             .unwrap_err()
             .message
             .contains("missing field `target`"));
+    }
+
+    #[test]
+    fn keep_fills_the_target_with_the_source_and_refuses_another() {
+        let g = parse(
+            r#"{"entries":[{"source":"Glossa Café","keep":true,"case_sensitive":true},
+                {"source":"Acme","target":"Acme","keep":true},{"source":"tea","target":"te"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].target, "Glossa Café");
+        assert!(g.entries[0].keep && g.entries[0].case_sensitive);
+        assert!(!g.entries[2].keep && !g.entries[2].case_sensitive);
+        // Written back, flags only where set.
+        let json = serde_json::to_string(&g.entries[2]).unwrap();
+        assert_eq!(json, r#"{"id":"tea","source":"tea","target":"te"}"#);
+        let err = parse("{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"Acme\",\"target\":\"Acne\",\"keep\":true}]}")
+            .unwrap_err();
+        assert_eq!(err.line, Some(3));
+        assert!(err.message.contains("`keep` is set"), "{err}");
+        assert!(err.message.contains("\"Acne\""), "{err}");
     }
 
     #[test]

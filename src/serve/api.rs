@@ -297,9 +297,12 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
         serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
     entry.id = entry.id.trim().to_string();
     entry.source = entry.source.trim().to_string();
-    entry.target = entry.target.trim().to_string();
-    // "Keep as written" with no target: the target is the source.
-    if entry.keep && entry.target.is_empty() {
+    // A blank target stays as sent, for the glossary's own message about
+    // it; "keep as written" with none: the target is the source.
+    let target = entry.target.trim();
+    if !target.is_empty() {
+        entry.target = target.to_string();
+    } else if entry.keep {
         entry.target = entry.source.clone();
     }
     entry.sense = entry
