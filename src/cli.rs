@@ -182,7 +182,9 @@ pub enum Command {
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
-        sense, aliases, context_any, context_not. A header of two language codes or names (`en,fr`, \
+        sense, aliases, context_any, context_not, case_sensitive, keep (yes/no cells: the row \
+        `US,EE. UU.,yes,` under `source,target,case_sensitive,keep` matches \"US\" only in capitals; \
+        `Glossa Café,,,yes` is a name kept as written). A header of two language codes or names (`en,fr`, \
         `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
@@ -193,7 +195,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
         glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n\n\
-        Columns: source and target; id, sense, aliases, context_any and context_not are added when \
+        Columns: source and target; id, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),

@@ -147,6 +147,7 @@ fn result(pipeline: &Pipeline, id: &str, line: usize, trace: &Trace) -> SegmentR
                     id: &u.entry,
                     text: &u.target,
                     forms: &u.forms,
+                    exact_case: u.case_sensitive,
                 })
                 .collect();
             pipeline.check.check(output, &needed, &[])

@@ -105,6 +105,8 @@ pub struct Target<'a> {
     pub text: &'a str,
     /// Other accepted spellings and inflections (the entry's `forms`).
     pub forms: &'a [String],
+    /// A case-sensitive entry's spellings count only with their case.
+    pub exact_case: bool,
 }
 
 impl Target<'_> {
@@ -114,7 +116,10 @@ impl Target<'_> {
 
     /// Every place any spelling stands, in text order.
     fn places(&self, text: &Haystack) -> Vec<Range<usize>> {
-        let mut out: Vec<Range<usize>> = self.spellings().flat_map(|s| text.find(s)).collect();
+        let mut out: Vec<Range<usize>> = self
+            .spellings()
+            .flat_map(|s| text.find_cased(s, self.exact_case))
+            .collect();
         out.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
         out
     }
@@ -226,7 +231,8 @@ impl Checker {
     ) -> (Vec<Range<usize>>, bool) {
         let written = t.places(text);
         match (&self.stemmer, words) {
-            (Some(stemmer), Some(words)) if written.is_empty() => {
+            // Stems have no case: a case-sensitive target counts as written.
+            (Some(stemmer), Some(words)) if written.is_empty() && !t.exact_case => {
                 let stemmed = t.stemmed_places(stemmer, words);
                 let by_stem = !stemmed.is_empty();
                 (stemmed, by_stem)
@@ -318,11 +324,17 @@ mod tests {
             id,
             text,
             forms: &[],
+            exact_case: false,
         }
     }
 
     fn with_forms<'a>(id: &'a str, text: &'a str, forms: &'a [String]) -> Target<'a> {
-        Target { id, text, forms }
+        Target {
+            id,
+            text,
+            forms,
+            exact_case: false,
+        }
     }
 
     fn strict(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
@@ -338,6 +350,23 @@ mod tests {
     fn target_in_other_case_counts() {
         let v = check("FROSK MAVI tan!", &[t("cold-coffee", "frosk mavi")], &[]);
         assert!(v.ok, "{v:?}");
+    }
+
+    #[test]
+    fn a_case_sensitive_target_counts_only_with_its_case() {
+        let us = Target {
+            exact_case: true,
+            ..t("US", "EE. UU.")
+        };
+        assert!(check("Hecho en EE. UU.", &[us], &[]).ok);
+        assert_eq!(check("hecho en ee. uu.", &[us], &[]).missing, ["US"]);
+        // A leak too needs the case.
+        assert!(check("hecho en ee. uu.", &[], &[us]).ok);
+        assert_eq!(check("EE. UU.", &[], &[us]).leaked, ["US"]);
+        // Stems have no case: the stem check does not loosen it.
+        let checker = Checker::new(CheckMode::Stem, "es").unwrap();
+        assert!(!checker.stands("hecho en ee. uu.", &us));
+        assert!(checker.stands("hecho en EE. UU.", &us));
     }
 
     #[test]
@@ -516,6 +545,7 @@ mod tests {
             id: "tea",
             text: "Tee",
             forms: &forms,
+            exact_case: false,
         };
         let cake = t("cake", "Kuchen");
         let v = check("Zwei Tees, dann noch ein Tee.", &[tea, cake], &[]);

@@ -69,6 +69,12 @@ pub struct UsedEntry {
     pub score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// The entry's `case_sensitive` and `keep` (docs/formats.md, "Case and
+    /// keep"); absent when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
@@ -405,6 +411,8 @@ impl Pipeline {
             phrase,
             score: m.score,
             sense: e.sense.clone(),
+            case_sensitive: e.case_sensitive,
+            keep: e.keep,
             forms: e.forms.clone(),
             places: places(mine, view),
         }
@@ -419,6 +427,8 @@ impl Pipeline {
                 source: u.source.clone(),
                 target: u.target.clone(),
                 sense: u.sense.clone(),
+                case_sensitive: u.case_sensitive,
+                keep: u.keep,
             })
             .collect();
         let block = glossary_block(&lines);
@@ -456,6 +466,8 @@ impl Pipeline {
                     phrase: u.phrase.clone(),
                     target: u.target.clone(),
                     places: (!u.places.is_empty()).then(|| u.places.iter().map(place).collect()),
+                    case_sensitive: u.case_sensitive,
+                    keep: u.keep,
                 })
                 .collect(),
             repeat: trace.repeat,
@@ -576,6 +588,7 @@ impl Pipeline {
             id: &g.entries[e].id,
             text: &g.entries[e].target,
             forms: &g.entries[e].forms,
+            exact_case: g.entries[e].case_sensitive,
         };
         let needed: Vec<Target> = label.needed.iter().map(target).collect();
         let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
@@ -740,7 +753,11 @@ fn review(
     let mut in_output = vec![false; used.len()];
     if let Some(output) = output {
         let needles: Vec<&str> = spellings.iter().map(|&(_, s)| s).collect();
-        let stands = Haystack::new(output).standing(&needles);
+        let cased: Vec<bool> = spellings
+            .iter()
+            .map(|&(i, _)| used[i].case_sensitive)
+            .collect();
+        let stands = Haystack::new(output).standing_cased(&needles, &cased);
         for (&(i, _), stands) in spellings.iter().zip(stands) {
             in_output[i] |= stands;
         }

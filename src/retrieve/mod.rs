@@ -12,6 +12,7 @@
 //! or a filter is one file plus one line in its registry.
 
 mod alias;
+mod case;
 mod closest;
 mod control;
 mod edit;
@@ -37,6 +38,7 @@ mod wordmap;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
+pub use known::is_english as is_english_word;
 pub use longer::Longer;
 pub use longest::targets_agree;
 pub use normalised::{stem_word, Stems};

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod case_keep;
 mod check;
 mod cli;
 mod conventions;
