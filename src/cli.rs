@@ -170,11 +170,12 @@ pub enum Command {
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),
-    /// Write a glossary as TSV or CSV (for spreadsheets and machine-translation services)
+    /// Write a glossary as TSV, CSV or TBX (for spreadsheets, machine-translation services and CAT tools)
     #[command(after_help = "Examples:\n  \
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
-        glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n\n\
-        Columns: source and target; id, sense, aliases, context_any and context_not are added when \
+        glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n  \
+        glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n\n\
+        Columns: source and target; id, forms, forbidden, sense, aliases, context_any and context_not are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),
@@ -824,7 +825,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv or csv
+    /// tsv, csv or tbx (TBX-Basic: forms as admitted terms, forbidden terms as deprecated ones)
     #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
     pub format: crate::interchange::SheetFormat,
     /// Write here instead of standard output

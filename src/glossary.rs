@@ -39,6 +39,10 @@ pub struct Entry {
     /// check accepts any of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Target strings that must not appear in a translation that uses
+    /// this entry (deprecated or banned terms; docs/formats.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// Phrase key of `source` (SPEC.md phrase rule 6).
     #[serde(skip)]
     pub key: String,
@@ -77,6 +81,9 @@ pub struct Head {
     pub source_lang: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_lang: Option<String>,
+    /// Target words no translation may hold, whatever the post.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -88,6 +95,8 @@ struct GlossaryFile<'a> {
     source_lang: Option<String>,
     #[serde(default)]
     target_lang: Option<String>,
+    #[serde(default, borrow)]
+    forbidden: Vec<&'a RawValue>,
     #[serde(borrow)]
     entries: Vec<&'a RawValue>,
 }
@@ -100,6 +109,9 @@ pub struct Glossary {
     pub source_lang: String,
     pub target_lang: String,
     pub entries: Vec<Entry>,
+    /// Glossary-wide forbidden target words ([`Glossary::with_forbidden`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// The path it was loaded from, as given.
     #[serde(skip)]
     pub path: String,
@@ -167,10 +179,30 @@ impl Glossary {
                 Ok(entry)
             })
             .collect::<Result<Vec<Entry>, InputError>>()?;
+        let mut forbidden = Vec::with_capacity(file.forbidden.len());
+        let mut lines = LineCounter::new(text);
+        for raw in &file.forbidden {
+            let at = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let (line, column) = lines.position_at(at);
+            let word: String = serde_json::from_str(raw.get())
+                .map_err(|e| InputError::json_at(path, line, column, &e))?;
+            if word.trim().is_empty() {
+                return Err(InputError::at_line(
+                    path,
+                    line,
+                    format!(
+                        "glossary-wide `forbidden` word {} is empty",
+                        forbidden.len() + 1
+                    ),
+                ));
+            }
+            forbidden.push(word);
+        }
         let head = Head {
             name: file.name,
             source_lang: file.source_lang,
             target_lang: file.target_lang,
+            forbidden,
         };
         let glossary = Glossary::new(
             path,
@@ -182,7 +214,8 @@ impl Glossary {
                 .clone()
                 .unwrap_or_else(|| "target".to_string()),
             entries,
-        )?;
+        )?
+        .with_forbidden(head.forbidden.clone());
         Ok((glossary, head))
     }
 
@@ -249,6 +282,12 @@ impl Glossary {
                     entry.id
                 )));
             }
+            if let Some(word) = entry.forbidden.iter().find(|f| f.trim().is_empty()) {
+                return Err(at(format!(
+                    "entry `{}`: forbidden term {word:?} is empty",
+                    entry.id
+                )));
+            }
             // One hash of the id, to look it up and to insert it.
             match by_id.entry(entry.id.clone()) {
                 Slot::Occupied(first) => {
@@ -268,10 +307,19 @@ impl Glossary {
             source_lang,
             target_lang,
             entries,
+            forbidden: Vec::new(),
             path: path.to_string(),
             by_id,
             keys: OnceLock::new(),
         })
+    }
+
+    /// The glossary with its glossary-wide forbidden words (each checked
+    /// non-empty by the caller: [`Glossary::parse_with_head`] names the
+    /// line of an empty one).
+    pub fn with_forbidden(mut self, words: Vec<String>) -> Glossary {
+        self.forbidden = words;
+        self
     }
 
     /// Index of the entry with this id.

@@ -16,6 +16,12 @@
 //! In both modes a wrong-sense target standing only inside a needed
 //! target's place does not leak: "mavi" inside a needed "frosk mavi" is
 //! part of that term, not a wrong-sense "mavi".
+//!
+//! Forbidden terms ([`forbidden_in`]): an entry's `forbidden` terms, and
+//! the glossary's top-level `forbidden` words, must not stand in the
+//! output, by the same rule; one standing only inside the place of a
+//! target or form the glossary asked for (the entry's own or another's)
+//! is part of that term and does not count.
 
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use crate::target_match::{Claimed, Haystack};
@@ -37,9 +43,20 @@ pub struct Verdict {
     /// before echoes were checked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub echo: bool,
+    /// Forbidden terms standing in the output ([`forbidden_in`]): never
+    /// ok. Absent (empty) in records written before they were checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<Forbidden>,
 }
 
 impl Verdict {
+    /// The verdict with the forbidden terms found: any makes it not ok.
+    pub fn with_forbidden(mut self, forbidden: Vec<Forbidden>) -> Verdict {
+        self.ok &= forbidden.is_empty();
+        self.forbidden = forbidden;
+        self
+    }
+
     /// The verdict with the echo check's result: an echo is never ok.
     pub fn with_echo(mut self, echo: bool) -> Verdict {
         self.echo = echo;
@@ -181,6 +198,7 @@ impl Checker {
             ok,
             by_stem,
             echo: false,
+            forbidden: Vec::new(),
         }
     }
 
@@ -273,6 +291,99 @@ impl Holding {
         let before = self.starts.partition_point(|&s| s <= inner.start);
         before > 0 && self.reach[before - 1] >= inner.end
     }
+}
+
+/// A forbidden term standing in an output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forbidden {
+    /// The entry that forbids it; `null` for the glossary-wide list.
+    pub entry: Option<String>,
+    /// The term as the glossary writes it.
+    pub term: String,
+    /// Its place in the output: byte offsets `[start, end]` (UTF-8).
+    #[serde(with = "byte_range")]
+    pub at: Range<usize>,
+}
+
+impl std::fmt::Display for Forbidden {
+    /// "forbidden term 'Kunde' (entry customer) at 12".
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "forbidden term '{}' ", self.term)?;
+        match &self.entry {
+            Some(entry) => write!(f, "(entry {entry})")?,
+            None => write!(f, "(glossary-wide)")?,
+        }
+        write!(f, " at {}", self.at.start)
+    }
+}
+
+/// A byte range as the pair `[start, end]`.
+mod byte_range {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::ops::Range;
+
+    pub fn serialize<S: Serializer>(r: &Range<usize>, s: S) -> Result<S::Ok, S::Error> {
+        [r.start, r.end].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Range<usize>, D::Error> {
+        let [start, end] = <[usize; 2]>::deserialize(d)?;
+        Ok(start..end)
+    }
+}
+
+/// The terms one entry forbids; `entry` is `None` for the glossary-wide
+/// list.
+#[derive(Debug, Clone, Copy)]
+pub struct Forbids<'a> {
+    pub entry: Option<&'a str>,
+    pub terms: &'a [String],
+}
+
+/// Every place of `output` where a forbidden term stands, in text order
+/// (then in the order given), except inside a place of one of `asked`'s
+/// targets or forms: what the glossary asks for is never forbidden there
+/// ("Kunde" inside an asked "Kunde Service", a term forbidden by one entry
+/// that is another retrieved entry's target).
+pub fn forbidden_in(output: &Haystack, forbids: &[Forbids], asked: &[Target]) -> Vec<Forbidden> {
+    let terms: Vec<(usize, &str)> = forbids
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.terms.iter().map(move |t| (i, t.as_str())))
+        .collect();
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    // One pass tells which terms stand at all; only those are placed.
+    let needles: Vec<&str> = terms.iter().map(|&(_, t)| t).collect();
+    let standing = output.standing(&needles);
+    if !standing.contains(&true) {
+        return Vec::new();
+    }
+    let asked_places: Vec<Range<usize>> = asked.iter().flat_map(|t| t.places(output)).collect();
+    let held = Holding::of(asked_places.iter());
+    let mut out: Vec<(usize, Forbidden)> = Vec::new();
+    let mut seen: std::collections::HashSet<(usize, &str)> = Default::default();
+    for (&(i, term), _) in terms.iter().zip(&standing).filter(|(_, &s)| s) {
+        // A term given twice by one entry is reported once.
+        if !seen.insert((i, term)) {
+            continue;
+        }
+        for at in output.find(term) {
+            if !held.holds(&at) {
+                out.push((
+                    i,
+                    Forbidden {
+                        entry: forbids[i].entry.map(str::to_string),
+                        term: term.to_string(),
+                        at,
+                    },
+                ));
+            }
+        }
+    }
+    out.sort_by_key(|(i, f)| (f.at.start, *i));
+    out.into_iter().map(|(_, f)| f).collect()
 }
 
 /// Whether `target` or one of its `forms` stands in `output`.

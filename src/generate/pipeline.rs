@@ -4,7 +4,7 @@
 //! what a batch call line is made from.
 
 use super::ambiguity::{self, Unconfirmed};
-use super::check::{Checker, Target, Verdict};
+use super::check::{forbidden_in, Checker, Forbidden, Forbids, Target, Verdict};
 use super::echo::{fixed_text, Echo, EchoCheck, EchoLine};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
@@ -68,6 +68,9 @@ pub struct UsedEntry {
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Terms the output must not hold (the entry's `forbidden`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// Byte ranges of the simplified text of every place where retrieval
     /// kept a match of the entry (after its filters), in text order; empty
     /// for a match from no phrase (the oracle).
@@ -171,6 +174,10 @@ pub struct Review {
     /// the offline provider, whose output is substitution by design).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub echo: Option<Echo>,
+    /// Forbidden terms of the retrieved entries, and glossary-wide ones,
+    /// standing in the output ([`super::check::forbidden_in`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<Forbidden>,
 }
 
 impl Review {
@@ -400,6 +407,7 @@ impl Pipeline {
             score: m.score,
             sense: e.sense.clone(),
             forms: e.forms.clone(),
+            forbidden: e.forbidden.clone(),
             places: places(mine, view),
         }
     }
@@ -413,9 +421,10 @@ impl Pipeline {
                 source: u.source.clone(),
                 target: u.target.clone(),
                 sense: u.sense.clone(),
+                forbidden: u.forbidden.clone(),
             })
             .collect();
-        let block = glossary_block(&lines);
+        let block = glossary_block(&lines, &g.forbidden);
         PromptOut {
             template: self.template.id(),
             text: self
@@ -516,6 +525,10 @@ impl Pipeline {
             output,
         );
         review.echo = echo;
+        if let Some(output) = output {
+            let retrieved: Vec<usize> = prepared.matches.iter().map(|m| m.entry).collect();
+            review.forbidden = self.forbidden(output, &retrieved);
+        }
         Trace {
             generate,
             labelled,
@@ -574,7 +587,21 @@ impl Pipeline {
         let needed: Vec<Target> = label.needed.iter().map(target).collect();
         let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
         let verdict = match output {
-            Some(out) => self.check.check(out, &needed, &wrong),
+            Some(out) => {
+                // The entries that apply to the post: retrieved or needed,
+                // not a wrong sense.
+                let mut applying: Vec<usize> = matches.iter().map(|m| m.entry).collect();
+                for &e in &label.needed {
+                    if !applying.contains(&e) {
+                        applying.push(e);
+                    }
+                }
+                applying.retain(|e| !label.wrong_sense.contains(e));
+                let forbidden = self.forbidden(out, &applying);
+                self.check
+                    .check(out, &needed, &wrong)
+                    .with_forbidden(forbidden)
+            }
             // No output: everything needed is missing.
             None => Verdict {
                 missing: needed.iter().map(|t| t.id.to_string()).collect(),
@@ -598,6 +625,40 @@ impl Pipeline {
             wrong_sense_retrieved,
             wrong_sense_used,
         }
+    }
+
+    /// The forbidden terms of `entries` (indexes) and the glossary-wide
+    /// ones standing in `output`, outside the places of those entries'
+    /// targets and forms.
+    fn forbidden(&self, output: &str, entries: &[usize]) -> Vec<Forbidden> {
+        let g = &self.glossary;
+        let mut forbids: Vec<Forbids> = entries
+            .iter()
+            .map(|&e| &g.entries[e])
+            .filter(|e| !e.forbidden.is_empty())
+            .map(|e| Forbids {
+                entry: Some(&e.id),
+                terms: &e.forbidden,
+            })
+            .collect();
+        if !g.forbidden.is_empty() {
+            forbids.push(Forbids {
+                entry: None,
+                terms: &g.forbidden,
+            });
+        }
+        if forbids.is_empty() {
+            return Vec::new();
+        }
+        let asked: Vec<Target> = entries
+            .iter()
+            .map(|&e| Target {
+                id: &g.entries[e].id,
+                text: &g.entries[e].target,
+                forms: &g.entries[e].forms,
+            })
+            .collect();
+        forbidden_in(&Haystack::new(output), &forbids, &asked)
     }
 
     async fn simplify(&self, text: &str, repeat: u32) -> (Vec<String>, Option<ProviderError>) {
@@ -759,6 +820,7 @@ fn review(
             .collect(),
         unconfirmed,
         echo: None,
+        forbidden: Vec::new(),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct GlossaryLine {
     pub source: String,
     pub target: String,
     pub sense: Option<String>,
+    /// The entry's forbidden terms: "never: X, Y" on its line.
+    pub forbidden: Vec<String>,
 }
 
 impl Template {
@@ -182,17 +184,33 @@ fn split_name(stem: &str) -> (String, String) {
 }
 
 /// The glossary block: one line per entry, `source → target`, with the
-/// sense note when there is one.
-pub fn glossary_block(lines: &[GlossaryLine]) -> String {
+/// sense note when there is one and "(never: X, Y)" when the entry has
+/// forbidden terms; then, when the glossary has glossary-wide forbidden
+/// words, a line "- never write: X, Y". Without forbidden terms the block
+/// is what it was before they existed, so prompts and their cache keys do
+/// not change.
+pub fn glossary_block(lines: &[GlossaryLine], forbidden: &[String]) -> String {
+    let never = (!forbidden.is_empty()).then(|| format!("- never write: {}", forbidden.join(", ")));
     if lines.is_empty() {
-        return "(no glossary entries apply to this text)".to_string();
+        let none = "(no glossary entries apply to this text)".to_string();
+        return match never {
+            Some(never) => format!("{none}\n{never}"),
+            None => none,
+        };
     }
     lines
         .iter()
-        .map(|l| match &l.sense {
-            Some(sense) => format!("- {} → {} (meaning: {sense})", l.source, l.target),
-            None => format!("- {} → {}", l.source, l.target),
+        .map(|l| {
+            let mut line = match &l.sense {
+                Some(sense) => format!("- {} → {} (meaning: {sense})", l.source, l.target),
+                None => format!("- {} → {}", l.source, l.target),
+            };
+            if !l.forbidden.is_empty() {
+                line.push_str(&format!(" (never: {})", l.forbidden.join(", ")));
+            }
+            line
         })
+        .chain(never)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -205,11 +223,15 @@ mod tests {
     fn builtin_translate_renders_every_placeholder() {
         let t = Template::builtin("translate.v1");
         assert_eq!((t.name.as_str(), t.version.as_str()), ("translate", "v1"));
-        let block = glossary_block(&[GlossaryLine {
-            source: "date".into(),
-            target: "zimbo".into(),
-            sense: Some("the fruit".into()),
-        }]);
+        let block = glossary_block(
+            &[GlossaryLine {
+                source: "date".into(),
+                target: "zimbo".into(),
+                sense: Some("the fruit".into()),
+                forbidden: Vec::new(),
+            }],
+            &[],
+        );
         let p = t.render("Sticky date cake {{glossary}}", &block, "en", "x-cafe");
         assert!(p.contains("- date → zimbo (meaning: the fruit)"));
         assert!(p.contains("into x-cafe"));
@@ -239,7 +261,7 @@ mod tests {
 
     #[test]
     fn empty_glossary_block_says_so() {
-        assert!(glossary_block(&[]).contains("no glossary entries"));
+        assert!(glossary_block(&[], &[]).contains("no glossary entries"));
     }
 
     /// The chain of replacements render used to be, for comparison.

@@ -27,7 +27,7 @@ mod header;
 mod sheet;
 mod tbx;
 
-pub use export::{export_sheet, to_json};
+pub use export::{export_sheet, export_tbx, to_json};
 pub use sheet::{decode_sheet, import_sheet};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
 

@@ -39,6 +39,7 @@ pub(super) enum Column {
     Aliases,
     ContextAny,
     ContextNot,
+    Forbidden,
 }
 
 impl Column {
@@ -64,6 +65,7 @@ impl Column {
             "aliases" | "alias" | "synonyms" => Column::Aliases,
             "context_any" => Column::ContextAny,
             "context_not" => Column::ContextNot,
+            "forbidden" | "forbidden_terms" | "deprecated" | "do_not_use" => Column::Forbidden,
             _ => return None,
         })
     }
@@ -78,6 +80,7 @@ impl Column {
             Column::Aliases => "aliases",
             Column::ContextAny => "context_any",
             Column::ContextNot => "context_not",
+            Column::Forbidden => "forbidden",
         }
     }
 }
@@ -169,7 +172,7 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
             Some(_) => {}
             None => out.push(format!(
                 "unknown column `{cell}` in the header; columns: id, source, target, forms, sense, aliases, context_any, \
-                 context_not (source and target may be named by language codes such as en, fr)"
+                 context_not, forbidden (source and target may be named by language codes such as en, fr)"
             )),
         }
     }
@@ -396,6 +399,7 @@ impl Layout {
             aliases,
             context: (!any.is_empty() || !not.is_empty()).then_some(Context { any, not }),
             forms: list(Column::Forms),
+            forbidden: list(Column::Forbidden),
             key: String::new(),
             alias_keys: Vec::new(),
             line,

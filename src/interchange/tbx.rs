@@ -79,9 +79,10 @@ fn tag_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// Read a TBX file (TBX-Basic / TBX v2 `termEntry`/`langSet`/`tig`, or TBX
 /// v3 `conceptEntry`/`langSec`/`termSec`): the first term in the source
 /// language is the source, further ones are aliases; the first term in the
-/// target language is the target, further ones are its accepted `forms`
-/// (deprecated or superseded terms are left out); a `definition` becomes the
-/// sense.
+/// target language is the target, further ones are its accepted `forms`;
+/// its deprecated, superseded, not recommended or obsolete terms are the
+/// entry's `forbidden` terms (a concept with no other target term gives no
+/// entry, with a warning); a `definition` becomes the sense.
 pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
     refuse_deep_nesting(path, text)?;
     let doc = parse_xml(path, text)?;
@@ -209,22 +210,43 @@ fn concept(
     let id = c.attribute("id").unwrap_or("").to_string();
     let sections = lang_sections(c);
     let (sources, source_node) = terms_in(&sections, langs.source);
-    let sources: Vec<String> = sources.into_iter().map(|(t, _)| t).collect();
-    let targets = accepted_first(terms_in(&sections, langs.target).0);
+    // A deprecated source term still names the concept in a post (writers
+    // do not follow the termbase): it stays, as an alias, and an admitted
+    // one is preferred as the source.
+    let sources: Vec<String> = accepted_first(sources)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let (targets, deprecated): (Vec<(String, bool)>, Vec<(String, bool)>) =
+        terms_in(&sections, langs.target)
+            .0
+            .into_iter()
+            .partition(|(_, forbidden)| !forbidden);
+    let targets: Vec<String> = targets.into_iter().map(|(t, _)| t).collect();
+    let deprecated: Vec<String> = deprecated.into_iter().map(|(t, _)| t).collect();
+    let shown = if id.is_empty() {
+        String::new()
+    } else {
+        format!(" `{id}`")
+    };
+    let tag = c.tag_name().name();
+    if !sources.is_empty() && targets.is_empty() && !deprecated.is_empty() {
+        return Concept::Skipped(format!(
+            "{path}:{line}: {tag}{shown} has only deprecated `{}` terms ({}); skipped, and they \
+             are not forbidden elsewhere (add them to the glossary's top-level `forbidden` if \
+             they are never right)",
+            langs.target,
+            deprecated.join(", ")
+        ));
+    }
     let (Some(source), Some(target)) = (sources.first(), targets.first()) else {
         let missing = if sources.is_empty() {
             langs.source
         } else {
             langs.target
         };
-        let shown = if id.is_empty() {
-            String::new()
-        } else {
-            format!(" `{id}`")
-        };
         return Concept::Skipped(format!(
-            "{path}:{line}: {}{shown} has no `{missing}` term; skipped",
-            c.tag_name().name()
+            "{path}:{line}: {tag}{shown} has no `{missing}` term; skipped"
         ));
     };
     let fail = |message: String| Concept::Bad(InputError::at_line(path, line, message));
@@ -246,6 +268,9 @@ fn concept(
         aliases: others(source, &sources[1..], |alias| !alias.trim().is_empty()),
         context: None,
         forms: others(target, &targets[1..], |_| true),
+        // A term both admitted and deprecated (two statuses, or two
+        // `tig`s) is allowed: forbidding it would fail its own target.
+        forbidden: others(target, &deprecated, |t| !targets.iter().any(|a| a == t)),
         key: String::new(),
         alias_keys: Vec::new(),
         line,
@@ -295,12 +320,13 @@ fn terms_in<'a, 'i>(
     (out, node)
 }
 
-/// Each term, and whether its status forbids it (deprecated, superseded).
+/// Each term, and whether its status forbids it (deprecated, superseded,
+/// not recommended, obsolete).
 fn terms(section: Node) -> Vec<(String, bool)> {
     section
         .descendants()
         .filter(|n| n.is_element() && n.tag_name().name() == "term")
-        .map(|n| (text_of(n), n.parent().is_some_and(forbidden_status)))
+        .map(|n| (text_of(n), forbidden_status(n)))
         .filter(|(t, _)| !t.is_empty())
         .collect()
 }
@@ -327,36 +353,50 @@ fn text_of(node: Node) -> String {
         .to_string()
 }
 
-/// Whether a TBX term's group (`tig`, `termSec`) marks it deprecated or
-/// superseded: such a term must not become an accepted form.
-fn forbidden_status(group: roxmltree::Node) -> bool {
-    group.children().any(|n| {
-        n.is_element()
-            && n.tag_name().name() == "termNote"
-            && matches!(
-                n.attribute("type"),
-                Some("administrativeStatus" | "normativeAuthorization")
-            )
-            && n.text().is_some_and(|t| {
-                let t = t.to_ascii_lowercase();
-                t.contains("deprecated") || t.contains("superseded")
-            })
+/// Whether a TBX term's group marks it deprecated, superseded, not
+/// recommended or obsolete: such a term becomes a `forbidden` term of its
+/// entry, never the target or a form. The status is read where the
+/// dialects write it: `<termNote type="administrativeStatus">` (or
+/// `normativeAuthorization`) in TBX 2008, TBX-Basic and TBX v3 DCA style,
+/// or an element of that name (`<basic:administrativeStatus>`, TBX v3 DCT
+/// style; TBX-Min) beside the term in its `tig`, `ntig`/`termGrp` or
+/// `termSec`.
+fn forbidden_status(term: Node) -> bool {
+    let mut groups = term
+        .ancestors()
+        .skip(1)
+        .take_while(|n| !matches!(n.tag_name().name(), "langSet" | "langSec"))
+        .take(2);
+    groups.any(|group| {
+        group.children().any(|n| {
+            let named = match n.tag_name().name() {
+                "termNote" => matches!(
+                    n.attribute("type"),
+                    Some("administrativeStatus" | "normativeAuthorization")
+                ),
+                name => matches!(name, "administrativeStatus" | "normativeAuthorization"),
+            };
+            n.is_element() && named && is_forbidden_status(&text_of(n))
+        })
     })
 }
 
-/// Target terms without the forbidden ones; the first one when every one
-/// is forbidden, so the entry keeps a target.
-fn accepted_first(terms: Vec<(String, bool)>) -> Vec<String> {
-    let accepted: Vec<String> = terms
+/// `deprecatedTerm-admn-sts`, `supersededTerm-admn-sts`,
+/// `notRecommendedTerm-admn-sts`, `obsoleteTerm-admn-sts`, and the bare
+/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`).
+fn is_forbidden_status(value: &str) -> bool {
+    let v = value.to_ascii_lowercase();
+    ["deprecated", "superseded", "notrecommended", "obsolete"]
         .iter()
-        .filter(|(_, forbidden)| !forbidden)
-        .map(|(t, _)| t.clone())
-        .collect();
-    if accepted.is_empty() {
-        terms.into_iter().map(|(t, _)| t).take(1).collect()
-    } else {
-        accepted
-    }
+        .any(|word| v.contains(word))
+}
+
+/// Admitted terms first, then the forbidden ones, each in order.
+fn accepted_first(terms: Vec<(String, bool)>) -> Vec<(String, bool)> {
+    let (mut accepted, forbidden): (Vec<_>, Vec<_>) =
+        terms.into_iter().partition(|(_, forbidden)| !forbidden);
+    accepted.extend(forbidden);
+    accepted
 }
 
 #[cfg(test)]

@@ -69,8 +69,16 @@ pub struct RunFigures {
     /// Posts that took at least one repair turn.
     #[serde(default)]
     pub repaired: usize,
+    /// Posts whose output (in the end) holds a forbidden term; absent
+    /// when none does.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub forbidden: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One retriever over every repeat.
@@ -155,6 +163,7 @@ struct Contribution {
     echo: bool,
     echo_first_pass: bool,
     repaired: bool,
+    forbidden: bool,
     failed: bool,
     wrong_sense_retrieved: bool,
     wrong_sense_used: bool,
@@ -169,6 +178,7 @@ impl Contribution {
             echo: r.error.is_none() && r.check.echo,
             echo_first_pass: r.echo_first_pass(),
             repaired: r.turns.len() > 1,
+            forbidden: r.error.is_none() && !r.check.forbidden.is_empty(),
             failed: r.error.is_some(),
             wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
             wrong_sense_used: !r.wrong_sense_used.is_empty(),
@@ -235,6 +245,7 @@ impl Summariser {
         step(&mut run.echo, c.echo);
         step(&mut run.echo_first_pass, c.echo_first_pass);
         step(&mut run.repaired, c.repaired);
+        step(&mut run.forbidden, c.forbidden);
         step(&mut run.failed, c.failed);
         let group = run.by_group.entry(c.group).or_default();
         step(&mut group.posts, true);

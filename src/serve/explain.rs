@@ -329,6 +329,7 @@ mod tests {
             score: 1.0,
             sense: None,
             forms: Vec::new(),
+            forbidden: Vec::new(),
             places: Vec::new(),
         }
     }

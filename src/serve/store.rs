@@ -504,6 +504,10 @@ pub fn render(head: &Head, entries: &[Entry]) -> String {
             out.push_str(&format!("  \"{key}\": {},\n", spaced_json(v)));
         }
     }
+    if !head.forbidden.is_empty() {
+        let words = spaced_json(&head.forbidden);
+        out.push_str(&format!("  \"forbidden\": {words},\n"));
+    }
     out.push_str("  \"entries\": [\n");
     for (i, e) in entries.iter().enumerate() {
         out.push_str("    ");
