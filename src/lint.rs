@@ -29,6 +29,12 @@
 //! - `form` (warning for an empty form, note otherwise): an accepted form
 //!   of the target that is empty, the target itself, or given twice (case
 //!   ignored, as the output check ignores it).
+//! - `forbidden` (error): a forbidden term that is the entry's own target
+//!   or one of its forms, or the target of another entry with the same
+//!   source (a warning when either entry has a `context`, which may keep
+//!   them apart); (warning) a glossary-wide forbidden word that is an
+//!   entry's target or form. Compared case-insensitively, accents composed
+//!   or not alike, as the output check compares.
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -52,10 +58,13 @@ use wordnet::WordNet;
 /// The shipped list of common ambiguous English words, with their senses.
 const AMBIGUOUS_FILE: &str = include_str!("../data/ambiguous-en.txt");
 
-/// How much a finding matters. Warnings make `glossa lint` exit with 1.
+/// How much a finding matters. Errors and warnings make `glossa lint`
+/// exit with 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// The glossary contradicts itself: the output check cannot pass.
+    Error,
     Warning,
     Note,
 }

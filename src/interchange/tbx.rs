@@ -146,7 +146,15 @@ fn refuse_deep_nesting(path: &str, text: &str) -> Result<(), InputError> {
 }
 
 fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> {
-    Document::parse(text).map_err(|e| {
+    // A DOCTYPE that only names an external DTD, as the TBX-Basic sample
+    // and most termbase exports write it, declares no entity: it is read
+    // (and the DTD not fetched). One with an internal subset (`[...]`),
+    // where entities that expand without bound live, is still refused.
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: external_doctype_only(text),
+        ..roxmltree::ParsingOptions::default()
+    };
+    Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
         InputError {
             path: path.to_string(),
@@ -155,6 +163,16 @@ fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> 
             message: format!("invalid XML: {e}"),
         }
     })
+}
+
+/// Whether the text's DOCTYPE, if any, has no internal subset.
+fn external_doctype_only(text: &str) -> bool {
+    let Some(start) = text.find("<!DOCTYPE") else {
+        return false;
+    };
+    let rest = &text[start..];
+    rest.find('>')
+        .is_some_and(|end| !rest[..end].contains('[') && !rest[end..].contains("<!DOCTYPE"))
 }
 
 /// The one language besides the source that the concepts use.

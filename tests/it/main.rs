@@ -6,6 +6,7 @@ mod support;
 
 mod cli;
 mod conventions;
+mod forbidden;
 mod generate;
 mod lint;
 mod outputs;
