@@ -408,6 +408,48 @@ mod tests {
     }
 
     #[test]
+    fn forbidden_terms_are_read_and_empty_ones_named_with_their_line() {
+        let (g, head) = Glossary::parse_with_head(
+            "g.json",
+            "g",
+            "{\"forbidden\": [\"cheap\",\n \"bargain\"],\n\"entries\":[\n{\"source\":\"e-mail\",\"target\":\"E-Mail\",\"forbidden\":[\"Email\"]},\n{\"source\":\"tea\",\"target\":\"Tee\"}]}",
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].forbidden, ["Email"]);
+        assert!(g.entries[1].forbidden.is_empty());
+        assert_eq!(g.forbidden, ["cheap", "bargain"]);
+        assert_eq!(head.forbidden, g.forbidden);
+        // Written back only when there are any.
+        let json = serde_json::to_string(&g.entries[1]).unwrap();
+        assert!(!json.contains("forbidden"), "{json}");
+        assert!(serde_json::to_string(&g.entries[0])
+            .unwrap()
+            .contains(r#""forbidden":["Email"]"#));
+
+        let err = parse("{\"entries\":[\n{\"source\":\"tea\",\"target\":\"Tee\",\"forbidden\":[\"Tea\", \" \"]}]}")
+            .unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(
+            err.message
+                .contains("entry `tea`: forbidden term \" \" is empty"),
+            "{err}"
+        );
+        let err = parse("{\"forbidden\": [\"cheap\",\n\"\"],\n\"entries\":[{\"source\":\"tea\",\"target\":\"Tee\"}]}")
+            .unwrap_err();
+        assert_eq!((err.path.as_str(), err.line), ("g.json", Some(2)));
+        assert!(
+            err.message
+                .contains("glossary-wide `forbidden` word 2 is empty"),
+            "{err}"
+        );
+        let err = parse(
+            "{\"forbidden\": [\"cheap\", 3],\"entries\":[{\"source\":\"tea\",\"target\":\"Tee\"}]}",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("invalid type"), "{err}");
+    }
+
+    #[test]
     fn syntax_errors_carry_line_and_column() {
         let err =
             parse("{\"entries\": [\n  {\"source\": \"tea\" \"target\": \"x\"}\n]}").unwrap_err();

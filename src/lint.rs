@@ -318,6 +318,64 @@ mod tests {
     }
 
     #[test]
+    fn forbidden_terms_the_glossary_also_asks_for_are_found() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"forbidden\": [\"Kaffee\", \"billig\"], \"entries\":[\n\
+              {\"id\":\"cafe\",\"source\":\"café\",\"target\":\"Cafe\u{301}\",\"forbidden\":[\"CAFÉ\", \"Kaffeehaus\"]},\n\
+              {\"id\":\"exp\",\"source\":\"experiment\",\"target\":\"Experiment\",\"forms\":[\"Experimentes\"],\"forbidden\":[\"experimentes\"]},\n\
+              {\"id\":\"bank-money\",\"source\":\"bank\",\"target\":\"Bank\",\"forbidden\":[\"Ufer\"]},\n\
+              {\"id\":\"bank-river\",\"source\":\"bank\",\"target\":\"Ufer\",\"forbidden\":[\"Bank\"],\"context\":{\"any\":[\"river\"]}},\n\
+              {\"id\":\"coffee\",\"source\":\"coffee\",\"target\":\"Kaffee\"},\n\
+              {\"id\":\"shore\",\"source\":\"shore\",\"target\":\"Ufer\"},\n\
+              {\"id\":\"tea\",\"source\":\"tea\",\"target\":\"Tee\",\"forbidden\":[\"Tea\"]},\n\
+              {\"id\":\"spring-season\",\"source\":\"spring\",\"target\":\"Frühling\",\"forbidden\":[\"Feder\"]},\n\
+              {\"id\":\"spring-coil\",\"source\":\"spring\",\"target\":\"Feder\"}]}",
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(usize, String, Severity)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| (f.line, f.entry, f.severity))
+            .collect();
+        let want = |line, entry: &str, sev| (line, entry.to_string(), sev);
+        assert_eq!(
+            found,
+            [
+                // "CAFÉ" is the target "Café" (written decomposed).
+                want(2, "cafe", Severity::Error),
+                // A form of its own.
+                want(3, "exp", Severity::Error),
+                // The same source asks for "Ufer", and the other entry
+                // has a context that may keep them apart: a warning...
+                want(4, "bank-money", Severity::Warning),
+                want(5, "bank-river", Severity::Warning),
+                // A glossary-wide word that is a target.
+                want(6, "coffee", Severity::Warning),
+                // ... and without any context, an error.
+                want(9, "spring-season", Severity::Error),
+            ]
+        );
+        // "Ufer" of another source (shore) and "Tea" (no entry asks for
+        // it) are no finding.
+        let messages: Vec<String> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| f.message)
+            .collect();
+        assert!(
+            messages[0].contains("forbidden term `CAFÉ` is the entry's own target"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("is the target of entry `bank-river` (line 5)"),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
     fn an_entry_of_many_forms_is_linted_whole() {
         // 20,000 forms, every tenth a repeat (case ignored) of the one
         // before: each repeat is found once, in order. (Speed is measured

@@ -583,6 +583,134 @@ mod tests {
         ));
     }
 
+    fn forbids<'a>(entry: Option<&'a str>, terms: &'a [String]) -> Forbids<'a> {
+        Forbids { entry, terms }
+    }
+
+    /// (entry, term, the text at the place) of each forbidden term found.
+    fn found(
+        output: &str,
+        fs: &[Forbids],
+        asked: &[Target],
+    ) -> Vec<(Option<String>, String, String)> {
+        forbidden_in(&Haystack::new(output), fs, asked)
+            .into_iter()
+            .map(|f| (f.entry, f.term, output[f.at].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_forbidden_term_stands_by_the_target_rule_and_is_named_with_its_place() {
+        let email = strings(&["Email"]);
+        let fs = [forbids(Some("email"), &email)];
+        let out = "Schicken Sie uns eine EMAIL oder eine E-Mail.";
+        let got = forbidden_in(&Haystack::new(out), &fs, &[]);
+        assert_eq!(
+            got,
+            [Forbidden {
+                entry: Some("email".into()),
+                term: "Email".into(),
+                at: 22..27
+            }]
+        );
+        // Not inside another word, nor across a hyphen that makes another.
+        assert!(found("Emaille, E-Mail, Emails", &fs, &[]).is_empty());
+        // Scripts without spaces: inside running text.
+        let zh = strings(&["電郵"]);
+        let got = found("請發電郵給我們", &[forbids(Some("email"), &zh)], &[]);
+        assert_eq!(got, [(Some("email".into()), "電郵".into(), "電郵".into())]);
+        // Accents composed or not alike.
+        let cafe = strings(&["cafe\u{301}"]);
+        assert_eq!(found("Un café.", &[forbids(None, &cafe)], &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_forbidden_term_inside_an_asked_target_does_not_count() {
+        // "Kunde" is forbidden, "Kunde Service" asked for: its words are
+        // the term, not the forbidden one; standing alone it counts.
+        let kunde = strings(&["Kunde"]);
+        let fs = [forbids(Some("customer"), &kunde)];
+        let asked = [t("service", "Kunde Service")];
+        assert!(found("Ihr Kunde Service hilft.", &fs, &asked).is_empty());
+        let got = found("Der Kunde und der Kunde Service.", &fs, &asked);
+        assert_eq!(got.len(), 1);
+        // Compounds are other words: "Kunde" is not in "Kundendienst".
+        assert!(found("Der Kundendienst", &fs, &[]).is_empty());
+        // Without spaces a forbidden word may stand inside a longer one:
+        // inside the asked target "客户服务" it is that term.
+        let kehu = strings(&["客户"]);
+        let fs_zh = [forbids(Some("client"), &kehu)];
+        let service = [t("customer-service", "客户服务")];
+        assert!(found("请联系客户服务。", &fs_zh, &service).is_empty());
+        assert_eq!(found("请联系客户。", &fs_zh, &service).len(), 1);
+        // A term one entry forbids that another asked entry's target is:
+        // the glossary asked for it here.
+        let ufer = strings(&["Ufer"]);
+        let fs = [forbids(Some("bank"), &ufer)];
+        assert!(found("Am Ufer", &fs, &[t("shore", "Ufer")]).is_empty());
+        assert_eq!(found("Am Ufer", &fs, &[t("bank", "Bank")]).len(), 1);
+    }
+
+    #[test]
+    fn forbidden_terms_come_in_text_order_once_per_entry_and_place() {
+        let a = strings(&["mavi", "tan", "mavi"]);
+        let wide = strings(&["tan"]);
+        let fs = [forbids(Some("a"), &a), forbids(None, &wide)];
+        let got = found("tan mavi tan", &fs, &[]);
+        let shown: Vec<(Option<&str>, &str)> = got
+            .iter()
+            .map(|(e, t, _)| (e.as_deref(), t.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("a"), "tan"),
+                (None, "tan"),
+                (Some("a"), "mavi"),
+                (Some("a"), "tan"),
+                (None, "tan")
+            ]
+        );
+        assert!(found("nothing here", &fs, &[]).is_empty());
+        assert!(found("tan", &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn a_verdict_with_a_forbidden_term_is_not_ok_and_writes_the_place_as_a_pair() {
+        let v = check("E-Mail", &[t("email", "E-Mail")], &[]);
+        assert!(v.ok);
+        let f = Forbidden {
+            entry: None,
+            term: "billig".into(),
+            at: 3..9,
+        };
+        let v = v.with_forbidden(vec![f.clone()]);
+        assert!(!v.ok);
+        let json = serde_json::to_string(&v).unwrap();
+        assert!(
+            json.contains(r#""forbidden":[{"entry":null,"term":"billig","at":[3,9]}]"#),
+            "{json}"
+        );
+        let back: Verdict = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.forbidden, [f.clone()]);
+        assert_eq!(
+            f.to_string(),
+            "forbidden term 'billig' (glossary-wide) at 3"
+        );
+        let named = Forbidden {
+            entry: Some("cheap".into()),
+            ..f
+        };
+        assert_eq!(
+            named.to_string(),
+            "forbidden term 'billig' (entry cheap) at 3"
+        );
+        // Verdicts without it (every record before) still read, and an
+        // empty list is not written.
+        let v = check("E-Mail", &[t("email", "E-Mail")], &[]).with_forbidden(Vec::new());
+        assert!(v.ok && !serde_json::to_string(&v).unwrap().contains("forbidden"));
+    }
+
     proptest::proptest! {
         #[test]
         fn holding_is_lying_within_one_of_the_places(

@@ -888,6 +888,47 @@ mod tests {
         assert_eq!(date.places, Some(kept));
     }
 
+    /// The demo's prompts are byte for byte what they were before
+    /// forbidden terms existed (so are their cache keys): a glossary
+    /// without any adds nothing to the block.
+    #[test]
+    fn the_demo_prompt_is_unchanged_by_forbidden_terms() {
+        let p = cafe_offline(Simplify::Rules);
+        let prepared = p
+            .prepare_local("Sticky date loaf and cold coffee.", None, 1)
+            .unwrap();
+        let want = "Translate the English text below into x-cafe.\n\n\
+            Glossary: use each glossary word exactly as it is given here, for the meaning given, \
+            and do not translate it in any other way. If a glossary word does not fit the text, \
+            leave it out.\n\n\
+            - cold coffee → frosk mavi\n\
+            - coffee → mavi\n\
+            - date → zimbo (meaning: the sweet brown fruit of the date palm)\n\n\
+            English text:\nSticky date loaf and cold coffee.\n\n\
+            Reply with the translation only, one sentence per line, with no notes or explanations.\n";
+        assert_eq!(prepared.trace.prompt.output.text, want);
+
+        // With forbidden terms, the entry's line and a last line say so.
+        let mut g = (*p.glossary).clone();
+        g.entries[3].forbidden = vec!["datum".into(), "dadel".into()];
+        g.forbidden = vec!["kofi".into()];
+        let p = Pipeline {
+            glossary: Arc::new(g),
+            ..p
+        };
+        let prepared = p
+            .prepare_local("Sticky date loaf and cold coffee.", None, 1)
+            .unwrap();
+        let text = &prepared.trace.prompt.output.text;
+        assert!(
+            text.contains(
+                "- date → zimbo (meaning: the sweet brown fruit of the date palm) (never: datum, dadel)\n\
+                 - never write: kofi\n\nEnglish text:"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn a_rewritten_text_is_substituted_as_simplified() {
         // A model's simplification is no slice of the post: the offline

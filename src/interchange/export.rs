@@ -267,7 +267,7 @@ mod tests {
               {"id":"cc","source":"cold coffee","target":"frosk, mavi"},
               {"source":"date","target":"zimbo","sense":"the \"fruit\"","aliases":["dates"],"context":{"any":["palm"],"not":["save the date","up to date"]}},
               {"source":"tea","target":"te\tx"},
-              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]}]}"#,
+              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"],"forbidden":["pokus","test"]}]}"#,
         )
         .unwrap();
         for format in [SheetFormat::Tsv, SheetFormat::Csv] {
@@ -291,6 +291,7 @@ mod tests {
                     (&b.id, &b.source, &b.target, &b.sense, &b.aliases)
                 );
                 assert_eq!(a.forms, b.forms);
+                assert_eq!(a.forbidden, b.forbidden);
                 assert_eq!(a.context, b.context);
             }
             let json = to_json(&back);
@@ -298,6 +299,92 @@ mod tests {
             assert_eq!(again.entries.len(), 4);
             assert_eq!(again.entries[1].line, 7);
             assert_eq!(again.entries[3].forms, ["experimentu", "experimentem"]);
+            assert_eq!(again.entries[3].forbidden, ["pokus", "test"]);
+        }
+    }
+
+    #[test]
+    fn the_sheet_header_names_the_forbidden_column_and_json_the_wide_list() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"forbidden": ["cheap"], "entries":[{"source":"tea","target":"te","forbidden":["chai"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Csv, false).unwrap(),
+            "source,target,forbidden\ntea,te,chai\n"
+        );
+        let json = to_json(&g);
+        assert!(
+            json.contains("  \"forbidden\": [\"cheap\"],\n  \"entries\""),
+            "{json}"
+        );
+        let again = Glossary::parse("o.json", "o", &json).unwrap();
+        assert_eq!(again.forbidden, ["cheap"]);
+        assert_eq!(again.entries[0].forbidden, ["chai"]);
+        // Other names of the column read the same.
+        for name in ["forbidden_terms", "Deprecated", "do not use", "do-not-use"] {
+            let text = format!("source\ttarget\t{name}\ntea\tte\tchai; masala chai\n");
+            let back = import_sheet("s.tsv", &text, SheetFormat::Tsv, &ImportOptions::default())
+                .unwrap()
+                .glossary;
+            assert_eq!(back.entries[0].forbidden, ["chai", "masala chai"], "{name}");
+        }
+    }
+
+    #[test]
+    fn tbx_export_escapes_and_reads_back_every_term() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"name": "R&D <terms>", "source_lang": "en", "target_lang": "de", "entries":[
+              {"id":"qa","source":"Q&A","target":"F&A","forms":["Fragen & Antworten"],"forbidden":["Q&A", "QA<"],"aliases":["questions 'n' answers"],"sense":"a <b> list"},
+              {"source":"tea","target":"Tee"}]}"#,
+        )
+        .unwrap();
+        let tbx = export_tbx(&g);
+        assert!(
+            tbx.contains("<title>R&amp;D &lt;terms&gt;</title>"),
+            "{tbx}"
+        );
+        assert!(tbx.contains("<termEntry id=\"qa\">"), "{tbx}");
+        assert!(
+            tbx.contains("      <termEntry>\n"),
+            "no id where it is the source: {tbx}"
+        );
+        let back = crate::interchange::import_tbx(
+            "back.tbx",
+            &tbx,
+            &ImportOptions {
+                name: "g".into(),
+                ..ImportOptions::default()
+            },
+        )
+        .unwrap()
+        .glossary;
+        assert_eq!(back.target_lang, "de");
+        for (a, b) in g.entries.iter().zip(&back.entries) {
+            assert_eq!(
+                (
+                    &a.id,
+                    &a.source,
+                    &a.target,
+                    &a.sense,
+                    &a.aliases,
+                    &a.forms,
+                    &a.forbidden
+                ),
+                (
+                    &b.id,
+                    &b.source,
+                    &b.target,
+                    &b.sense,
+                    &b.aliases,
+                    &b.forms,
+                    &b.forbidden
+                )
+            );
         }
     }
 

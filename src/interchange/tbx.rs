@@ -448,8 +448,9 @@ mod tests {
         );
         assert_eq!(e.aliases, ["biscuit"]);
         // Further target-language terms are accepted forms (no repeats);
-        // a deprecated one is neither the target nor a form.
+        // a deprecated one is neither the target nor a form, but forbidden.
         assert_eq!(e.forms, ["biscuits secs"]);
+        assert_eq!(e.forbidden, ["gâteau sec"]);
         assert_eq!(e.sense.as_deref(), Some("a small sweet baked biscuit"));
         assert_eq!(e.line, 4);
         assert_eq!(
@@ -471,6 +472,88 @@ mod tests {
             ("cold coffee", "kalter Kaffee", "de")
         );
         assert_eq!(g.entries[0].forms, ["kalten Kaffee"]);
+    }
+
+    #[test]
+    fn deprecated_target_terms_become_forbidden_in_every_dialect() {
+        // TBX v3 DCT style: the status is an element of its own name.
+        let dct = r#"<tbx type="TBX-Basic" style="dct" xml:lang="en" xmlns="urn:iso:std:iso:30042:ed-2" xmlns:basic="http://www.tbxinfo.net/ns/basic"><text><body>
+<conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>download</term></termSec></langSec>
+<langSec xml:lang="de"><termSec><term>herunterladen</term><basic:administrativeStatus>preferredTerm-admn-sts</basic:administrativeStatus></termSec>
+<termSec><term>downloaden</term><basic:administrativeStatus>notRecommendedTerm-admn-sts</basic:administrativeStatus></termSec>
+<termSec><term>runterladen</term><basic:administrativeStatus>obsoleteTerm-admn-sts</basic:administrativeStatus></termSec></langSec></conceptEntry>
+</body></text></tbx>"#;
+        let e = &import_tbx("dct.tbx", dct, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(e.target, "herunterladen");
+        assert_eq!(e.forbidden, ["downloaden", "runterladen"]);
+        assert!(e.forms.is_empty());
+
+        // TBX 2008 `tig` with `normativeAuthorization`, and a term both
+        // admitted and deprecated (two `tig`s), which stays allowed.
+        let tig = r#"<martif type="TBX"><text><body><termEntry id="t">
+<langSet xml:lang="en"><tig><term>customer</term></tig></langSet>
+<langSet xml:lang="fr"><tig><term>client</term><termNote type="normativeAuthorization">preferredTerm</termNote></tig>
+<tig><term>chaland</term><termNote type="normativeAuthorization">deprecatedTerm</termNote></tig>
+<tig><term>clientèle</term></tig>
+<tig><term>clientèle</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></tig>
+<tig><term>chaland</term><termNote type="normativeAuthorization">supersededTerm</termNote></tig></langSet>
+</termEntry></body></text></martif>"#;
+        let e = &import_tbx("tig.tbx", tig, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(
+            (e.target.as_str(), &e.forms, &e.forbidden),
+            (
+                "client",
+                &vec!["clientèle".to_string()],
+                &vec!["chaland".to_string()]
+            )
+        );
+        // A status that allows (admitted, preferred) is no forbidding.
+        assert!(!is_forbidden_status("admittedTerm-admn-sts"));
+        assert!(is_forbidden_status("notRecommended"));
+    }
+
+    #[test]
+    fn a_deprecated_source_term_stays_an_alias_behind_an_admitted_one() {
+        let tbx = r#"<martif><text><body><termEntry id="e">
+<langSet xml:lang="en"><ntig><termGrp><term>E-mail</term><termNote type="administrativeStatus">deprecatedTerm-admn-sts</termNote></termGrp></ntig>
+<ntig><termGrp><term>email</term><termNote type="administrativeStatus">preferredTerm-admn-sts</termNote></termGrp></ntig></langSet>
+<langSet xml:lang="de"><ntig><termGrp><term>E-Mail</term></termGrp></ntig></langSet>
+</termEntry></body></text></martif>"#;
+        let e = &import_tbx("src.tbx", tbx, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(
+            (e.source.as_str(), &e.aliases),
+            ("email", &vec!["E-mail".to_string()])
+        );
+        assert!(
+            e.forbidden.is_empty(),
+            "source-language terms are not forbidden"
+        );
+    }
+
+    #[test]
+    fn a_doctype_naming_an_external_dtd_reads_and_an_internal_subset_is_refused() {
+        let body = r#"<martif type="TBX-Basic"><text><body><termEntry id="a"><langSet xml:lang="en"><tig><term>tea</term></tig></langSet><langSet xml:lang="de"><tig><term>Tee</term></tig></langSet></termEntry></body></text></martif>"#;
+        let external = format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE martif SYSTEM \"TBXBasiccoreStructV02.dtd\">\n{body}"
+        );
+        let g = import_tbx("ext.tbx", &external, &opts()).unwrap().glossary;
+        assert_eq!(g.entries[0].target, "Tee");
+        // Entities (a billion laughs) live in an internal subset: refused.
+        let laughs = format!(
+            "<!DOCTYPE martif [<!ENTITY lol \"lol\"><!ENTITY lol1 \"&lol;&lol;&lol;&lol;\">]>\n{}",
+            body.replace("tea", "&lol1;")
+        );
+        let err = import_tbx("laughs.tbx", &laughs, &opts()).unwrap_err();
+        assert!(err.to_string().contains("invalid XML"), "{err}");
     }
 
     #[test]

@@ -389,6 +389,48 @@ mod tests {
     }
 
     #[test]
+    fn posts_with_a_forbidden_term_are_counted_and_absent_when_none() {
+        let forbidden = |r: CallRecord| CallRecord {
+            check: r
+                .check
+                .with_forbidden(vec![crate::generate::check::Forbidden {
+                    entry: Some("email".into()),
+                    term: "Email".into(),
+                    at: 0..5,
+                }]),
+            ..r
+        };
+        let mut s = Summariser::default();
+        s.add(&forbidden(record(
+            "exact",
+            1,
+            "a",
+            Group::Complete,
+            true,
+            false,
+        )));
+        s.add(&record("exact", 1, "b", Group::Complete, true, false));
+        // Redone: the later record, without the term, replaces it.
+        s.add(&forbidden(record(
+            "exact",
+            1,
+            "c",
+            Group::Complete,
+            true,
+            false,
+        )));
+        s.add(&record("exact", 1, "c", Group::Complete, true, false));
+        let s = s.finish(Path::new("d"), &["exact".into()]);
+        let run = &s.retrievers[0].runs[0];
+        assert_eq!((run.posts, run.right, run.forbidden), (3, 2, 1));
+        let json = serde_json::to_value(run).unwrap();
+        assert_eq!(json["forbidden"], 1);
+        let clean = RunFigures::default();
+        let json = serde_json::to_string(&clean).unwrap();
+        assert!(!json.contains("forbidden"), "{json}");
+    }
+
+    #[test]
     fn a_later_record_replaces_an_earlier_one_and_a_torn_tail_is_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(CALLS_FILE);

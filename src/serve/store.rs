@@ -662,6 +662,44 @@ mod tests {
     }
 
     #[test]
+    fn the_glossary_wide_forbidden_list_and_entry_terms_survive_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let first = store
+            .put(
+                "mini",
+                None,
+                r#"{"name": "mini", "forbidden": ["cheap"], "entries": [{"id": "tea", "source": "tea", "target": "tesh"}]}"#,
+            )
+            .unwrap();
+        let second = store
+            .edit("mini", Some(&first.version), |entries| {
+                entries[0].forbidden = vec!["chai".into()];
+                Ok(())
+            })
+            .unwrap();
+        let text = fs::read_to_string(dir.path().join("mini.json")).unwrap();
+        assert!(
+            text.starts_with("{\n  \"name\": \"mini\",\n  \"forbidden\": [\"cheap\"],\n"),
+            "{text}"
+        );
+        assert!(text.contains(r#""forbidden": ["chai"]"#), "{text}");
+        assert_eq!(second.glossary.forbidden, ["cheap"]);
+        assert_eq!(second.glossary.entries[0].forbidden, ["chai"]);
+        // An empty term is refused with the CLI's message.
+        let err = store
+            .edit("mini", Some(&second.version), |entries| {
+                entries[0].forbidden = vec![" ".into()];
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("forbidden term \" \" is empty"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn saves_keep_a_backup_and_refuse_stale_versions() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path());
