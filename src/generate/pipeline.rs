@@ -929,6 +929,47 @@ mod tests {
         );
     }
 
+    /// The offline provider writes each entry's target where its words
+    /// were, never one of its forbidden terms: a loanword the glossary
+    /// forbids ("cookie" for "dorpa") is gone from its output; one left
+    /// untranslated where no entry matched is reported.
+    #[test]
+    fn the_offline_provider_writes_targets_not_forbidden_terms() {
+        let p = cafe_offline(Simplify::Rules);
+        let mut g = (*p.glossary).clone();
+        let cookie = g.index_of("cookie").unwrap();
+        g.entries[cookie].forbidden = vec!["cookie".into(), "cookies".into(), "Keks".into()];
+        g.forbidden = vec!["latte".into()];
+        let p = Pipeline {
+            glossary: Arc::new(g),
+            ..p
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let trace = runtime.block_on(p.run("Fresh cookies! Cookie of the day.", None, 1));
+        let output = trace.generate.output.text.as_deref().unwrap();
+        assert_eq!(output, "Fresh dorpa! Dorpa of the day.");
+        assert!(
+            trace.review.forbidden.is_empty(),
+            "{:?}",
+            trace.review.forbidden
+        );
+        let trace = runtime.block_on(p.run("Cookies and a latte.", None, 1));
+        assert_eq!(
+            trace.generate.output.text.as_deref(),
+            Some("Dorpa and a latte.")
+        );
+        let found: Vec<(Option<&str>, &str, Range<usize>)> = trace
+            .review
+            .forbidden
+            .iter()
+            .map(|f| (f.entry.as_deref(), f.term.as_str(), f.at.clone()))
+            .collect();
+        assert_eq!(found, [(None, "latte", 12..17)]);
+    }
+
     #[test]
     fn a_rewritten_text_is_substituted_as_simplified() {
         // A model's simplification is no slice of the post: the offline

@@ -342,3 +342,140 @@ fn forbidden_terms_survive_a_tbx_round_trip() {
     assert_eq!(again["entries"], first["entries"]);
     assert_eq!(again["target_lang"], first["target_lang"]);
 }
+
+/// Real German translations nobody here wrote: the gettext catalogues
+/// installed on this machine (`/usr/share/locale/de/LC_MESSAGES/*.mo`,
+/// read with gettext's `msgunfmt`). Every message that mentions mail is
+/// a post; the glossary forbids "Email" (the German word is enamel; the
+/// Duden spelling is "E-Mail") everywhere. The offline provider copies
+/// each post as it is (no entry matches), so the check runs on real text:
+/// glossa's places must be exactly those of an independent reading of the
+/// rule (Python's `re`, case ignored, no letter or digit on either side),
+/// "E-Mail" never counts, and GnuPG's "Email-Adresse" does.
+#[test]
+fn the_forbidden_check_agrees_with_an_independent_reading_on_real_german_catalogues() {
+    let catalogues: Vec<std::path::PathBuf> = std::fs::read_dir("/usr/share/locale/de/LC_MESSAGES")
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
+    let msgunfmt = std::process::Command::new("msgunfmt")
+        .arg("--version")
+        .output();
+    if catalogues.is_empty() || python.is_err() || msgunfmt.is_err() {
+        eprintln!("skipped: no German gettext catalogues, msgunfmt or python3 here");
+        return;
+    }
+    let mut posts: Vec<String> = Vec::new();
+    for mo in catalogues
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "mo"))
+    {
+        let out = std::process::Command::new("msgunfmt")
+            .arg(mo)
+            .output()
+            .unwrap();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Some(rest) = line.strip_prefix("msgstr") else {
+                continue;
+            };
+            let Some(text) = rest
+                .split_once('"')
+                .map(|(_, t)| t.trim_end_matches('"').trim())
+            else {
+                continue;
+            };
+            if text.to_lowercase().contains("mail") && !posts.iter().any(|p| p == text) {
+                posts.push(text.to_string());
+            }
+        }
+    }
+    if posts.len() < 20 {
+        eprintln!(
+            "skipped: only {} German messages mention mail here",
+            posts.len()
+        );
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    std::fs::write(dir.path().join("posts.txt"), posts.join("\n") + "\n").unwrap();
+    std::fs::write(
+        dir.path().join("g.json"),
+        r#"{"target_lang": "de", "forbidden": ["Email"],
+            "entries": [{"source": "zqxjv", "target": "E-Mail", "forbidden": ["Email"]}]}"#,
+    )
+    .unwrap();
+    let out = glossa_in(dir.path())
+        .args([
+            "translate",
+            "--posts",
+            "posts.txt",
+            "-g",
+            "g.json",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<Vec<usize>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(
+                v["output"],
+                posts[v["id"].as_str().unwrap().parse::<usize>().unwrap() - 1]
+            );
+            v["forbidden"]
+                .as_array()
+                .map(|fs| {
+                    fs.iter()
+                        .inspect(|f| assert!(f["entry"].is_null(), "{f}"))
+                        .map(|f| f["at"][0].as_u64().unwrap() as usize)
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    // The independent reading: byte offsets of every "email" with no
+    // letter or digit (Python's \w without "_") before or after it.
+    let script = r#"
+import re, sys
+rule = re.compile(r"(?<![^\W_])email(?![^\W_])", re.IGNORECASE)
+for line in open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]:
+    print(" ".join(str(len(line[:m.start()].encode("utf-8"))) for m in rule.finditer(line)))
+"#;
+    let reference = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(dir.path().join("posts.txt"))
+        .output()
+        .unwrap();
+    let theirs: Vec<Vec<usize>> = String::from_utf8(reference.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|n| n.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(ours.len(), posts.len());
+    assert_eq!(theirs.len(), posts.len());
+    let mut flagged = 0;
+    for ((post, ours), theirs) in posts.iter().zip(&ours).zip(&theirs) {
+        assert_eq!(ours, theirs, "{post:?}");
+        flagged += usize::from(!ours.is_empty());
+        if post.contains("E-Mail") && !ours.is_empty() {
+            // Only where the post also writes the other spelling.
+            assert!(post.to_lowercase().contains("email"), "{post:?}");
+        }
+    }
+    let e_mail = posts.iter().filter(|p| p.contains("E-Mail")).count();
+    eprintln!(
+        "{} German messages mention mail; {e_mail} write E-Mail; {flagged} hold a forbidden Email",
+        posts.len()
+    );
+    assert!(e_mail > 0);
+}
