@@ -163,10 +163,12 @@ pub enum Command {
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
-        sense, aliases, context_any, context_not. A header of two language codes or names (`en,fr`, \
-        `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
+        forms, forbidden, sense, aliases, context_any, context_not. A header of two language codes or names \
+        (`en,fr`, `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
-        the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
+        the first source-language term is the source, others aliases; the first target-language term the \
+        target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
+        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),

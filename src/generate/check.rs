@@ -692,7 +692,7 @@ mod tests {
             "{json}"
         );
         let back: Verdict = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.forbidden, [f.clone()]);
+        assert_eq!(back.forbidden, std::slice::from_ref(&f));
         assert_eq!(
             f.to_string(),
             "forbidden term 'billig' (glossary-wide) at 3"

@@ -235,13 +235,13 @@ fn concept(
         .into_iter()
         .map(|(t, _)| t)
         .collect();
-    let (targets, deprecated): (Vec<(String, bool)>, Vec<(String, bool)>) =
-        terms_in(&sections, langs.target)
-            .0
-            .into_iter()
-            .partition(|(_, forbidden)| !forbidden);
-    let targets: Vec<String> = targets.into_iter().map(|(t, _)| t).collect();
-    let deprecated: Vec<String> = deprecated.into_iter().map(|(t, _)| t).collect();
+    let (mut targets, mut deprecated) = (Vec::new(), Vec::new());
+    for (term, forbidden) in terms_in(&sections, langs.target).0 {
+        match forbidden {
+            true => deprecated.push(term),
+            false => targets.push(term),
+        }
+    }
     let shown = if id.is_empty() {
         String::new()
     } else {
