@@ -360,7 +360,23 @@ pub fn forbidden_in(output: &Haystack, forbids: &[Forbids], asked: &[Target]) ->
     if !standing.contains(&true) {
         return Vec::new();
     }
-    let asked_places: Vec<Range<usize>> = asked.iter().flat_map(|t| t.places(output)).collect();
+    // Only a spelling that holds a standing term can hold its place: the
+    // others are never searched (a long output has thousands of targets).
+    let standing_folded: Vec<String> = terms
+        .iter()
+        .zip(&standing)
+        .filter(|(_, &s)| s)
+        .map(|(&(_, t), _)| crate::target_match::fold(t.trim()))
+        .collect();
+    let asked_places: Vec<Range<usize>> = asked
+        .iter()
+        .flat_map(|t| t.spellings())
+        .filter(|s| {
+            let folded = crate::target_match::fold(s.trim());
+            standing_folded.iter().any(|t| folded.contains(t.as_str()))
+        })
+        .flat_map(|s| output.find(s))
+        .collect();
     let held = Holding::of(asked_places.iter());
     let mut out: Vec<(usize, Forbidden)> = Vec::new();
     let mut seen: std::collections::HashSet<(usize, &str)> = Default::default();
@@ -712,6 +728,49 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Searching only the asked spellings that hold a standing term
+        /// finds what searching every asked spelling finds.
+        #[test]
+        fn forbidden_places_are_those_outside_every_asked_place(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde", "kunde", "Service", "Kundendienst", "客户", "服务", "E-Mail", "Email", "-", " ", ", "]),
+                0..12,
+            ),
+            forbid in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde", "Email", "客户", "Service", "Kunde Service"]),
+                0..3,
+            ),
+            ask in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde Service", "E-Mail", "客户服务", "Kundendienst", "Service"]),
+                0..3,
+            ),
+        ) {
+            let output: String = words.concat();
+            let text = Haystack::new(&output);
+            let terms = strings(&forbid);
+            let fs = [forbids(Some("e"), &terms)];
+            let asked: Vec<Target> = ask.iter().map(|a| t("a", a)).collect();
+            let got: Vec<Range<usize>> = forbidden_in(&text, &fs, &asked).into_iter().map(|f| f.at).collect();
+            let every: Vec<Range<usize>> = asked.iter().flat_map(|a| text.find(a.text)).collect();
+            let mut want: Vec<Range<usize>> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for term in &terms {
+                if !seen.insert(term.clone()) {
+                    continue;
+                }
+                for at in text.find(term) {
+                    if !every.iter().any(|p| crate::target_match::within(&at, p)) {
+                        want.push(at);
+                    }
+                }
+            }
+            want.sort_by_key(|r| r.start);
+            let mut got_sorted = got.clone();
+            got_sorted.sort_by_key(|r| (r.start, r.end));
+            want.sort_by_key(|r| (r.start, r.end));
+            proptest::prop_assert_eq!(got_sorted, want);
+        }
+
         #[test]
         fn holding_is_lying_within_one_of_the_places(
             places in proptest::collection::vec((0..40usize, 0..8usize), 0..30),

@@ -590,13 +590,15 @@ impl Pipeline {
             Some(out) => {
                 // The entries that apply to the post: retrieved or needed,
                 // not a wrong sense.
-                let mut applying: Vec<usize> = matches.iter().map(|m| m.entry).collect();
-                for &e in &label.needed {
-                    if !applying.contains(&e) {
-                        applying.push(e);
-                    }
-                }
-                applying.retain(|e| !label.wrong_sense.contains(e));
+                // (A set: a long post matches thousands of entries.)
+                let wrong_sense: HashSet<usize> = label.wrong_sense.iter().copied().collect();
+                let mut seen: HashSet<usize> = HashSet::default();
+                let applying: Vec<usize> = matches
+                    .iter()
+                    .map(|m| m.entry)
+                    .chain(label.needed.iter().copied())
+                    .filter(|e| !wrong_sense.contains(e) && seen.insert(*e))
+                    .collect();
                 let forbidden = self.forbidden(out, &applying);
                 self.check
                     .check(out, &needed, &wrong)
