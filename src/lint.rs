@@ -373,6 +373,21 @@ mod tests {
             messages[2].contains("is the target of entry `bank-river` (line 5)"),
             "{messages:?}"
         );
+        // Without a glossary-wide list, an entry without forbidden terms
+        // is still the one whose target another forbids.
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[{"id":"a","source":"spring","target":"Frühling","forbidden":["feder"]},
+                           {"id":"b","source":"spring","target":"Feder"}]}"#,
+        )
+        .unwrap();
+        let found: Vec<(String, Severity)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| (f.entry, f.severity))
+            .collect();
+        assert_eq!(found, [("a".to_string(), Severity::Error)]);
     }
 
     #[test]

@@ -444,13 +444,14 @@ fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
 /// `forbidden`: a forbidden term the glossary also asks for (error), and
 /// a glossary-wide forbidden word that is a target or form (warning).
 fn forbidden(entries: &[Entry], wide: &[String], out: &mut Vec<Finding>) {
+    if wide.is_empty() && entries.iter().all(|e| e.forbidden.is_empty()) {
+        return;
+    }
     let fold = |s: &str| crate::target_match::fold(s.trim());
     // Entries by source key, for "another entry with the same source".
     let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
-        if !e.forbidden.is_empty() || !wide.is_empty() {
-            by_key.entry(e.key.as_str()).or_default().push(i);
-        }
+        by_key.entry(e.key.as_str()).or_default().push(i);
     }
     let wide: HashMap<String, &String> = wide.iter().map(|w| (fold(w), w)).collect();
     for (i, e) in entries.iter().enumerate() {

@@ -479,3 +479,44 @@ for line in open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]:
     );
     assert!(e_mail > 0);
 }
+
+/// `glossa lint` calls a forbidden term that is the entry's own target an
+/// error (no translation could pass) and exits 1; the imported termbase
+/// has none.
+#[test]
+fn lint_finds_a_forbidden_term_the_entry_asks_for() {
+    let dir = TempDir::new().unwrap();
+    import_fixture(dir.path());
+    let out = glossa_in(dir.path())
+        .args(["lint", "g.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["errors"], 0, "{v}");
+    assert!(
+        !v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "forbidden"),
+        "{v}"
+    );
+    std::fs::write(
+        dir.path().join("bad.json"),
+        "{\"entries\": [\n{\"id\": \"email\", \"source\": \"e-mail\", \"target\": \"E-Mail\", \"forbidden\": [\"e-mail\"]}]}",
+    )
+    .unwrap();
+    let out = glossa_in(dir.path())
+        .args(["lint", "bad.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("error"), "{table}");
+    assert!(
+        table.contains("forbidden term `e-mail` is the entry's own target `E-Mail`"),
+        "{table}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.json: 1 error(s), "), "{stderr}");
+}
