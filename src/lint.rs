@@ -63,7 +63,7 @@ const AMBIGUOUS_FILE: &str = include_str!("../data/ambiguous-en.txt");
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// The glossary contradicts itself: the output check cannot pass.
+    /// The glossary contradicts itself (asks for a word and forbids it).
     Error,
     Warning,
     Note,

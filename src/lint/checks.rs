@@ -467,7 +467,7 @@ fn forbidden(entries: &[Entry], wide: &[String], out: &mut Vec<Finding>) {
                     e,
                     "forbidden",
                     Severity::Error,
-                    format!("forbidden term `{word}` is the entry's own {what} `{own}`: no translation can pass"),
+                    format!("forbidden term `{word}` is the entry's own {what} `{own}`: the glossary asks for the word and forbids it (the prompt says both)"),
                     "remove it from `forbidden`, or give the entry the term to write instead",
                 ));
                 continue;

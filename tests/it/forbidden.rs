@@ -481,8 +481,8 @@ for line in open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]:
 }
 
 /// `glossa lint` calls a forbidden term that is the entry's own target an
-/// error (no translation could pass) and exits 1; the imported termbase
-/// has none.
+/// error (the glossary asks for the word and forbids it) and exits 1; the
+/// imported termbase has none.
 #[test]
 fn lint_finds_a_forbidden_term_the_entry_asks_for() {
     let dir = TempDir::new().unwrap();
