@@ -182,20 +182,23 @@ pub enum Command {
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
-        sense, aliases, context_any, context_not, case_sensitive, keep (yes/no cells: the row \
+        forms, forbidden, sense, aliases, context_any, context_not, case_sensitive, keep (yes/no cells: the row \
         `US,EE. UU.,yes,` under `source,target,case_sensitive,keep` matches \"US\" only in capitals; \
         `Glossa Café,,,yes` is a name kept as written). A header of two language codes or names (`en,fr`, \
         `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
-        the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
+        the first source-language term is the source, others aliases; the first target-language term the \
+        target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
+        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),
-    /// Write a glossary as TSV or CSV (for spreadsheets and machine-translation services)
+    /// Write a glossary as TSV, CSV or TBX (for spreadsheets, machine-translation services and CAT tools)
     #[command(after_help = "Examples:\n  \
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
-        glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n\n\
-        Columns: source and target; id, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
+        glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n  \
+        glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n\n\
+        Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),
@@ -883,7 +886,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv or csv
+    /// tsv, csv or tbx (TBX-Basic: forms as admitted terms, forbidden terms as deprecated ones)
     #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
     pub format: crate::interchange::SheetFormat,
     /// Write here instead of standard output

@@ -49,6 +49,10 @@ pub struct Entry {
     /// check accepts any of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Target strings that must not appear in a translation that uses
+    /// this entry (deprecated or banned terms; docs/formats.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// Phrase key of `source` (SPEC.md phrase rule 6).
     #[serde(skip)]
     pub key: String,
@@ -87,6 +91,9 @@ pub struct Head {
     pub source_lang: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_lang: Option<String>,
+    /// Target words no translation may hold, whatever the post.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -98,6 +105,8 @@ struct GlossaryFile<'a> {
     source_lang: Option<String>,
     #[serde(default)]
     target_lang: Option<String>,
+    #[serde(default, borrow)]
+    forbidden: Vec<&'a RawValue>,
     #[serde(borrow)]
     entries: Vec<&'a RawValue>,
 }
@@ -110,6 +119,9 @@ pub struct Glossary {
     pub source_lang: String,
     pub target_lang: String,
     pub entries: Vec<Entry>,
+    /// Glossary-wide forbidden target words ([`Glossary::with_forbidden`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// The path it was loaded from, as given.
     #[serde(skip)]
     pub path: String,
@@ -177,10 +189,30 @@ impl Glossary {
                 Ok(entry)
             })
             .collect::<Result<Vec<Entry>, InputError>>()?;
+        let mut forbidden = Vec::with_capacity(file.forbidden.len());
+        let mut lines = LineCounter::new(text);
+        for raw in &file.forbidden {
+            let at = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let (line, column) = lines.position_at(at);
+            let word: String = serde_json::from_str(raw.get())
+                .map_err(|e| InputError::json_at(path, line, column, &e))?;
+            if word.trim().is_empty() {
+                return Err(InputError::at_line(
+                    path,
+                    line,
+                    format!(
+                        "glossary-wide `forbidden` word {} is empty",
+                        forbidden.len() + 1
+                    ),
+                ));
+            }
+            forbidden.push(word);
+        }
         let head = Head {
             name: file.name,
             source_lang: file.source_lang,
             target_lang: file.target_lang,
+            forbidden,
         };
         let glossary = Glossary::new(
             path,
@@ -192,7 +224,8 @@ impl Glossary {
                 .clone()
                 .unwrap_or_else(|| "target".to_string()),
             entries,
-        )?;
+        )?
+        .with_forbidden(head.forbidden.clone());
         Ok((glossary, head))
     }
 
@@ -276,6 +309,12 @@ impl Glossary {
                     entry.id
                 )));
             }
+            if let Some(word) = entry.forbidden.iter().find(|f| f.trim().is_empty()) {
+                return Err(at(format!(
+                    "entry `{}`: forbidden term {word:?} is empty",
+                    entry.id
+                )));
+            }
             // One hash of the id, to look it up and to insert it.
             match by_id.entry(entry.id.clone()) {
                 Slot::Occupied(first) => {
@@ -295,10 +334,19 @@ impl Glossary {
             source_lang,
             target_lang,
             entries,
+            forbidden: Vec::new(),
             path: path.to_string(),
             by_id,
             keys: OnceLock::new(),
         })
+    }
+
+    /// The glossary with its glossary-wide forbidden words (each checked
+    /// non-empty by the caller: [`Glossary::parse_with_head`] names the
+    /// line of an empty one).
+    pub fn with_forbidden(mut self, words: Vec<String>) -> Glossary {
+        self.forbidden = words;
+        self
     }
 
     /// Index of the entry with this id.
@@ -404,6 +452,48 @@ mod tests {
         assert_eq!(err.line, Some(3));
         assert!(err.message.contains("`keep` is set"), "{err}");
         assert!(err.message.contains("\"Acne\""), "{err}");
+    }
+
+    #[test]
+    fn forbidden_terms_are_read_and_empty_ones_named_with_their_line() {
+        let (g, head) = Glossary::parse_with_head(
+            "g.json",
+            "g",
+            "{\"forbidden\": [\"cheap\",\n \"bargain\"],\n\"entries\":[\n{\"source\":\"e-mail\",\"target\":\"E-Mail\",\"forbidden\":[\"Email\"]},\n{\"source\":\"tea\",\"target\":\"Tee\"}]}",
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].forbidden, ["Email"]);
+        assert!(g.entries[1].forbidden.is_empty());
+        assert_eq!(g.forbidden, ["cheap", "bargain"]);
+        assert_eq!(head.forbidden, g.forbidden);
+        // Written back only when there are any.
+        let json = serde_json::to_string(&g.entries[1]).unwrap();
+        assert!(!json.contains("forbidden"), "{json}");
+        assert!(serde_json::to_string(&g.entries[0])
+            .unwrap()
+            .contains(r#""forbidden":["Email"]"#));
+
+        let err = parse("{\"entries\":[\n{\"source\":\"tea\",\"target\":\"Tee\",\"forbidden\":[\"Tea\", \" \"]}]}")
+            .unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(
+            err.message
+                .contains("entry `tea`: forbidden term \" \" is empty"),
+            "{err}"
+        );
+        let err = parse("{\"forbidden\": [\"cheap\",\n\"\"],\n\"entries\":[{\"source\":\"tea\",\"target\":\"Tee\"}]}")
+            .unwrap_err();
+        assert_eq!((err.path.as_str(), err.line), ("g.json", Some(2)));
+        assert!(
+            err.message
+                .contains("glossary-wide `forbidden` word 2 is empty"),
+            "{err}"
+        );
+        let err = parse(
+            "{\"forbidden\": [\"cheap\", 3],\"entries\":[{\"source\":\"tea\",\"target\":\"Tee\"}]}",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("invalid type"), "{err}");
     }
 
     #[test]

@@ -33,6 +33,12 @@
 //!   letter ("±"), which has no case.
 //! - `keep-common-word` (warning): `keep` on a source of lower-case common
 //!   English words ("coffee"), likely a word to translate, not a name.
+//! - `forbidden` (error): a forbidden term that is the entry's own target
+//!   or one of its forms, or the target of another entry with the same
+//!   source (a warning when either entry has a `context`, which may keep
+//!   them apart); (warning) a glossary-wide forbidden word that is an
+//!   entry's target or form. Compared case-insensitively, accents composed
+//!   or not alike, as the output check compares.
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -56,10 +62,13 @@ use wordnet::WordNet;
 /// The shipped list of common ambiguous English words, with their senses.
 const AMBIGUOUS_FILE: &str = include_str!("../data/ambiguous-en.txt");
 
-/// How much a finding matters. Warnings make `glossa lint` exit with 1.
+/// How much a finding matters. Errors and warnings make `glossa lint`
+/// exit with 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// The glossary contradicts itself (asks for a word and forbids it).
+    Error,
     Warning,
     Note,
 }
@@ -339,6 +348,79 @@ mod tests {
                 ("fresh coffee".to_string(), "keep-common-word"),
             ]
         );
+    }
+
+    #[test]
+    fn forbidden_terms_the_glossary_also_asks_for_are_found() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"forbidden\": [\"Kaffee\", \"billig\"], \"entries\":[\n\
+              {\"id\":\"cafe\",\"source\":\"café\",\"target\":\"Cafe\u{301}\",\"forbidden\":[\"CAFÉ\", \"Kaffeehaus\"]},\n\
+              {\"id\":\"exp\",\"source\":\"experiment\",\"target\":\"Experiment\",\"forms\":[\"Experimentes\"],\"forbidden\":[\"experimentes\"]},\n\
+              {\"id\":\"bank-money\",\"source\":\"bank\",\"target\":\"Bank\",\"forbidden\":[\"Ufer\"]},\n\
+              {\"id\":\"bank-river\",\"source\":\"bank\",\"target\":\"Ufer\",\"forbidden\":[\"Bank\"],\"context\":{\"any\":[\"river\"]}},\n\
+              {\"id\":\"coffee\",\"source\":\"coffee\",\"target\":\"Kaffee\"},\n\
+              {\"id\":\"shore\",\"source\":\"shore\",\"target\":\"Ufer\"},\n\
+              {\"id\":\"tea\",\"source\":\"tea\",\"target\":\"Tee\",\"forbidden\":[\"Tea\"]},\n\
+              {\"id\":\"spring-season\",\"source\":\"spring\",\"target\":\"Frühling\",\"forbidden\":[\"Feder\"]},\n\
+              {\"id\":\"spring-coil\",\"source\":\"spring\",\"target\":\"Feder\"}]}",
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(usize, String, Severity)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| (f.line, f.entry, f.severity))
+            .collect();
+        let want = |line, entry: &str, sev| (line, entry.to_string(), sev);
+        assert_eq!(
+            found,
+            [
+                // "CAFÉ" is the target "Café" (written decomposed).
+                want(2, "cafe", Severity::Error),
+                // A form of its own.
+                want(3, "exp", Severity::Error),
+                // The same source asks for "Ufer", and the other entry
+                // has a context that may keep them apart: a warning...
+                want(4, "bank-money", Severity::Warning),
+                want(5, "bank-river", Severity::Warning),
+                // A glossary-wide word that is a target.
+                want(6, "coffee", Severity::Warning),
+                // ... and without any context, an error.
+                want(9, "spring-season", Severity::Error),
+            ]
+        );
+        // "Ufer" of another source (shore) and "Tea" (no entry asks for
+        // it) are no finding.
+        let messages: Vec<String> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| f.message)
+            .collect();
+        assert!(
+            messages[0].contains("forbidden term `CAFÉ` is the entry's own target"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("is the target of entry `bank-river` (line 5)"),
+            "{messages:?}"
+        );
+        // Without a glossary-wide list, an entry without forbidden terms
+        // is still the one whose target another forbids.
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[{"id":"a","source":"spring","target":"Frühling","forbidden":["feder"]},
+                           {"id":"b","source":"spring","target":"Feder"}]}"#,
+        )
+        .unwrap();
+        let found: Vec<(String, Severity)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.check == "forbidden")
+            .map(|f| (f.entry, f.severity))
+            .collect();
+        assert_eq!(found, [("a".to_string(), Severity::Error)]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! retrieved are the ones needed.
 
 use crate::dataset::Label;
-use crate::generate::check::Verdict;
+use crate::generate::check::{Forbidden, Verdict};
 use crate::generate::pipeline::{Generation, Pipeline, Stage, Trace, EXISTING};
 use crate::generate::term_figures::{renderings, TermFigures, TermTally};
 use serde::Serialize;
@@ -20,6 +20,10 @@ pub struct SegmentResult {
     /// Needed entries (ids) whose target, and no form of it, stands in the
     /// translation.
     pub missing: Vec<String>,
+    /// Forbidden terms standing in the translation: the entry's own (of
+    /// an entry needed or retrieved) and the glossary-wide list's, each
+    /// with its entry (`null` for the list), term and byte place.
+    pub forbidden: Vec<Forbidden>,
     /// With a label: wrong-sense entries whose target stands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub leaked: Vec<String>,
@@ -46,6 +50,8 @@ pub struct CheckSummary {
     /// Segments with a needed term missing, and with a wrong sense used.
     pub with_missing: usize,
     pub with_leaked: usize,
+    /// Segments holding a forbidden term.
+    pub with_forbidden: usize,
     /// Needed terms, those found, exact-match term accuracy and term
     /// consistency (docs/formats.md, "Term figures").
     #[serde(flatten)]
@@ -112,6 +118,7 @@ impl Checking {
         s.labelled += usize::from(r.labelled);
         s.with_missing += usize::from(!r.missing.is_empty());
         s.with_leaked += usize::from(!r.leaked.is_empty());
+        s.with_forbidden += usize::from(!r.forbidden.is_empty());
         self.tally.add(&renderings(&r.verdict));
     }
 
@@ -150,7 +157,10 @@ fn result(pipeline: &Pipeline, id: &str, line: usize, trace: &Trace) -> SegmentR
                     exact_case: u.case_sensitive,
                 })
                 .collect();
-            pipeline.check.check(output, &needed, &[])
+            pipeline
+                .check
+                .check(output, &needed, &[])
+                .with_forbidden(review.forbidden.clone())
         }
     };
     SegmentResult {
@@ -158,6 +168,7 @@ fn result(pipeline: &Pipeline, id: &str, line: usize, trace: &Trace) -> SegmentR
         line,
         ok: verdict.ok,
         missing: verdict.missing.clone(),
+        forbidden: verdict.forbidden.clone(),
         leaked: verdict.leaked.clone(),
         nested_covered,
         found: verdict.rendered.keys().cloned().collect(),

@@ -308,6 +308,7 @@ function showPopover(mark, pin) {
     el("div", { class: "pop-how" }, "Your post says ", el("q", {}, entry.phrase), ` — matched by ${howText(entry)}`),
     entry.aliases && entry.aliases.length ? el("div", { class: "pop-aliases" }, `Other source forms: ${entry.aliases.join(", ")}`) : null,
     entry.forms && entry.forms.length ? el("div", { class: "pop-aliases" }, `Accepted target forms: ${entry.forms.join(", ")}`) : null,
+    entry.forbidden && entry.forbidden.length ? el("div", { class: "pop-aliases" }, `Never write: ${entry.forbidden.join(", ")}`) : null,
     el("button", { type: "button", class: "link", onclick: () => { hidePopover(true); openEntry(entry.id); } }, "Edit this entry"),
   ];
   pop.replaceChildren(...parts.filter(Boolean));
@@ -420,7 +421,7 @@ function renderEntries() {
   const list = $("entries");
   list.replaceChildren();
   for (const e of g.entries) {
-    const hay = [e.id, e.source, e.target, e.sense || "", ...(e.aliases || []), ...(e.forms || [])].join(" ").toLowerCase();
+    const hay = [e.id, e.source, e.target, e.sense || "", ...(e.aliases || []), ...(e.forms || []), ...(e.forbidden || [])].join(" ").toLowerCase();
     if (needle && !hay.includes(needle)) continue;
     list.append(
       el(
@@ -431,6 +432,7 @@ function renderEntries() {
           { class: "entry-main" },
           el("span", { class: "pair" }, el("b", {}, e.source), " → ", el("b", {}, e.target)),
           e.forms && e.forms.length ? el("span", { class: "aliases" }, `or: ${e.forms.join(", ")}`) : null,
+          e.forbidden && e.forbidden.length ? el("span", { class: "aliases forbidden" }, `never: ${e.forbidden.join(", ")}`) : null,
           e.sense ? el("span", { class: "sense" }, e.sense) : null,
           e.aliases && e.aliases.length ? el("span", { class: "aliases" }, `also: ${e.aliases.join(", ")}`) : null,
           e.case_sensitive || e.keep
@@ -465,6 +467,7 @@ function openEntry(id, prefill) {
   $("f-source").value = e.source || "";
   $("f-target").value = e.target || "";
   $("f-forms").value = (e.forms || []).join(", ");
+  $("f-forbidden").value = (e.forbidden || []).join(", ");
   $("f-sense").value = e.sense || "";
   $("f-aliases").value = (e.aliases || []).join(", ");
   $("f-case").checked = !!e.case_sensitive;
@@ -496,6 +499,8 @@ function formEntry() {
   if (sense) entry.sense = sense;
   const forms = splitList($("f-forms").value);
   if (forms.length) entry.forms = forms;
+  const forbidden = splitList($("f-forbidden").value);
+  if (forbidden.length) entry.forbidden = forbidden;
   const aliases = splitList($("f-aliases").value);
   if (aliases.length) entry.aliases = aliases;
   if ($("f-case").checked) entry.case_sensitive = true;

@@ -1,4 +1,4 @@
-//! `glossa export GLOSSARY`: a glossary as TSV or CSV.
+//! `glossa export GLOSSARY`: a glossary as TSV, CSV or TBX.
 
 use crate::cli::ExportArgs;
 use crate::interchange;
@@ -6,6 +6,14 @@ use std::process::ExitCode;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let glossary = super::load_glossary(&args.glossary)?;
+    if !glossary.forbidden.is_empty() {
+        eprintln!(
+            "{}: the glossary-wide `forbidden` list ({} words) has no place in a sheet or TBX and is \
+             not exported; keep the JSON file for it",
+            super::style::warning(),
+            glossary.forbidden.len()
+        );
+    }
     let text = interchange::export_sheet(&glossary, args.format, args.header)?;
     match &args.out {
         Some(out) => {

@@ -1,5 +1,5 @@
 //! `glossa lint`: check a glossary (see `crate::lint`); exit 1 when there
-//! is at least one warning.
+//! is at least one error or warning.
 
 use crate::cli::LintArgs;
 use crate::lint::wordnet::WordNet;
@@ -37,7 +37,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     if args.format == Format::Table {
         eprint!("{}", report.summary());
     }
-    let warnings = report.warnings();
+    let warnings = report.errors() + report.warnings();
     Ok(if warnings > 0 {
         crate::exit::Exit::Failed.into()
     } else {

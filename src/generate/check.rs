@@ -16,6 +16,12 @@
 //! In both modes a wrong-sense target standing only inside a needed
 //! target's place does not leak: "mavi" inside a needed "frosk mavi" is
 //! part of that term, not a wrong-sense "mavi".
+//!
+//! Forbidden terms ([`forbidden_in`]): an entry's `forbidden` terms, and
+//! the glossary's top-level `forbidden` words, must not stand in the
+//! output, by the same rule; one standing only inside the place of a
+//! target or form the glossary asked for (the entry's own or another's)
+//! is part of that term and does not count.
 
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use crate::target_match::{Claimed, Haystack};
@@ -44,9 +50,20 @@ pub struct Verdict {
     /// (docs/formats.md, "Term figures"). Absent in records written before.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rendered: BTreeMap<String, String>,
+    /// Forbidden terms standing in the output ([`forbidden_in`]): never
+    /// ok. Absent (empty) in records written before they were checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<Forbidden>,
 }
 
 impl Verdict {
+    /// The verdict with the forbidden terms found: any makes it not ok.
+    pub fn with_forbidden(mut self, forbidden: Vec<Forbidden>) -> Verdict {
+        self.ok &= forbidden.is_empty();
+        self.forbidden = forbidden;
+        self
+    }
+
     /// The verdict with the echo check's result: an echo is never ok.
     pub fn with_echo(mut self, echo: bool) -> Verdict {
         self.echo = echo;
@@ -208,6 +225,7 @@ impl Checker {
             by_stem,
             echo: false,
             rendered,
+            forbidden: Vec::new(),
         }
     }
 
@@ -301,6 +319,115 @@ impl Holding {
         let before = self.starts.partition_point(|&s| s <= inner.start);
         before > 0 && self.reach[before - 1] >= inner.end
     }
+}
+
+/// A forbidden term standing in an output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forbidden {
+    /// The entry that forbids it; `null` for the glossary-wide list.
+    pub entry: Option<String>,
+    /// The term as the glossary writes it.
+    pub term: String,
+    /// Its place in the output: byte offsets `[start, end]` (UTF-8).
+    #[serde(with = "byte_range")]
+    pub at: Range<usize>,
+}
+
+impl std::fmt::Display for Forbidden {
+    /// "forbidden term 'Kunde' (entry customer) at 12".
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "forbidden term '{}' ", self.term)?;
+        match &self.entry {
+            Some(entry) => write!(f, "(entry {entry})")?,
+            None => write!(f, "(glossary-wide)")?,
+        }
+        write!(f, " at {}", self.at.start)
+    }
+}
+
+/// A byte range as the pair `[start, end]`.
+mod byte_range {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::ops::Range;
+
+    pub fn serialize<S: Serializer>(r: &Range<usize>, s: S) -> Result<S::Ok, S::Error> {
+        [r.start, r.end].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Range<usize>, D::Error> {
+        let [start, end] = <[usize; 2]>::deserialize(d)?;
+        Ok(start..end)
+    }
+}
+
+/// The terms one entry forbids; `entry` is `None` for the glossary-wide
+/// list.
+#[derive(Debug, Clone, Copy)]
+pub struct Forbids<'a> {
+    pub entry: Option<&'a str>,
+    pub terms: &'a [String],
+}
+
+/// Every place of `output` where a forbidden term stands, in text order
+/// (then in the order given), except inside a place of one of `asked`'s
+/// targets or forms: what the glossary asks for is never forbidden there
+/// ("Kunde" inside an asked "Kunde Service", a term forbidden by one entry
+/// that is another retrieved entry's target).
+pub fn forbidden_in(output: &Haystack, forbids: &[Forbids], asked: &[Target]) -> Vec<Forbidden> {
+    let terms: Vec<(usize, &str)> = forbids
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.terms.iter().map(move |t| (i, t.as_str())))
+        .collect();
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    // One pass tells which terms stand at all; only those are placed.
+    let needles: Vec<&str> = terms.iter().map(|&(_, t)| t).collect();
+    let standing = output.standing(&needles);
+    if !standing.contains(&true) {
+        return Vec::new();
+    }
+    // Only a spelling that holds a standing term can hold its place: the
+    // others are never searched (a long output has thousands of targets).
+    let standing_folded: Vec<String> = terms
+        .iter()
+        .zip(&standing)
+        .filter(|(_, &s)| s)
+        .map(|(&(_, t), _)| crate::target_match::fold(t.trim()))
+        .collect();
+    let asked_places: Vec<Range<usize>> = asked
+        .iter()
+        .flat_map(|t| t.spellings())
+        .filter(|s| {
+            let folded = crate::target_match::fold(s.trim());
+            standing_folded.iter().any(|t| folded.contains(t.as_str()))
+        })
+        .flat_map(|s| output.find(s))
+        .collect();
+    let held = Holding::of(asked_places.iter());
+    let mut out: Vec<(usize, Forbidden)> = Vec::new();
+    let mut seen: std::collections::HashSet<(usize, &str)> = Default::default();
+    for (&(i, term), _) in terms.iter().zip(&standing).filter(|(_, &s)| s) {
+        // A term given twice by one entry is reported once.
+        if !seen.insert((i, term)) {
+            continue;
+        }
+        for at in output.find(term) {
+            if !held.holds(&at) {
+                out.push((
+                    i,
+                    Forbidden {
+                        entry: forbids[i].entry.map(str::to_string),
+                        term: term.to_string(),
+                        at,
+                    },
+                ));
+            }
+        }
+    }
+    out.sort_by_key(|(i, f)| (f.at.start, *i));
+    out.into_iter().map(|(_, f)| f).collect()
 }
 
 /// Whether `target` or one of its `forms` stands in `output`.
@@ -523,7 +650,178 @@ mod tests {
         ));
     }
 
+    fn forbids<'a>(entry: Option<&'a str>, terms: &'a [String]) -> Forbids<'a> {
+        Forbids { entry, terms }
+    }
+
+    /// (entry, term, the text at the place) of each forbidden term found.
+    fn found(
+        output: &str,
+        fs: &[Forbids],
+        asked: &[Target],
+    ) -> Vec<(Option<String>, String, String)> {
+        forbidden_in(&Haystack::new(output), fs, asked)
+            .into_iter()
+            .map(|f| (f.entry, f.term, output[f.at].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_forbidden_term_stands_by_the_target_rule_and_is_named_with_its_place() {
+        let email = strings(&["Email"]);
+        let fs = [forbids(Some("email"), &email)];
+        let out = "Schicken Sie uns eine EMAIL oder eine E-Mail.";
+        let got = forbidden_in(&Haystack::new(out), &fs, &[]);
+        assert_eq!(
+            got,
+            [Forbidden {
+                entry: Some("email".into()),
+                term: "Email".into(),
+                at: 22..27
+            }]
+        );
+        // Not inside another word, nor across a hyphen that makes another.
+        assert!(found("Emaille, E-Mail, Emails", &fs, &[]).is_empty());
+        // Scripts without spaces: inside running text.
+        let zh = strings(&["電郵"]);
+        let got = found("請發電郵給我們", &[forbids(Some("email"), &zh)], &[]);
+        assert_eq!(got, [(Some("email".into()), "電郵".into(), "電郵".into())]);
+        // Accents composed or not alike.
+        let cafe = strings(&["cafe\u{301}"]);
+        assert_eq!(found("Un café.", &[forbids(None, &cafe)], &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_forbidden_term_inside_an_asked_target_does_not_count() {
+        // "Kunde" is forbidden, "Kunde Service" asked for: its words are
+        // the term, not the forbidden one; standing alone it counts.
+        let kunde = strings(&["Kunde"]);
+        let fs = [forbids(Some("customer"), &kunde)];
+        let asked = [t("service", "Kunde Service")];
+        assert!(found("Ihr Kunde Service hilft.", &fs, &asked).is_empty());
+        let got = found("Der Kunde und der Kunde Service.", &fs, &asked);
+        assert_eq!(got.len(), 1);
+        // Compounds are other words: "Kunde" is not in "Kundendienst".
+        assert!(found("Der Kundendienst", &fs, &[]).is_empty());
+        // Without spaces a forbidden word may stand inside a longer one:
+        // inside the asked target "客户服务" it is that term.
+        let kehu = strings(&["客户"]);
+        let fs_zh = [forbids(Some("client"), &kehu)];
+        let service = [t("customer-service", "客户服务")];
+        assert!(found("请联系客户服务。", &fs_zh, &service).is_empty());
+        assert_eq!(found("请联系客户。", &fs_zh, &service).len(), 1);
+        // A term one entry forbids that another asked entry's target is:
+        // the glossary asked for it here.
+        let ufer = strings(&["Ufer"]);
+        let fs = [forbids(Some("bank"), &ufer)];
+        assert!(found("Am Ufer", &fs, &[t("shore", "Ufer")]).is_empty());
+        assert_eq!(found("Am Ufer", &fs, &[t("bank", "Bank")]).len(), 1);
+    }
+
+    #[test]
+    fn forbidden_terms_come_in_text_order_once_per_entry_and_place() {
+        let a = strings(&["mavi", "tan", "mavi"]);
+        let wide = strings(&["tan"]);
+        let fs = [forbids(Some("a"), &a), forbids(None, &wide)];
+        let got = found("tan mavi tan", &fs, &[]);
+        let shown: Vec<(Option<&str>, &str)> = got
+            .iter()
+            .map(|(e, t, _)| (e.as_deref(), t.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("a"), "tan"),
+                (None, "tan"),
+                (Some("a"), "mavi"),
+                (Some("a"), "tan"),
+                (None, "tan")
+            ]
+        );
+        assert!(found("nothing here", &fs, &[]).is_empty());
+        assert!(found("tan", &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn a_verdict_with_a_forbidden_term_is_not_ok_and_writes_the_place_as_a_pair() {
+        let v = check("E-Mail", &[t("email", "E-Mail")], &[]);
+        assert!(v.ok);
+        let f = Forbidden {
+            entry: None,
+            term: "billig".into(),
+            at: 3..9,
+        };
+        let v = v.with_forbidden(vec![f.clone()]);
+        assert!(!v.ok);
+        let json = serde_json::to_string(&v).unwrap();
+        assert!(
+            json.contains(r#""forbidden":[{"entry":null,"term":"billig","at":[3,9]}]"#),
+            "{json}"
+        );
+        let back: Verdict = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.forbidden, std::slice::from_ref(&f));
+        assert_eq!(
+            f.to_string(),
+            "forbidden term 'billig' (glossary-wide) at 3"
+        );
+        let named = Forbidden {
+            entry: Some("cheap".into()),
+            ..f
+        };
+        assert_eq!(
+            named.to_string(),
+            "forbidden term 'billig' (entry cheap) at 3"
+        );
+        // Verdicts without it (every record before) still read, and an
+        // empty list is not written.
+        let v = check("E-Mail", &[t("email", "E-Mail")], &[]).with_forbidden(Vec::new());
+        assert!(v.ok && !serde_json::to_string(&v).unwrap().contains("forbidden"));
+    }
+
     proptest::proptest! {
+        /// Searching only the asked spellings that hold a standing term
+        /// finds what searching every asked spelling finds.
+        #[test]
+        fn forbidden_places_are_those_outside_every_asked_place(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde", "kunde", "Service", "Kundendienst", "客户", "服务", "E-Mail", "Email", "-", " ", ", "]),
+                0..12,
+            ),
+            forbid in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde", "Email", "客户", "Service", "Kunde Service"]),
+                0..3,
+            ),
+            ask in proptest::collection::vec(
+                proptest::sample::select(vec!["Kunde Service", "E-Mail", "客户服务", "Kundendienst", "Service"]),
+                0..3,
+            ),
+        ) {
+            let output: String = words.concat();
+            let text = Haystack::new(&output);
+            let terms = strings(&forbid);
+            let fs = [forbids(Some("e"), &terms)];
+            let asked: Vec<Target> = ask.iter().map(|a| t("a", a)).collect();
+            let got: Vec<Range<usize>> = forbidden_in(&text, &fs, &asked).into_iter().map(|f| f.at).collect();
+            let every: Vec<Range<usize>> = asked.iter().flat_map(|a| text.find(a.text)).collect();
+            let mut want: Vec<Range<usize>> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for term in &terms {
+                if !seen.insert(term.clone()) {
+                    continue;
+                }
+                for at in text.find(term) {
+                    if !every.iter().any(|p| crate::target_match::within(&at, p)) {
+                        want.push(at);
+                    }
+                }
+            }
+            want.sort_by_key(|r| r.start);
+            let mut got_sorted = got.clone();
+            got_sorted.sort_by_key(|r| (r.start, r.end));
+            want.sort_by_key(|r| (r.start, r.end));
+            proptest::prop_assert_eq!(got_sorted, want);
+        }
+
         #[test]
         fn holding_is_lying_within_one_of_the_places(
             places in proptest::collection::vec((0..40usize, 0..8usize), 0..30),

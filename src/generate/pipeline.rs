@@ -4,7 +4,7 @@
 //! what a batch call line is made from.
 
 use super::ambiguity::{self, Unconfirmed};
-use super::check::{Checker, Target, Verdict};
+use super::check::{forbidden_in, Checker, Forbidden, Forbids, Target, Verdict};
 use super::echo::{fixed_text, Echo, EchoCheck, EchoLine};
 use super::prompt::{glossary_block, GlossaryLine, PromptId, Template};
 use super::provider::{ProviderError, Reply, ReplyMeta, Request, Substitution};
@@ -78,6 +78,9 @@ pub struct UsedEntry {
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Terms the output must not hold (the entry's `forbidden`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// Byte ranges of the simplified text of every place where retrieval
     /// kept a match of the entry (after its filters), in text order; empty
     /// for a match from no phrase (the oracle).
@@ -181,6 +184,10 @@ pub struct Review {
     /// the offline provider, whose output is substitution by design).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub echo: Option<Echo>,
+    /// Forbidden terms of the retrieved entries, and glossary-wide ones,
+    /// standing in the output ([`super::check::forbidden_in`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<Forbidden>,
 }
 
 impl Review {
@@ -414,6 +421,7 @@ impl Pipeline {
             case_sensitive: e.case_sensitive,
             keep: e.keep,
             forms: e.forms.clone(),
+            forbidden: e.forbidden.clone(),
             places: places(mine, view),
         }
     }
@@ -429,9 +437,10 @@ impl Pipeline {
                 sense: u.sense.clone(),
                 case_sensitive: u.case_sensitive,
                 keep: u.keep,
+                forbidden: u.forbidden.clone(),
             })
             .collect();
-        let block = glossary_block(&lines);
+        let block = glossary_block(&lines, &g.forbidden);
         PromptOut {
             template: self.template.id(),
             text: self
@@ -534,6 +543,10 @@ impl Pipeline {
             output,
         );
         review.echo = echo;
+        if let Some(output) = output {
+            let retrieved: Vec<usize> = prepared.matches.iter().map(|m| m.entry).collect();
+            review.forbidden = self.forbidden(output, &retrieved);
+        }
         Trace {
             generate,
             labelled,
@@ -593,7 +606,23 @@ impl Pipeline {
         let needed: Vec<Target> = label.needed.iter().map(target).collect();
         let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
         let verdict = match output {
-            Some(out) => self.check.check(out, &needed, &wrong),
+            Some(out) => {
+                // The entries that apply to the post: retrieved or needed,
+                // not a wrong sense.
+                // (A set: a long post matches thousands of entries.)
+                let wrong_sense: HashSet<usize> = label.wrong_sense.iter().copied().collect();
+                let mut seen: HashSet<usize> = HashSet::default();
+                let applying: Vec<usize> = matches
+                    .iter()
+                    .map(|m| m.entry)
+                    .chain(label.needed.iter().copied())
+                    .filter(|e| !wrong_sense.contains(e) && seen.insert(*e))
+                    .collect();
+                let forbidden = self.forbidden(out, &applying);
+                self.check
+                    .check(out, &needed, &wrong)
+                    .with_forbidden(forbidden)
+            }
             // No output: everything needed is missing.
             None => Verdict {
                 missing: needed.iter().map(|t| t.id.to_string()).collect(),
@@ -617,6 +646,41 @@ impl Pipeline {
             wrong_sense_retrieved,
             wrong_sense_used,
         }
+    }
+
+    /// The forbidden terms of `entries` (indexes) and the glossary-wide
+    /// ones standing in `output`, outside the places of those entries'
+    /// targets and forms.
+    fn forbidden(&self, output: &str, entries: &[usize]) -> Vec<Forbidden> {
+        let g = &self.glossary;
+        let mut forbids: Vec<Forbids> = entries
+            .iter()
+            .map(|&e| &g.entries[e])
+            .filter(|e| !e.forbidden.is_empty())
+            .map(|e| Forbids {
+                entry: Some(&e.id),
+                terms: &e.forbidden,
+            })
+            .collect();
+        if !g.forbidden.is_empty() {
+            forbids.push(Forbids {
+                entry: None,
+                terms: &g.forbidden,
+            });
+        }
+        if forbids.is_empty() {
+            return Vec::new();
+        }
+        let asked: Vec<Target> = entries
+            .iter()
+            .map(|&e| Target {
+                id: &g.entries[e].id,
+                text: &g.entries[e].target,
+                forms: &g.entries[e].forms,
+                exact_case: g.entries[e].case_sensitive,
+            })
+            .collect();
+        forbidden_in(&Haystack::new(output), &forbids, &asked)
     }
 
     async fn simplify(&self, text: &str, repeat: u32) -> (Vec<String>, Option<ProviderError>) {
@@ -782,6 +846,7 @@ fn review(
             .collect(),
         unconfirmed,
         echo: None,
+        forbidden: Vec::new(),
     }
 }
 
@@ -847,6 +912,88 @@ mod tests {
         let date = &p.request(&prepared).substitutions[1];
         let kept: Vec<Range<usize>> = std::iter::once(loaf..loaf + 4).collect();
         assert_eq!(date.places, Some(kept));
+    }
+
+    /// The demo's prompts are byte for byte what they were before
+    /// forbidden terms existed (so are their cache keys): a glossary
+    /// without any adds nothing to the block.
+    #[test]
+    fn the_demo_prompt_is_unchanged_by_forbidden_terms() {
+        let p = cafe_offline(Simplify::Rules);
+        let prepared = p
+            .prepare_local("Sticky date loaf and cold coffee.", None, 1)
+            .unwrap();
+        let want = "Translate the English text below into x-cafe.\n\n\
+            Glossary: use each glossary word exactly as it is given here, for the meaning given, \
+            and do not translate it in any other way. If a glossary word does not fit the text, \
+            leave it out.\n\n\
+            - cold coffee → frosk mavi\n\
+            - coffee → mavi\n\
+            - date → zimbo (meaning: the sweet brown fruit of the date palm)\n\n\
+            English text:\nSticky date loaf and cold coffee.\n\n\
+            Reply with the translation only, one sentence per line, with no notes or explanations.\n";
+        assert_eq!(prepared.trace.prompt.output.text, want);
+
+        // With forbidden terms, the entry's line and a last line say so.
+        let mut g = (*p.glossary).clone();
+        g.entries[3].forbidden = vec!["datum".into(), "dadel".into()];
+        g.forbidden = vec!["kofi".into()];
+        let p = Pipeline {
+            glossary: Arc::new(g),
+            ..p
+        };
+        let prepared = p
+            .prepare_local("Sticky date loaf and cold coffee.", None, 1)
+            .unwrap();
+        let text = &prepared.trace.prompt.output.text;
+        assert!(
+            text.contains(
+                "- date → zimbo (meaning: the sweet brown fruit of the date palm) (never: datum, dadel)\n\
+                 - never write: kofi\n\nEnglish text:"
+            ),
+            "{text}"
+        );
+    }
+
+    /// The offline provider writes each entry's target where its words
+    /// were, never one of its forbidden terms: a loanword the glossary
+    /// forbids ("cookie" for "dorpa") is gone from its output; one left
+    /// untranslated where no entry matched is reported.
+    #[test]
+    fn the_offline_provider_writes_targets_not_forbidden_terms() {
+        let p = cafe_offline(Simplify::Rules);
+        let mut g = (*p.glossary).clone();
+        let cookie = g.index_of("cookie").unwrap();
+        g.entries[cookie].forbidden = vec!["cookie".into(), "cookies".into(), "Keks".into()];
+        g.forbidden = vec!["latte".into()];
+        let p = Pipeline {
+            glossary: Arc::new(g),
+            ..p
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let trace = runtime.block_on(p.run("Fresh cookies! Cookie of the day.", None, 1));
+        let output = trace.generate.output.text.as_deref().unwrap();
+        assert_eq!(output, "Fresh dorpa! Dorpa of the day.");
+        assert!(
+            trace.review.forbidden.is_empty(),
+            "{:?}",
+            trace.review.forbidden
+        );
+        let trace = runtime.block_on(p.run("Cookies and a latte.", None, 1));
+        assert_eq!(
+            trace.generate.output.text.as_deref(),
+            Some("Dorpa and a latte.")
+        );
+        let found: Vec<(Option<&str>, &str, Range<usize>)> = trace
+            .review
+            .forbidden
+            .iter()
+            .map(|f| (f.entry.as_deref(), f.term.as_str(), f.at.clone()))
+            .collect();
+        assert_eq!(found, [(None, "latte", 12..17)]);
     }
 
     #[test]

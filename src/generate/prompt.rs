@@ -48,6 +48,8 @@ pub struct GlossaryLine {
     /// so only when one is set, so other prompts stay as they were.
     pub case_sensitive: bool,
     pub keep: bool,
+    /// The entry's forbidden terms: "never: X, Y" on its line.
+    pub forbidden: Vec<String>,
 }
 
 impl Template {
@@ -187,10 +189,19 @@ fn split_name(stem: &str) -> (String, String) {
 
 /// The glossary block: one line per entry, `source → target`, with the
 /// sense note when there is one; `keep as written: source` for an entry
-/// not to be translated, and `(exact case)` after a case-sensitive one.
-pub fn glossary_block(lines: &[GlossaryLine]) -> String {
+/// not to be translated, `(exact case)` after a case-sensitive one and
+/// "(never: X, Y)" when the entry has forbidden terms; then, when the
+/// glossary has glossary-wide forbidden words, a line "- never write: X,
+/// Y". Without flags or forbidden terms the block is what it was before
+/// they existed, so prompts and their cache keys do not change.
+pub fn glossary_block(lines: &[GlossaryLine], forbidden: &[String]) -> String {
+    let never = (!forbidden.is_empty()).then(|| format!("- never write: {}", forbidden.join(", ")));
     if lines.is_empty() {
-        return "(no glossary entries apply to this text)".to_string();
+        let none = "(no glossary entries apply to this text)".to_string();
+        return match never {
+            Some(never) => format!("{none}\n{never}"),
+            None => none,
+        };
     }
     lines
         .iter()
@@ -210,8 +221,12 @@ pub fn glossary_block(lines: &[GlossaryLine]) -> String {
             if !notes.is_empty() {
                 line.push_str(&format!(" ({})", notes.join("; ")));
             }
+            if !l.forbidden.is_empty() {
+                line.push_str(&format!(" (never: {})", l.forbidden.join(", ")));
+            }
             line
         })
+        .chain(never)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -224,13 +239,17 @@ mod tests {
     fn builtin_translate_renders_every_placeholder() {
         let t = Template::builtin("translate.v1");
         assert_eq!((t.name.as_str(), t.version.as_str()), ("translate", "v1"));
-        let block = glossary_block(&[GlossaryLine {
-            source: "date".into(),
-            target: "zimbo".into(),
-            sense: Some("the fruit".into()),
-            case_sensitive: false,
-            keep: false,
-        }]);
+        let block = glossary_block(
+            &[GlossaryLine {
+                source: "date".into(),
+                target: "zimbo".into(),
+                sense: Some("the fruit".into()),
+                case_sensitive: false,
+                keep: false,
+                forbidden: Vec::new(),
+            }],
+            &[],
+        );
         let p = t.render("Sticky date cake {{glossary}}", &block, "en", "x-cafe");
         assert!(p.contains("- date → zimbo (meaning: the fruit)"));
         assert!(p.contains("into x-cafe"));
@@ -267,14 +286,18 @@ mod tests {
                 sense: sense.map(Into::into),
                 case_sensitive: case,
                 keep,
+                forbidden: Vec::new(),
             }
         };
-        let block = glossary_block(&[
-            line("US", "EE. UU.", Some("the country"), true, false),
-            line("us", "nosotros", None, false, false),
-            line("Glossa Café", "Glossa Café", None, true, true),
-            line("Acme", "Acme", None, false, true),
-        ]);
+        let block = glossary_block(
+            &[
+                line("US", "EE. UU.", Some("the country"), true, false),
+                line("us", "nosotros", None, false, false),
+                line("Glossa Café", "Glossa Café", None, true, true),
+                line("Acme", "Acme", None, false, true),
+            ],
+            &[],
+        );
         assert_eq!(
             block,
             "- US → EE. UU. (exact case; meaning: the country)\n\
@@ -286,7 +309,7 @@ mod tests {
 
     #[test]
     fn empty_glossary_block_says_so() {
-        assert!(glossary_block(&[]).contains("no glossary entries"));
+        assert!(glossary_block(&[], &[]).contains("no glossary entries"));
     }
 
     /// The chain of replacements render used to be, for comparison.

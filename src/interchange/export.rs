@@ -1,4 +1,4 @@
-//! Glossaries out: the JSON file `import` writes, and TSV/CSV sheets.
+//! Glossaries out: the JSON file `import` writes, TSV/CSV sheets and TBX.
 
 use super::sheet::{is_lang_code, Column};
 use super::SheetFormat;
@@ -15,6 +15,8 @@ struct EntryOut<'a> {
     target: &'a str,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     forms: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    forbidden: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     sense: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -32,17 +34,23 @@ struct EntryOut<'a> {
 pub fn to_json(g: &Glossary) -> String {
     let s = |v: &str| serde_json::to_string(v).expect("strings serialise");
     let mut out = format!(
-        "{{\n  \"name\": {},\n  \"source_lang\": {},\n  \"target_lang\": {},\n  \"entries\": [\n",
+        "{{\n  \"name\": {},\n  \"source_lang\": {},\n  \"target_lang\": {},\n",
         s(&g.name),
         s(&g.source_lang),
         s(&g.target_lang)
     );
+    if !g.forbidden.is_empty() {
+        let words = serde_json::to_string(&g.forbidden).expect("strings serialise");
+        out.push_str(&format!("  \"forbidden\": {words},\n"));
+    }
+    out.push_str("  \"entries\": [\n");
     for (i, e) in g.entries.iter().enumerate() {
         let entry = EntryOut {
             id: (e.id != e.source).then_some(e.id.as_str()),
             source: &e.source,
             target: &e.target,
             forms: &e.forms,
+            forbidden: &e.forbidden,
             sense: e.sense.as_deref(),
             case_sensitive: e.case_sensitive,
             keep: e.keep,
@@ -63,13 +71,11 @@ pub fn to_json(g: &Glossary) -> String {
 /// Write a glossary as TSV or CSV. Columns beyond `source, target` appear
 /// only when some entry needs them; a header is written when there are
 /// such columns, or when `header` is set. A plain two-column file is what
-/// machine-translation services take.
+/// machine-translation services take. TBX is [`export_tbx`]. Neither holds
+/// the glossary-wide `forbidden` list (it has no source).
 pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<String, InputError> {
     if format == SheetFormat::Tbx {
-        return Err(InputError::file(
-            &g.path,
-            "TBX export is not supported; use tsv or csv",
-        ));
+        return Ok(export_tbx(g));
     }
     let cols = columns(g);
     let mut w = csv::WriterBuilder::new()
@@ -101,8 +107,9 @@ fn columns(g: &Glossary) -> Vec<Column> {
         cols.push(Column::Id);
     }
     cols.extend([Column::Source, Column::Target]);
-    let optional: [(Column, NeedsColumn); 7] = [
+    let optional: [(Column, NeedsColumn); 8] = [
         (Column::Forms, |e| !e.forms.is_empty()),
+        (Column::Forbidden, |e| !e.forbidden.is_empty()),
         (Column::Sense, |e| e.sense.is_some()),
         (Column::Aliases, |e| !e.aliases.is_empty()),
         (Column::ContextAny, |e| !context(e, |c| &c.any).is_empty()),
@@ -157,6 +164,7 @@ fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputErr
             Column::Target => Ok(e.target.clone()),
             Column::Sense => Ok(e.sense.clone().unwrap_or_default()),
             Column::Forms => list(&e.forms, "form", "forms"),
+            Column::Forbidden => list(&e.forbidden, "forbidden term", "forbidden terms"),
             Column::Aliases => list(&e.aliases, "alias", "aliases"),
             Column::ContextAny => list(&context(e, |c| &c.any), "context phrase", phrases),
             Column::ContextNot => list(&context(e, |c| &c.not), "context phrase", phrases),
@@ -169,6 +177,82 @@ fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputErr
 /// A flag's cell: `yes`, or empty.
 fn yes(flag: bool) -> String {
     if flag { "yes" } else { "" }.to_string()
+}
+
+/// A glossary as TBX-Basic (TBX 2008, `martif`): one `termEntry` per
+/// entry; in the source `langSet` the source then the aliases (and the
+/// sense as a `definition`); in the target `langSet` the target
+/// (`preferredTerm-admn-sts`), its forms (`admittedTerm-admn-sts`) and its
+/// forbidden terms (`deprecatedTerm-admn-sts`), which `glossa import` reads
+/// back as they were. `context` has no place in TBX and is left out.
+pub fn export_tbx(g: &Glossary) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<martif type=\"TBX-Basic\" xml:lang=\"{}\">\n  <martifHeader>\n    <fileDesc>\n      \
+         <titleStmt><title>{}</title></titleStmt>\n      \
+         <sourceDesc><p>exported by glossa</p></sourceDesc>\n    </fileDesc>\n  </martifHeader>\n  \
+         <text>\n    <body>\n",
+        xml(&g.source_lang),
+        xml(&g.name)
+    ));
+    let tig = |term: &str, status: Option<&str>| {
+        let note = status.map_or(String::new(), |s| {
+            format!("<termNote type=\"administrativeStatus\">{s}</termNote>")
+        });
+        format!("          <tig><term>{}</term>{note}</tig>\n", xml(term))
+    };
+    for e in &g.entries {
+        // Without an id attribute the import takes the source as the id.
+        let id = match e.id != e.source {
+            true => format!(" id=\"{}\"", xml(&e.id)),
+            false => String::new(),
+        };
+        out.push_str(&format!("      <termEntry{id}>\n"));
+        out.push_str(&format!(
+            "        <langSet xml:lang=\"{}\">\n",
+            xml(&g.source_lang)
+        ));
+        if let Some(sense) = &e.sense {
+            out.push_str(&format!(
+                "          <descrip type=\"definition\">{}</descrip>\n",
+                xml(sense)
+            ));
+        }
+        for term in std::iter::once(&e.source).chain(&e.aliases) {
+            out.push_str(&tig(term, None));
+        }
+        out.push_str("        </langSet>\n");
+        out.push_str(&format!(
+            "        <langSet xml:lang=\"{}\">\n",
+            xml(&g.target_lang)
+        ));
+        out.push_str(&tig(&e.target, Some("preferredTerm-admn-sts")));
+        for form in &e.forms {
+            out.push_str(&tig(form, Some("admittedTerm-admn-sts")));
+        }
+        for word in &e.forbidden {
+            out.push_str(&tig(word, Some("deprecatedTerm-admn-sts")));
+        }
+        out.push_str("        </langSet>\n      </termEntry>\n");
+    }
+    out.push_str("    </body>\n  </text>\n</martif>\n");
+    out
+}
+
+/// Text or an attribute value escaped for XML.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -198,7 +282,7 @@ mod tests {
               {"id":"cc","source":"cold coffee","target":"frosk, mavi"},
               {"source":"date","target":"zimbo","sense":"the \"fruit\"","aliases":["dates"],"context":{"any":["palm"],"not":["save the date","up to date"]}},
               {"source":"tea","target":"te\tx"},
-              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]},
+              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"],"forbidden":["pokus","test"]},
               {"source":"US","target":"EE. UU.","case_sensitive":true},
               {"source":"Glossa Café","keep":true,"case_sensitive":true}]}"#,
         )
@@ -224,6 +308,7 @@ mod tests {
                     (&b.id, &b.source, &b.target, &b.sense, &b.aliases)
                 );
                 assert_eq!(a.forms, b.forms);
+                assert_eq!(a.forbidden, b.forbidden);
                 assert_eq!(a.context, b.context);
                 assert_eq!((a.case_sensitive, a.keep), (b.case_sensitive, b.keep));
             }
@@ -233,6 +318,92 @@ mod tests {
             assert!(json.contains(r#""source":"US","target":"EE. UU.","case_sensitive":true}"#));
             assert_eq!(again.entries[1].line, 7);
             assert_eq!(again.entries[3].forms, ["experimentu", "experimentem"]);
+            assert_eq!(again.entries[3].forbidden, ["pokus", "test"]);
+        }
+    }
+
+    #[test]
+    fn the_sheet_header_names_the_forbidden_column_and_json_the_wide_list() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"forbidden": ["cheap"], "entries":[{"source":"tea","target":"te","forbidden":["chai"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            export_sheet(&g, SheetFormat::Csv, false).unwrap(),
+            "source,target,forbidden\ntea,te,chai\n"
+        );
+        let json = to_json(&g);
+        assert!(
+            json.contains("  \"forbidden\": [\"cheap\"],\n  \"entries\""),
+            "{json}"
+        );
+        let again = Glossary::parse("o.json", "o", &json).unwrap();
+        assert_eq!(again.forbidden, ["cheap"]);
+        assert_eq!(again.entries[0].forbidden, ["chai"]);
+        // Other names of the column read the same.
+        for name in ["forbidden_terms", "Deprecated", "do not use", "do-not-use"] {
+            let text = format!("source\ttarget\t{name}\ntea\tte\tchai; masala chai\n");
+            let back = import_sheet("s.tsv", &text, SheetFormat::Tsv, &ImportOptions::default())
+                .unwrap()
+                .glossary;
+            assert_eq!(back.entries[0].forbidden, ["chai", "masala chai"], "{name}");
+        }
+    }
+
+    #[test]
+    fn tbx_export_escapes_and_reads_back_every_term() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"name": "R&D <terms>", "source_lang": "en", "target_lang": "de", "entries":[
+              {"id":"qa","source":"Q&A","target":"F&A","forms":["Fragen & Antworten"],"forbidden":["Q&A", "QA<"],"aliases":["questions 'n' answers"],"sense":"a <b> list"},
+              {"source":"tea","target":"Tee"}]}"#,
+        )
+        .unwrap();
+        let tbx = export_tbx(&g);
+        assert!(
+            tbx.contains("<title>R&amp;D &lt;terms&gt;</title>"),
+            "{tbx}"
+        );
+        assert!(tbx.contains("<termEntry id=\"qa\">"), "{tbx}");
+        assert!(
+            tbx.contains("      <termEntry>\n"),
+            "no id where it is the source: {tbx}"
+        );
+        let back = crate::interchange::import_tbx(
+            "back.tbx",
+            &tbx,
+            &ImportOptions {
+                name: "g".into(),
+                ..ImportOptions::default()
+            },
+        )
+        .unwrap()
+        .glossary;
+        assert_eq!(back.target_lang, "de");
+        for (a, b) in g.entries.iter().zip(&back.entries) {
+            assert_eq!(
+                (
+                    &a.id,
+                    &a.source,
+                    &a.target,
+                    &a.sense,
+                    &a.aliases,
+                    &a.forms,
+                    &a.forbidden
+                ),
+                (
+                    &b.id,
+                    &b.source,
+                    &b.target,
+                    &b.sense,
+                    &b.aliases,
+                    &b.forms,
+                    &b.forbidden
+                )
+            );
         }
     }
 

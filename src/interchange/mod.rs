@@ -1,19 +1,19 @@
 //! Glossaries to and from spreadsheets and terminology files: the
 //! two-column source/target TSV or CSV that machine-translation services
 //! take as glossaries (with optional `sense` and `aliases` columns), and
-//! TBX (TermBase eXchange, ISO 30042) import.
+//! TBX (TermBase eXchange, ISO 30042) import and export.
 //!
 //! Sheet layout:
 //!
 //! - no header: columns are `source, target[, sense[, aliases]]`;
 //! - a header naming the columns (any order): `id`, `source`, `target`,
-//!   `forms`, `sense`, `aliases`, `context_any`, `context_not` (a few
+//!   `forms`, `forbidden`, `sense`, `aliases`, `context_any`, `context_not` (a few
 //!   synonyms such as `term`/`translation` are accepted);
 //! - a header of two language codes (`en,fr`, the Amazon Translate custom
 //!   terminology layout): columns `source, target`, and the codes become the
 //!   glossary's languages.
 //!
-//! `forms`, `aliases`, `context_any` and `context_not` hold several
+//! `forms`, `forbidden`, `aliases`, `context_any` and `context_not` hold several
 //! phrases separated by `;`. Blank rows are skipped. Every bad row is reported with
 //! its line, and the result is validated by the same rules as a glossary
 //! file ([`Glossary::new`]) before anything is written.
@@ -28,7 +28,7 @@ pub mod segments;
 mod sheet;
 mod tbx;
 
-pub use export::{export_sheet, to_json};
+pub use export::{export_sheet, export_tbx, to_json};
 pub use sheet::{decode_sheet, import_sheet};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
 
@@ -44,7 +44,7 @@ pub enum SheetFormat {
     Tsv,
     /// Comma-separated values.
     Csv,
-    /// TermBase eXchange (XML; import only).
+    /// TermBase eXchange (XML; TBX-Basic when exported).
     Tbx,
 }
 

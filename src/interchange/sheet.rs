@@ -39,6 +39,7 @@ pub(super) enum Column {
     Aliases,
     ContextAny,
     ContextNot,
+    Forbidden,
     CaseSensitive,
     Keep,
 }
@@ -66,6 +67,7 @@ impl Column {
             "aliases" | "alias" | "synonyms" => Column::Aliases,
             "context_any" => Column::ContextAny,
             "context_not" => Column::ContextNot,
+            "forbidden" | "forbidden_terms" | "deprecated" | "do_not_use" => Column::Forbidden,
             "case_sensitive" | "casesensitive" | "match_case" => Column::CaseSensitive,
             "keep" | "do_not_translate" | "dnt" | "untranslatable" => Column::Keep,
             _ => return None,
@@ -82,6 +84,7 @@ impl Column {
             Column::Aliases => "aliases",
             Column::ContextAny => "context_any",
             Column::ContextNot => "context_not",
+            Column::Forbidden => "forbidden",
             Column::CaseSensitive => "case_sensitive",
             Column::Keep => "keep",
         }
@@ -175,7 +178,7 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
             Some(_) => {}
             None => out.push(format!(
                 "unknown column `{cell}` in the header; columns: id, source, target, forms, sense, aliases, context_any, \
-                 context_not, case_sensitive, keep (source and target may be named by language codes such as en, fr)"
+                 context_not, forbidden, case_sensitive, keep (source and target may be named by language codes such as en, fr)"
             )),
         }
     }
@@ -424,6 +427,7 @@ impl Layout {
             aliases,
             context: (!any.is_empty() || !not.is_empty()).then_some(Context { any, not }),
             forms: list(Column::Forms),
+            forbidden: list(Column::Forbidden),
             key: String::new(),
             alias_keys: Vec::new(),
             line,

@@ -79,9 +79,10 @@ fn tag_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// Read a TBX file (TBX-Basic / TBX v2 `termEntry`/`langSet`/`tig`, or TBX
 /// v3 `conceptEntry`/`langSec`/`termSec`): the first term in the source
 /// language is the source, further ones are aliases; the first term in the
-/// target language is the target, further ones are its accepted `forms`
-/// (deprecated or superseded terms are left out); a `definition` becomes the
-/// sense.
+/// target language is the target, further ones are its accepted `forms`;
+/// its deprecated, superseded, not recommended or obsolete terms are the
+/// entry's `forbidden` terms (a concept with no other target term gives no
+/// entry, with a warning); a `definition` becomes the sense.
 pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Imported, ImportErrors> {
     refuse_deep_nesting(path, text)?;
     let doc = parse_xml(path, text)?;
@@ -145,7 +146,15 @@ fn refuse_deep_nesting(path: &str, text: &str) -> Result<(), InputError> {
 }
 
 fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> {
-    Document::parse(text).map_err(|e| {
+    // A DOCTYPE that only names an external DTD, as the TBX-Basic sample
+    // and most termbase exports write it, declares no entity: it is read
+    // (and the DTD not fetched). One with an internal subset (`[...]`),
+    // where entities that expand without bound live, is still refused.
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: external_doctype_only(text),
+        ..roxmltree::ParsingOptions::default()
+    };
+    Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
         InputError {
             path: path.to_string(),
@@ -154,6 +163,16 @@ fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> 
             message: format!("invalid XML: {e}"),
         }
     })
+}
+
+/// Whether the text's DOCTYPE, if any, has no internal subset.
+fn external_doctype_only(text: &str) -> bool {
+    let Some(start) = text.find("<!DOCTYPE") else {
+        return false;
+    };
+    let rest = &text[start..];
+    rest.find('>')
+        .is_some_and(|end| !rest[..end].contains('[') && !rest[end..].contains("<!DOCTYPE"))
 }
 
 /// The one language besides the source that the concepts use.
@@ -209,22 +228,43 @@ fn concept(
     let id = c.attribute("id").unwrap_or("").to_string();
     let sections = lang_sections(c);
     let (sources, source_node) = terms_in(&sections, langs.source);
-    let sources: Vec<String> = sources.into_iter().map(|(t, _)| t).collect();
-    let targets = accepted_first(terms_in(&sections, langs.target).0);
+    // A deprecated source term still names the concept in a post (writers
+    // do not follow the termbase): it stays, as an alias, and an admitted
+    // one is preferred as the source.
+    let sources: Vec<String> = accepted_first(sources)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let (mut targets, mut deprecated) = (Vec::new(), Vec::new());
+    for (term, forbidden) in terms_in(&sections, langs.target).0 {
+        match forbidden {
+            true => deprecated.push(term),
+            false => targets.push(term),
+        }
+    }
+    let shown = if id.is_empty() {
+        String::new()
+    } else {
+        format!(" `{id}`")
+    };
+    let tag = c.tag_name().name();
+    if !sources.is_empty() && targets.is_empty() && !deprecated.is_empty() {
+        return Concept::Skipped(format!(
+            "{path}:{line}: {tag}{shown} has only deprecated `{}` terms ({}); skipped, and they \
+             are not forbidden elsewhere (add them to the glossary's top-level `forbidden` if \
+             they are never right)",
+            langs.target,
+            deprecated.join(", ")
+        ));
+    }
     let (Some(source), Some(target)) = (sources.first(), targets.first()) else {
         let missing = if sources.is_empty() {
             langs.source
         } else {
             langs.target
         };
-        let shown = if id.is_empty() {
-            String::new()
-        } else {
-            format!(" `{id}`")
-        };
         return Concept::Skipped(format!(
-            "{path}:{line}: {}{shown} has no `{missing}` term; skipped",
-            c.tag_name().name()
+            "{path}:{line}: {tag}{shown} has no `{missing}` term; skipped"
         ));
     };
     let fail = |message: String| Concept::Bad(InputError::at_line(path, line, message));
@@ -248,6 +288,9 @@ fn concept(
         aliases: others(source, &sources[1..], |alias| !alias.trim().is_empty()),
         context: None,
         forms: others(target, &targets[1..], |_| true),
+        // A term both admitted and deprecated (two statuses, or two
+        // `tig`s) is allowed: forbidding it would fail its own target.
+        forbidden: others(target, &deprecated, |t| !targets.iter().any(|a| a == t)),
         key: String::new(),
         alias_keys: Vec::new(),
         line,
@@ -297,12 +340,13 @@ fn terms_in<'a, 'i>(
     (out, node)
 }
 
-/// Each term, and whether its status forbids it (deprecated, superseded).
+/// Each term, and whether its status forbids it (deprecated, superseded,
+/// not recommended, obsolete).
 fn terms(section: Node) -> Vec<(String, bool)> {
     section
         .descendants()
         .filter(|n| n.is_element() && n.tag_name().name() == "term")
-        .map(|n| (text_of(n), n.parent().is_some_and(forbidden_status)))
+        .map(|n| (text_of(n), forbidden_status(n)))
         .filter(|(t, _)| !t.is_empty())
         .collect()
 }
@@ -329,36 +373,50 @@ fn text_of(node: Node) -> String {
         .to_string()
 }
 
-/// Whether a TBX term's group (`tig`, `termSec`) marks it deprecated or
-/// superseded: such a term must not become an accepted form.
-fn forbidden_status(group: roxmltree::Node) -> bool {
-    group.children().any(|n| {
-        n.is_element()
-            && n.tag_name().name() == "termNote"
-            && matches!(
-                n.attribute("type"),
-                Some("administrativeStatus" | "normativeAuthorization")
-            )
-            && n.text().is_some_and(|t| {
-                let t = t.to_ascii_lowercase();
-                t.contains("deprecated") || t.contains("superseded")
-            })
+/// Whether a TBX term's group marks it deprecated, superseded, not
+/// recommended or obsolete: such a term becomes a `forbidden` term of its
+/// entry, never the target or a form. The status is read where the
+/// dialects write it: `<termNote type="administrativeStatus">` (or
+/// `normativeAuthorization`) in TBX 2008, TBX-Basic and TBX v3 DCA style,
+/// or an element of that name (`<basic:administrativeStatus>`, TBX v3 DCT
+/// style; TBX-Min) beside the term in its `tig`, `ntig`/`termGrp` or
+/// `termSec`.
+fn forbidden_status(term: Node) -> bool {
+    let mut groups = term
+        .ancestors()
+        .skip(1)
+        .take_while(|n| !matches!(n.tag_name().name(), "langSet" | "langSec"))
+        .take(2);
+    groups.any(|group| {
+        group.children().any(|n| {
+            let named = match n.tag_name().name() {
+                "termNote" => matches!(
+                    n.attribute("type"),
+                    Some("administrativeStatus" | "normativeAuthorization")
+                ),
+                name => matches!(name, "administrativeStatus" | "normativeAuthorization"),
+            };
+            n.is_element() && named && is_forbidden_status(&text_of(n))
+        })
     })
 }
 
-/// Target terms without the forbidden ones; the first one when every one
-/// is forbidden, so the entry keeps a target.
-fn accepted_first(terms: Vec<(String, bool)>) -> Vec<String> {
-    let accepted: Vec<String> = terms
+/// `deprecatedTerm-admn-sts`, `supersededTerm-admn-sts`,
+/// `notRecommendedTerm-admn-sts`, `obsoleteTerm-admn-sts`, and the bare
+/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`).
+fn is_forbidden_status(value: &str) -> bool {
+    let v = value.to_ascii_lowercase();
+    ["deprecated", "superseded", "notrecommended", "obsolete"]
         .iter()
-        .filter(|(_, forbidden)| !forbidden)
-        .map(|(t, _)| t.clone())
-        .collect();
-    if accepted.is_empty() {
-        terms.into_iter().map(|(t, _)| t).take(1).collect()
-    } else {
-        accepted
-    }
+        .any(|word| v.contains(word))
+}
+
+/// Admitted terms first, then the forbidden ones, each in order.
+fn accepted_first(terms: Vec<(String, bool)>) -> Vec<(String, bool)> {
+    let (mut accepted, forbidden): (Vec<_>, Vec<_>) =
+        terms.into_iter().partition(|(_, forbidden)| !forbidden);
+    accepted.extend(forbidden);
+    accepted
 }
 
 #[cfg(test)]
@@ -392,8 +450,9 @@ mod tests {
         );
         assert_eq!(e.aliases, ["biscuit"]);
         // Further target-language terms are accepted forms (no repeats);
-        // a deprecated one is neither the target nor a form.
+        // a deprecated one is neither the target nor a form, but forbidden.
         assert_eq!(e.forms, ["biscuits secs"]);
+        assert_eq!(e.forbidden, ["gâteau sec"]);
         assert_eq!(e.sense.as_deref(), Some("a small sweet baked biscuit"));
         assert_eq!(e.line, 4);
         assert_eq!(
@@ -415,6 +474,88 @@ mod tests {
             ("cold coffee", "kalter Kaffee", "de")
         );
         assert_eq!(g.entries[0].forms, ["kalten Kaffee"]);
+    }
+
+    #[test]
+    fn deprecated_target_terms_become_forbidden_in_every_dialect() {
+        // TBX v3 DCT style: the status is an element of its own name.
+        let dct = r#"<tbx type="TBX-Basic" style="dct" xml:lang="en" xmlns="urn:iso:std:iso:30042:ed-2" xmlns:basic="http://www.tbxinfo.net/ns/basic"><text><body>
+<conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>download</term></termSec></langSec>
+<langSec xml:lang="de"><termSec><term>herunterladen</term><basic:administrativeStatus>preferredTerm-admn-sts</basic:administrativeStatus></termSec>
+<termSec><term>downloaden</term><basic:administrativeStatus>notRecommendedTerm-admn-sts</basic:administrativeStatus></termSec>
+<termSec><term>runterladen</term><basic:administrativeStatus>obsoleteTerm-admn-sts</basic:administrativeStatus></termSec></langSec></conceptEntry>
+</body></text></tbx>"#;
+        let e = &import_tbx("dct.tbx", dct, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(e.target, "herunterladen");
+        assert_eq!(e.forbidden, ["downloaden", "runterladen"]);
+        assert!(e.forms.is_empty());
+
+        // TBX 2008 `tig` with `normativeAuthorization`, and a term both
+        // admitted and deprecated (two `tig`s), which stays allowed.
+        let tig = r#"<martif type="TBX"><text><body><termEntry id="t">
+<langSet xml:lang="en"><tig><term>customer</term></tig></langSet>
+<langSet xml:lang="fr"><tig><term>client</term><termNote type="normativeAuthorization">preferredTerm</termNote></tig>
+<tig><term>chaland</term><termNote type="normativeAuthorization">deprecatedTerm</termNote></tig>
+<tig><term>clientèle</term></tig>
+<tig><term>clientèle</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></tig>
+<tig><term>chaland</term><termNote type="normativeAuthorization">supersededTerm</termNote></tig></langSet>
+</termEntry></body></text></martif>"#;
+        let e = &import_tbx("tig.tbx", tig, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(
+            (e.target.as_str(), &e.forms, &e.forbidden),
+            (
+                "client",
+                &vec!["clientèle".to_string()],
+                &vec!["chaland".to_string()]
+            )
+        );
+        // A status that allows (admitted, preferred) is no forbidding.
+        assert!(!is_forbidden_status("admittedTerm-admn-sts"));
+        assert!(is_forbidden_status("notRecommended"));
+    }
+
+    #[test]
+    fn a_deprecated_source_term_stays_an_alias_behind_an_admitted_one() {
+        let tbx = r#"<martif><text><body><termEntry id="e">
+<langSet xml:lang="en"><ntig><termGrp><term>E-mail</term><termNote type="administrativeStatus">deprecatedTerm-admn-sts</termNote></termGrp></ntig>
+<ntig><termGrp><term>email</term><termNote type="administrativeStatus">preferredTerm-admn-sts</termNote></termGrp></ntig></langSet>
+<langSet xml:lang="de"><ntig><termGrp><term>E-Mail</term></termGrp></ntig></langSet>
+</termEntry></body></text></martif>"#;
+        let e = &import_tbx("src.tbx", tbx, &opts())
+            .unwrap()
+            .glossary
+            .entries[0];
+        assert_eq!(
+            (e.source.as_str(), &e.aliases),
+            ("email", &vec!["E-mail".to_string()])
+        );
+        assert!(
+            e.forbidden.is_empty(),
+            "source-language terms are not forbidden"
+        );
+    }
+
+    #[test]
+    fn a_doctype_naming_an_external_dtd_reads_and_an_internal_subset_is_refused() {
+        let body = r#"<martif type="TBX-Basic"><text><body><termEntry id="a"><langSet xml:lang="en"><tig><term>tea</term></tig></langSet><langSet xml:lang="de"><tig><term>Tee</term></tig></langSet></termEntry></body></text></martif>"#;
+        let external = format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE martif SYSTEM \"TBXBasiccoreStructV02.dtd\">\n{body}"
+        );
+        let g = import_tbx("ext.tbx", &external, &opts()).unwrap().glossary;
+        assert_eq!(g.entries[0].target, "Tee");
+        // Entities (a billion laughs) live in an internal subset: refused.
+        let laughs = format!(
+            "<!DOCTYPE martif [<!ENTITY lol \"lol\"><!ENTITY lol1 \"&lol;&lol;&lol;&lol;\">]>\n{}",
+            body.replace("tea", "&lol1;")
+        );
+        let err = import_tbx("laughs.tbx", &laughs, &opts()).unwrap_err();
+        assert!(err.to_string().contains("invalid XML"), "{err}");
     }
 
     #[test]

@@ -25,11 +25,12 @@ pub enum Check {
     Ambiguous,
     /// `case-no-letters` and `keep-common-word`.
     Flags,
+    Forbidden,
 }
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 11] = [
+    pub const ALL: [Check; 12] = [
         Check::DuplicateKey,
         Check::NeverMatches,
         Check::OneLetter,
@@ -41,6 +42,7 @@ impl Check {
         Check::Form,
         Check::Ambiguous,
         Check::Flags,
+        Check::Forbidden,
     ];
 
     /// Append this check's findings.
@@ -57,6 +59,7 @@ impl Check {
             Check::Form => forms(keys.entries, out),
             Check::Ambiguous => ambiguous(keys, out),
             Check::Flags => flags(keys.entries, out),
+            Check::Forbidden => forbidden(keys.entries, keys.forbidden, out),
         }
     }
 }
@@ -64,6 +67,8 @@ impl Check {
 /// What the checks read: the glossary's keys and indexes over them.
 pub(super) struct Keys<'a> {
     entries: &'a [Entry],
+    /// The glossary-wide forbidden words.
+    forbidden: &'a [String],
     keys: Vec<Key<'a>>,
     /// Each entry's keys, which `keys_of` lists together: looking them up
     /// by entry keeps lint linear in the size of the glossary.
@@ -91,6 +96,7 @@ impl<'a> Keys<'a> {
         }
         Keys {
             entries: &glossary.entries,
+            forbidden: &glossary.forbidden,
             keys,
             by_entry,
             by_stems,
@@ -477,6 +483,74 @@ fn form_problems(e: &Entry) -> Vec<(Severity, String)> {
         }
     }
     out
+}
+
+/// `forbidden`: a forbidden term the glossary also asks for (error), and
+/// a glossary-wide forbidden word that is a target or form (warning).
+fn forbidden(entries: &[Entry], wide: &[String], out: &mut Vec<Finding>) {
+    if wide.is_empty() && entries.iter().all(|e| e.forbidden.is_empty()) {
+        return;
+    }
+    let fold = |s: &str| crate::target_match::fold(s.trim());
+    // Entries by source key, for "another entry with the same source".
+    let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        by_key.entry(e.key.as_str()).or_default().push(i);
+    }
+    let wide: HashMap<String, &String> = wide.iter().map(|w| (fold(w), w)).collect();
+    for (i, e) in entries.iter().enumerate() {
+        let spellings: Vec<(String, &String)> = std::iter::once(&e.target)
+            .chain(&e.forms)
+            .map(|s| (fold(s), s))
+            .collect();
+        for word in &e.forbidden {
+            let folded = fold(word);
+            if let Some((_, own)) = spellings.iter().find(|(s, _)| *s == folded) {
+                let what = if *own == &e.target { "target" } else { "form" };
+                out.push(finding(
+                    e,
+                    "forbidden",
+                    Severity::Error,
+                    format!("forbidden term `{word}` is the entry's own {what} `{own}`: the glossary asks for the word and forbids it (the prompt says both)"),
+                    "remove it from `forbidden`, or give the entry the term to write instead",
+                ));
+                continue;
+            }
+            let same_source = by_key.get(e.key.as_str()).into_iter().flatten();
+            let other = same_source
+                .map(|&j| (j, &entries[j]))
+                .find(|(j, o)| *j != i && fold(&o.target) == folded);
+            if let Some((_, o)) = other {
+                let apart = e.context.is_some() || o.context.is_some();
+                out.push(finding(
+                    e,
+                    "forbidden",
+                    if apart { Severity::Warning } else { Severity::Error },
+                    format!(
+                        "forbidden term `{word}` is the target of entry `{}` (line {}), which has the same source `{}`: \
+                         a post naming it asks for the word and forbids it",
+                        o.id, o.line, e.source
+                    ),
+                    if apart {
+                        "check that the entries' `context` keeps them apart"
+                    } else {
+                        "give each entry a `context` so the `sense` filter keeps one, or drop the term from `forbidden`"
+                    },
+                ));
+            }
+        }
+        for (folded, spelling) in &spellings {
+            if let Some(word) = wide.get(folded) {
+                out.push(finding(
+                    e,
+                    "forbidden",
+                    Severity::Warning,
+                    format!("the glossary-wide forbidden word `{word}` is this entry's `{spelling}`: a translation using the entry fails wherever the word is not inside its target"),
+                    "remove the word from the top-level `forbidden`, or give the entry another target",
+                ));
+            }
+        }
+    }
 }
 
 /// `ambiguous`: a one-word key on the shipped list of ambiguous words,

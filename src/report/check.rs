@@ -10,11 +10,12 @@ use crate::qa::{CheckSummary, SegmentResult};
 pub const SHOWN_FAILURES: usize = 200;
 
 /// The per-segment columns of CSV and of the failures table.
-const SEGMENT_COLUMNS: [(&str, Align); 6] = [
+const SEGMENT_COLUMNS: [(&str, Align); 7] = [
     ("id", Align::Left),
     ("line", Align::Right),
     ("ok", Align::Left),
     ("missing", Align::Left),
+    ("forbidden", Align::Left),
     ("leaked", Align::Left),
     ("nested_covered", Align::Left),
 ];
@@ -25,6 +26,11 @@ fn segment_cells(r: &SegmentResult) -> Vec<String> {
         r.line.to_string(),
         r.ok.to_string(),
         r.missing.join(" "),
+        r.forbidden
+            .iter()
+            .map(|f| format!("{}@{}", f.term, f.at.start))
+            .collect::<Vec<_>>()
+            .join(" "),
         r.leaked.join(" "),
         r.nested_covered.join(" "),
     ]
@@ -98,6 +104,7 @@ impl Report for CheckReport {
             ("Checked against a label", s.labelled.to_string()),
             ("With a needed term missing", s.with_missing.to_string()),
             ("With a wrong sense used", s.with_leaked.to_string()),
+            ("With a forbidden term", s.with_forbidden.to_string()),
             (
                 "Exact-match term accuracy",
                 format!(

@@ -17,22 +17,34 @@ pub struct LintReport<'a> {
 }
 
 impl LintReport<'_> {
+    pub fn errors(&self) -> usize {
+        self.count(Severity::Error)
+    }
+
     pub fn warnings(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .count()
+        self.count(Severity::Warning)
     }
 
     pub fn notes(&self) -> usize {
-        self.findings.len() - self.warnings()
+        self.count(Severity::Note)
+    }
+
+    fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
     }
 
     /// Counts and what the checks relied on, for a person (stderr).
     pub fn summary(&self) -> String {
         let g = self.glossary;
+        let errors = match self.errors() {
+            0 => String::new(),
+            n => format!("{n} error(s), "),
+        };
         let mut out = format!(
-            "{}: {} warning(s), {} note(s) in {} entries\n",
+            "{}: {errors}{} warning(s), {} note(s) in {} entries\n",
             g.path,
             self.warnings(),
             self.notes(),
@@ -68,6 +80,7 @@ impl Report for LintReport<'_> {
         let out = serde_json::json!({
             "glossary": self.glossary.path,
             "entries": self.glossary.len(),
+            "errors": self.errors(),
             "warnings": self.warnings(),
             "notes": self.notes(),
             "english_words": self.english_words,
@@ -101,6 +114,7 @@ fn findings_table(findings: &[Finding]) -> Table {
     );
     for f in findings {
         let severity = match f.severity {
+            Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Note => "note",
         };

@@ -64,6 +64,13 @@ pub fn table(summary: &Summary) -> Table {
         format!("Posts right, {runs}")
     };
     let first_header = format!("Posts right first pass, {runs}");
+    // Only for runs where some output held a forbidden term: the table of
+    // every other run stays as it was.
+    let forbidden = summary
+        .retrievers
+        .iter()
+        .flat_map(|r| &r.runs)
+        .any(|f| f.forbidden > 0);
     let mut columns = vec![("Retriever", Align::Left)];
     if repaired {
         columns.push((first_header.as_str(), Align::Right));
@@ -78,6 +85,11 @@ pub fn table(summary: &Summary) -> Table {
             },
             Align::Right,
         ),
+    ]);
+    if forbidden {
+        columns.push(("Forbidden term used", Align::Right));
+    }
+    columns.extend([
         ("Complete retrieval", Align::Right),
         ("A needed entry missed", Align::Right),
         ("Only a wrong-sense entry", Align::Right),
@@ -98,9 +110,11 @@ pub fn table(summary: &Summary) -> Table {
                 .collect();
             row.push(runs_cell(&first));
         }
+        row.extend([runs_cell(&all), echo_cell(&r.runs, repaired)]);
+        if forbidden {
+            row.push(count_cell(&r.runs, |f| f.forbidden));
+        }
         row.extend([
-            runs_cell(&all),
-            echo_cell(&r.runs, repaired),
             runs_cell(&group_runs(&r.runs, Group::Complete)),
             runs_cell(&group_runs(&r.runs, Group::Missed)),
             runs_cell(&group_runs(&r.runs, Group::WrongSense)),
@@ -118,6 +132,14 @@ pub fn table(summary: &Summary) -> Table {
 fn share_cell(shares: impl Iterator<Item = Option<f64>>) -> String {
     shares
         .map(|s| s.map_or("–".to_string(), |s| format!("{:.1}%", s * 100.0)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A count per run: "0", "3, 1".
+fn count_cell(runs: &[RunFigures], count: fn(&RunFigures) -> usize) -> String {
+    runs.iter()
+        .map(|f| count(f).to_string())
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -5,6 +5,7 @@
 
 use super::{Align, Format, Prose, Report, Table};
 use crate::generate::ambiguity::{ContextState, Unconfirmed};
+use crate::generate::check::Forbidden;
 use crate::generate::pipeline::{Generation, Trace};
 use crate::generate::provider;
 use std::fmt::Write as _;
@@ -96,6 +97,9 @@ fn notes(trace: &Trace) -> String {
             );
         }
     }
+    for f in &trace.review.forbidden {
+        let _ = writeln!(out, "{}", forbidden_message(f));
+    }
     for u in &trace.review.unconfirmed {
         let _ = writeln!(out, "Sense not confirmed: {}", unconfirmed_message(u));
     }
@@ -159,6 +163,13 @@ pub fn check_summary(trace: &Trace) -> Option<String> {
 fn offline_line(g: &Generation) -> Option<&'static str> {
     provider::is_offline(&g.provider)
         .then_some("Offline: glossary words replaced, nothing was translated.")
+}
+
+/// A forbidden term in the output, as `translate` and the page say it:
+/// "forbidden term 'Kunde' (entry customer) at 12: the glossary says never
+/// to write it".
+pub fn forbidden_message(f: &Forbidden) -> String {
+    format!("{f}: the glossary says never to write it")
 }
 
 /// An ambiguous entry used where nothing confirms its sense, in a

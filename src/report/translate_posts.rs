@@ -13,10 +13,14 @@ pub struct PostTranslation {
     pub id: String,
     /// `null` when the call failed.
     pub output: Option<String>,
-    /// Every retrieved glossary target is in the output; `null` without one.
+    /// Every retrieved glossary target is in the output and no forbidden
+    /// term is; `null` without an output.
     pub ok: Option<bool>,
     /// The retrieved targets not in the output.
     pub missing: Vec<String>,
+    /// Forbidden terms in the output (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<crate::generate::check::Forbidden>,
     pub error: Option<String>,
     /// A failed call's reply text (cut off, say), never the output.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -32,11 +36,16 @@ impl PostTranslation {
             Some(_) => trace.review.missing().map(|t| t.target.clone()).collect(),
             None => Vec::new(),
         };
+        let forbidden = trace.review.forbidden.clone();
         PostTranslation {
             id: id.to_string(),
-            ok: g.text.as_ref().map(|_| missing.is_empty()),
+            ok: g
+                .text
+                .as_ref()
+                .map(|_| missing.is_empty() && forbidden.is_empty()),
             output: g.text.clone(),
             missing,
+            forbidden,
             error: g.error.clone(),
             partial_output: g.partial_output.clone(),
             cached: g.cached,
@@ -124,6 +133,7 @@ impl Report for Translations {
                 post.output.clone().unwrap_or_default(),
                 match post.ok {
                     Some(true) => "ok",
+                    Some(false) if !post.forbidden.is_empty() => "forbidden",
                     Some(false) => "missing",
                     None => "failed",
                 }
@@ -146,6 +156,7 @@ mod tests {
             output: output.map(str::to_string),
             ok: output.map(|_| true),
             missing: Vec::new(),
+            forbidden: Vec::new(),
             error: output.is_none().then(|| "boom".to_string()),
             partial_output: None,
             cached: false,

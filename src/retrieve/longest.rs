@@ -276,6 +276,7 @@ mod tests {
             aliases: Vec::new(),
             context: None,
             forms: Vec::new(),
+            forbidden: Vec::new(),
             key: String::new(),
             alias_keys: Vec::new(),
             line: 0,

@@ -70,12 +70,20 @@ pub struct RunFigures {
     /// Posts that took at least one repair turn.
     #[serde(default)]
     pub repaired: usize,
+    /// Posts whose output (in the end) holds a forbidden term; absent
+    /// when none does.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub forbidden: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
     /// Exact-match term accuracy and consistency (docs/formats.md, "Term
     /// figures"); zeros in summaries written before.
     #[serde(default)]
     pub terms: TermFigures,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One retriever over every repeat.
@@ -160,6 +168,7 @@ struct Contribution {
     echo: bool,
     echo_first_pass: bool,
     repaired: bool,
+    forbidden: bool,
     failed: bool,
     wrong_sense_retrieved: bool,
     wrong_sense_used: bool,
@@ -174,6 +183,7 @@ impl Contribution {
             echo: r.error.is_none() && r.check.echo,
             echo_first_pass: r.echo_first_pass(),
             repaired: r.turns.len() > 1,
+            forbidden: r.error.is_none() && !r.check.forbidden.is_empty(),
             failed: r.error.is_some(),
             wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
             wrong_sense_used: !r.wrong_sense_used.is_empty(),
@@ -253,6 +263,7 @@ impl Summariser {
         step(&mut run.echo, c.echo);
         step(&mut run.echo_first_pass, c.echo_first_pass);
         step(&mut run.repaired, c.repaired);
+        step(&mut run.forbidden, c.forbidden);
         step(&mut run.failed, c.failed);
         let group = run.by_group.entry(c.group).or_default();
         step(&mut group.posts, true);
@@ -396,6 +407,48 @@ mod tests {
         );
         assert_eq!(r.runs[1].failed, 1);
         assert_eq!((r.wrong_sense_retrieved, r.wrong_sense_used), (1, 1));
+    }
+
+    #[test]
+    fn posts_with_a_forbidden_term_are_counted_and_absent_when_none() {
+        let forbidden = |r: CallRecord| CallRecord {
+            check: r
+                .check
+                .with_forbidden(vec![crate::generate::check::Forbidden {
+                    entry: Some("email".into()),
+                    term: "Email".into(),
+                    at: 0..5,
+                }]),
+            ..r
+        };
+        let mut s = Summariser::default();
+        s.add(&forbidden(record(
+            "exact",
+            1,
+            "a",
+            Group::Complete,
+            true,
+            false,
+        )));
+        s.add(&record("exact", 1, "b", Group::Complete, true, false));
+        // Redone: the later record, without the term, replaces it.
+        s.add(&forbidden(record(
+            "exact",
+            1,
+            "c",
+            Group::Complete,
+            true,
+            false,
+        )));
+        s.add(&record("exact", 1, "c", Group::Complete, true, false));
+        let s = s.finish(Path::new("d"), &["exact".into()]);
+        let run = &s.retrievers[0].runs[0];
+        assert_eq!((run.posts, run.right, run.forbidden), (3, 2, 1));
+        let json = serde_json::to_value(run).unwrap();
+        assert_eq!(json["forbidden"], 1);
+        let clean = RunFigures::default();
+        let json = serde_json::to_string(&clean).unwrap();
+        assert!(!json.contains("forbidden"), "{json}");
     }
 
     #[test]

@@ -208,6 +208,10 @@ fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
         "target_lang": g.target_lang,
         "entries": g.entries,
     });
+    let mut body = body;
+    if !g.forbidden.is_empty() {
+        body["forbidden"] = json!(g.forbidden);
+    }
     let mut response = (status, axum::Json(body)).into_response();
     if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", loaded.version)) {
         response.headers_mut().insert(header::ETAG, etag);
@@ -317,6 +321,12 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
         .collect();
     entry.forms = entry
         .forms
+        .into_iter()
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
+    entry.forbidden = entry
+        .forbidden
         .into_iter()
         .map(|f| f.trim().to_string())
         .filter(|f| !f.is_empty())
@@ -434,6 +444,9 @@ pub struct UsedOut {
     /// Accepted forms of the target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
+    /// Terms the translation must not hold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<String>,
     /// How it matched: exact, stem, fuzzy, edit, split, alias.
     pub kind: MatchKind,
     /// The words of the post that matched, as written.
@@ -454,7 +467,8 @@ pub struct Warning {
     /// `left_out`, `no_entry`, `not_in_output`, `check_match` (matched by
     /// stem or spelling, not as written), `unconfirmed` (an ambiguous
     /// entry whose sense nothing in the post confirms), `echo` (the reply
-    /// copied the prompt), `repaired`.
+    /// copied the prompt), `repaired`, `forbidden` (a forbidden term in the
+    /// translation; `word` is the term, `entry` absent for a glossary-wide one).
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -597,6 +611,7 @@ fn used_entries(trace: &Trace, glossary: &Glossary, translate: bool) -> Vec<Used
                 .map(|i| glossary.entries[i].aliases.clone())
                 .unwrap_or_default(),
             forms: u.forms.clone(),
+            forbidden: u.forbidden.clone(),
             kind: u.kind,
             phrase: u.phrase.clone(),
             score: u.score,
@@ -687,6 +702,14 @@ fn warnings(
 /// repair turn (`--repair 1` on the page) asked to fix.
 fn reply_warnings(trace: &Trace) -> Vec<Warning> {
     let mut out = Vec::new();
+    for f in &trace.review.forbidden {
+        out.push(Warning {
+            kind: "forbidden",
+            message: crate::report::translate::forbidden_message(f),
+            word: Some(f.term.clone()),
+            entry: f.entry.clone(),
+        });
+    }
     if let Some(echo) = &trace.review.echo {
         out.push(Warning {
             kind: "echo",

@@ -331,6 +331,7 @@ mod tests {
             case_sensitive: false,
             keep: false,
             forms: Vec::new(),
+            forbidden: Vec::new(),
             places: Vec::new(),
         }
     }

@@ -504,6 +504,10 @@ pub fn render(head: &Head, entries: &[Entry]) -> String {
             out.push_str(&format!("  \"{key}\": {},\n", spaced_json(v)));
         }
     }
+    if !head.forbidden.is_empty() {
+        let words = spaced_json(&head.forbidden);
+        out.push_str(&format!("  \"forbidden\": {words},\n"));
+    }
     out.push_str("  \"entries\": [\n");
     for (i, e) in entries.iter().enumerate() {
         out.push_str("    ");
@@ -654,6 +658,44 @@ mod tests {
         assert_eq!(
             (&again.entries[0].id, &again.entries[0].target),
             (&g.entries[0].id, &g.entries[0].target)
+        );
+    }
+
+    #[test]
+    fn the_glossary_wide_forbidden_list_and_entry_terms_survive_an_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let first = store
+            .put(
+                "mini",
+                None,
+                r#"{"name": "mini", "forbidden": ["cheap"], "entries": [{"id": "tea", "source": "tea", "target": "tesh"}]}"#,
+            )
+            .unwrap();
+        let second = store
+            .edit("mini", Some(&first.version), |entries| {
+                entries[0].forbidden = vec!["chai".into()];
+                Ok(())
+            })
+            .unwrap();
+        let text = fs::read_to_string(dir.path().join("mini.json")).unwrap();
+        assert!(
+            text.starts_with("{\n  \"name\": \"mini\",\n  \"forbidden\": [\"cheap\"],\n"),
+            "{text}"
+        );
+        assert!(text.contains(r#""forbidden": ["chai"]"#), "{text}");
+        assert_eq!(second.glossary.forbidden, ["cheap"]);
+        assert_eq!(second.glossary.entries[0].forbidden, ["chai"]);
+        // An empty term is refused with the CLI's message.
+        let err = store
+            .edit("mini", Some(&second.version), |entries| {
+                entries[0].forbidden = vec![" ".into()];
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("forbidden term \" \" is empty"),
+            "{err}"
         );
     }
 

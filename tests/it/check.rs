@@ -72,7 +72,7 @@ fn each_segment_is_judged_by_the_entries_its_source_retrieves() {
     assert_eq!(by("nested")["missing"], json!(["cream"]));
     assert_eq!(by("none")["ok"], true);
     for s in segments {
-        for field in ["id", "ok", "missing", "nested_covered", "line"] {
+        for field in ["id", "ok", "missing", "forbidden", "nested_covered", "line"] {
             assert!(s.get(field).is_some(), "{field} in {s}");
         }
     }
@@ -236,13 +236,55 @@ fn thousands_of_segments_come_out_in_file_order() {
         1,
     );
     let rows: Vec<&str> = stdout.lines().collect();
-    assert_eq!(rows[0], "id,line,ok,missing,leaked,nested_covered");
+    assert_eq!(
+        rows[0],
+        "id,line,ok,missing,forbidden,leaked,nested_covered"
+    );
     assert_eq!(rows.len(), 5001);
     for (i, row) in rows[1..].iter().enumerate() {
         let expected = match i % 2 {
-            0 => format!("s{i},{},true,,,", i + 1),
-            _ => format!("s{i},{},false,delivery,,", i + 1),
+            0 => format!("s{i},{},true,,,,", i + 1),
+            _ => format!("s{i},{},false,delivery,,,", i + 1),
         };
         assert_eq!(*row, expected);
     }
+}
+
+#[test]
+fn a_forbidden_term_fails_its_segment_with_its_place() {
+    let dir = setup(&[
+        seg(
+            "1",
+            "Free delivery.",
+            "Kostenlose Lieferung, keine Zustellung.",
+        ),
+        seg("2", "Nothing to look up.", "Billig und gut."),
+        seg("3", "Call customer service.", "Kundendienst anrufen."),
+    ]);
+    let glossary = GLOSSARY
+        .replace(
+            r#""forms": ["Lieferungen"]}"#,
+            r#""forms": ["Lieferungen"], "forbidden": ["Zustellung"]}"#,
+        )
+        .replace(
+            r#""entries": ["#,
+            r#""forbidden": ["billig"], "entries": ["#,
+        );
+    std::fs::write(dir.path().join("shop.json"), glossary).unwrap();
+    let v = check_json(&dir, &[], 1);
+    let segments = v["segments"].as_array().unwrap();
+    assert_eq!(segments[0]["ok"], false);
+    assert_eq!(segments[0]["missing"], json!([]));
+    let at = "Kostenlose Lieferung, keine ".len();
+    assert_eq!(
+        segments[0]["forbidden"],
+        json!([{"entry": "delivery", "term": "Zustellung", "at": [at, at + "Zustellung".len()]}])
+    );
+    // The glossary-wide list applies to every segment.
+    assert_eq!(segments[1]["ok"], false);
+    assert_eq!(segments[1]["forbidden"][0]["entry"], Value::Null);
+    assert_eq!(segments[1]["forbidden"][0]["term"], "billig");
+    assert_eq!(segments[2]["ok"], true);
+    assert_eq!(segments[2]["forbidden"], json!([]));
+    assert_eq!(v["summary"]["with_forbidden"], 2);
 }

@@ -8,6 +8,7 @@ mod case_keep;
 mod check;
 mod cli;
 mod conventions;
+mod forbidden;
 mod generate;
 mod lint;
 mod outputs;

@@ -797,6 +797,73 @@ fn entries_carry_accepted_forms_of_the_target() {
 }
 
 #[test]
+fn entries_carry_forbidden_terms_and_a_translation_holding_one_is_warned_about() {
+    let s = serve_in_process(cafe_folder());
+    let v1 = s.version();
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "iced latte", "target": "frosk lata", "forbidden": [" macchiato ", ""], "version": v1}),
+        &[],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let saved = Glossary::load(&s.file("cafe.json")).unwrap();
+    let entry = &saved.entries[saved.index_of("iced latte").unwrap()];
+    assert_eq!(entry.forbidden, ["macchiato"]);
+    let listed = s.get("/api/glossaries/cafe").json();
+    let listed = listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "iced latte")
+        .unwrap()
+        .clone();
+    assert_eq!(listed["forbidden"], json!(["macchiato"]));
+    // The offline provider writes the target, and leaves the rest of the
+    // post as it is: there the forbidden word stands, and is named.
+    let text = "An iced latte and a macchiato";
+    let t = s.send(
+        "POST",
+        "/api/translate",
+        &json!({"text": text, "glossary": "cafe"}),
+        &[],
+    );
+    assert_eq!(t.status, 200, "{}", t.body);
+    let v = t.json();
+    assert_eq!(v["translation"], "An frosk lata and a macchiato");
+    assert_eq!(v["entries"][0]["forbidden"], json!(["macchiato"]));
+    let warning = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "forbidden")
+        .unwrap_or_else(|| panic!("{v}"))
+        .clone();
+    assert_eq!(
+        warning["message"],
+        "forbidden term 'macchiato' (entry iced latte) at 20: the glossary says never to write it"
+    );
+    assert_eq!(warning["entry"], "iced latte");
+    assert_eq!(v["trace"]["review"]["forbidden"][0]["at"], json!([20, 29]));
+    // Without the word, no warning.
+    let t = s.send(
+        "POST",
+        "/api/translate",
+        &json!({"text": "An iced latte, please", "glossary": "cafe"}),
+        &[],
+    );
+    let v = t.json();
+    assert!(
+        !v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "forbidden"),
+        "{v}"
+    );
+}
+
+#[test]
 fn put_whole_glossary_creates_then_needs_the_version_it_replaces() {
     let s = serve_in_process(cafe_folder());
     let doc = json!({"name": "shop", "target_lang": "x-shop", "entries": [{"source": "gift card", "target": "dona karta"}]});

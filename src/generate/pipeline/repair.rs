@@ -6,7 +6,7 @@
 //! The problems are what glossa knows without labels, the same in `run`
 //! as in `translate`: a retrieved target missing from the output, a target
 //! used where the glossary's own `context.not` says its sense does not
-//! fit, an echo. Labels never reach a repair prompt, so a needed entry
+//! fit, a forbidden term, an echo. Labels never reach a repair prompt, so a needed entry
 //! that retrieval missed stays missed and retrievers stay comparable after
 //! repair.
 
@@ -263,6 +263,27 @@ impl Pipeline {
                 }
                 None => {}
             }
+        }
+        let retrieved: Vec<usize> = prepared.matches.iter().map(|m| m.entry).collect();
+        let mut named: Vec<(Option<&str>, &str)> = Vec::new();
+        let forbidden = self.forbidden(output, &retrieved);
+        for f in &forbidden {
+            let key = (f.entry.as_deref(), f.term.as_str());
+            if named.contains(&key) {
+                continue;
+            }
+            named.push(key);
+            let asked = f
+                .entry
+                .as_deref()
+                .and_then(|id| used.iter().find(|u| u.entry == id));
+            out.push(match asked {
+                Some(u) => format!(
+                    "the glossary forbids '{}'; write '{}' for '{}'",
+                    f.term, u.target, u.phrase
+                ),
+                None => format!("the glossary forbids '{}' in any translation", f.term),
+            });
         }
         out
     }

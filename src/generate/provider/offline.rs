@@ -161,6 +161,7 @@ mod tests {
             case_sensitive: false,
             keep: false,
             forms: Vec::new(),
+            forbidden: Vec::new(),
             places: Vec::new(),
         };
         let expected = [
