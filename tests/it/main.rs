@@ -21,5 +21,6 @@ mod research;
 mod retrieval;
 mod scale_out;
 mod secrets;
+mod segments_real;
 mod serve;
 mod translate_posts;

@@ -282,3 +282,6 @@ mod tests {
         assert_eq!(d("notes.txt", b"Hello\n"), None);
     }
 }
+
+#[cfg(test)]
+mod fixtures;

@@ -110,11 +110,9 @@ impl Po {
                 self.append(field, &s, line)?;
                 continue;
             }
-            let (keyword, rest) = text
-                .split_once(|c: char| c == ' ' || c == '\t')
-                .ok_or_else(|| {
-                    self.error(line, format!("`{text}`: expected a keyword and a string"))
-                })?;
+            let (keyword, rest) = text.split_once([' ', '\t']).ok_or_else(|| {
+                self.error(line, format!("`{text}`: expected a keyword and a string"))
+            })?;
             let field = match keyword {
                 "msgctxt" => Field::Context,
                 "msgid" => Field::Id,

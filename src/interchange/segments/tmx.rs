@@ -80,13 +80,13 @@ impl Tmx {
                     }
                     self.root_seen = true;
                 }
-                Ev::Start(tag) | Ev::Empty(tag) if tag.name == "header" => {
-                    if self.source_lang.is_none() {
-                        self.source_lang = tag
-                            .attr("srclang")
-                            .filter(|l| !l.eq_ignore_ascii_case("*all*") && !l.trim().is_empty())
-                            .map(str::to_string);
-                    }
+                Ev::Start(tag) | Ev::Empty(tag)
+                    if tag.name == "header" && self.source_lang.is_none() =>
+                {
+                    self.source_lang = tag
+                        .attr("srclang")
+                        .filter(|l| !l.eq_ignore_ascii_case("*all*") && !l.trim().is_empty())
+                        .map(str::to_string);
                 }
                 Ev::Start(tag) if tag.name == "tu" => {
                     self.ordinal += 1;
