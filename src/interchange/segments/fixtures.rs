@@ -469,3 +469,34 @@ fn oversized_texts_are_refused_not_read_whole() {
     assert!(err.message.contains("longer than 1 MiB"), "{err}");
     assert_eq!(err.line, Some(2));
 }
+
+#[test]
+fn an_xml_declaration_names_the_encoding() {
+    let mut tmx =
+        b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<tmx><header srclang=\"en\"/><body>\
+                    <tu><tuv xml:lang=\"en\"><seg>coffee</seg></tuv><tuv xml:lang=\"fr\"><seg>caf"
+            .to_vec();
+    tmx.push(0xe9);
+    tmx.extend_from_slice(b"</seg></tuv></tu></body></tmx>");
+    let (_dir, path) = file("latin1.tmx", &tmx);
+    let segments = read_with(&path, &Options::default()).unwrap();
+    assert_eq!(pairs(&segments), [("coffee", "café")]);
+}
+
+#[test]
+fn blank_translations_are_not_segments_in_any_format() {
+    let (dir, en) = file("en.txt", b"Cold coffee\nFresh cookies\n");
+    let de = dir.path().join("de.txt");
+    std::fs::write(&de, "Kalter Kaffee\n  \n").unwrap();
+    let options = Options {
+        target_file: Some(&de),
+        ..Options::default()
+    };
+    let segments = read_with(&en, &options).unwrap();
+    assert_eq!(pairs(&segments), [("Cold coffee", "Kalter Kaffee")]);
+    let (_dir, path) = file(
+        "a.jsonl",
+        b"{\"source\": \"a\", \"target\": \" \"}\n{\"source\": \"b\", \"target\": \"c\"}\n",
+    );
+    assert_eq!(ids(&read_with(&path, &Options::default()).unwrap()), ["2"]);
+}

@@ -39,6 +39,10 @@ pub(super) fn open(path: &Path) -> Result<Segments, InputError> {
                     return Err(too_long(&shown, line, what));
                 }
             }
+            // A blank translation is not a segment (as in every format).
+            if record.target.trim().is_empty() {
+                return Ok(None);
+            }
             Ok(Some(Segment {
                 id: record.id.unwrap_or_else(|| line.to_string()),
                 source: record.source,

@@ -55,8 +55,9 @@ impl Pair {
                 (Ok(s), Ok(t)) => return Some(Err(self.mismatch(s.is_some(), t.is_some()))),
             };
             let ((line, source), (_, target)) = (source, target);
-            // A blank line on both sides separates paragraphs: nothing to check.
-            if source.trim().is_empty() && target.trim().is_empty() {
+            // A blank line on both sides separates paragraphs; a blank
+            // translation is not a segment (as in every format).
+            if target.trim().is_empty() {
                 continue;
             }
             return Some(Ok(Segment {
