@@ -34,8 +34,8 @@ if [ ! -f "$VENV/.complete" ]; then
   touch "$VENV/.complete"
 fi
 
-# The expected files depend on the script that writes them too.
-STAMP="$(sha256sum "$HERE/segments_expected.py" | cut -c1-16)"
+# The expected files depend on the script that writes them and the languages too.
+STAMP="$( (cat "$HERE/segments_expected.py"; echo "$LANGS") | sha256sum | cut -c1-16)"
 if [ ! -f "$OUT/.complete" ] || [ "$(cat "$OUT/.complete")" != "$STAMP" ]; then
   echo "== Django $DJANGO_VERSION catalogues to XLIFF and TMX ($OUT)" >&2
   rm -rf "$OUT" "$OUT.tmp"
@@ -45,7 +45,8 @@ if [ ! -f "$OUT/.complete" ] || [ "$(cat "$OUT/.complete")" != "$STAMP" ]; then
   for lang in $LANGS; do
     dir="$OUT.tmp/$lang"
     mkdir -p "$dir"
-    unzip -q -p "$wheel" "django/conf/locale/$lang/LC_MESSAGES/django.po" >"$dir/django.po"
+    "$VENV/bin/python" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+      "$wheel" "django/conf/locale/$lang/LC_MESSAGES/django.po" >"$dir/django.po"
     (
       cd "$dir"
       "$VENV/bin/po2xliff" --progress=none django.po django.xlf >&2

@@ -6,6 +6,12 @@
 //! builds the folder and .ci/run exports it as GLOSSA_CATALOGUES; without
 //! it these tests fail under CI=true and skip elsewhere. The committed
 //! excerpts of tests/fixtures/segments are read without the download.
+//!
+//! The one difference found: translate-toolkit reads po2xliff's plural
+//! `<group>` as one unit with several strings, where glossa reads each
+//! `<trans-unit>` (`127[0]`, `127[1]`) as a segment; the expected file
+//! splits translate-toolkit's unit the same way, so the pairs compare
+//! exactly. Ids are not compared (each tool numbers its own).
 
 use super::support::jsonl;
 use glossa::interchange::segments::{open, Options, Segment, SegmentFormat};
