@@ -51,7 +51,7 @@ fn declared_encoding(first: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     let decl = std::str::from_utf8(&head[..end]).ok()?;
     let at = decl.find("encoding")? + "encoding".len();
     let rest = decl[at..].trim_start().strip_prefix('=')?.trim_start();
-    let quote = rest.chars().next()?;
+    let quote = rest.chars().next().filter(|q| matches!(q, '"' | '\''))?;
     let label = rest[1..].split(quote).next()?;
     match encoding_rs::Encoding::for_label(label.as_bytes()) {
         // A UTF-16 label on a file that is not UTF-16 (no mark, no `<\0`):
@@ -322,4 +322,24 @@ impl Inline {
 /// An element's name without its namespace prefix.
 pub(super) fn local(name: &str) -> &str {
     name.rsplit(':').next().unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn declarations_name_encodings_and_odd_ones_are_ignored() {
+        let d = |s: &str| super::declared_encoding(s.as_bytes()).map(|e| e.name());
+        assert_eq!(
+            d("<?xml version=\"1.0\" encoding='ISO-8859-1'?>"),
+            Some("windows-1252")
+        );
+        assert_eq!(
+            d("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>"),
+            Some("Shift_JIS")
+        );
+        assert_eq!(d("<?xml version=\"1.0\" encoding=\"UTF-16\"?><tmx/>"), None);
+        assert_eq!(d("<?xml version=\"1.0\" encoding=éUTF-8é?>"), None);
+        assert_eq!(d("<?xml version=\"1.0\" encoding=\"no-such\"?>"), None);
+        assert_eq!(d("<tmx/>"), None);
+    }
 }
