@@ -7,6 +7,10 @@
 /// are refused naming the file and line.
 pub const MAX_POST_BYTES: usize = 1 << 20;
 
+/// Longest source or target text of one segment read by `glossa check`
+/// (TMX, XLIFF, PO, line pairs, JSONL), in bytes: 1 MiB, as a post.
+pub const MAX_SEGMENT_BYTES: usize = MAX_POST_BYTES;
+
 /// Most glossary entries: 2^30. The matchers number keys in 32 bits with a
 /// flag in the top one; a glossary this large (tens of gigabytes of JSON)
 /// is refused by name rather than mis-numbered.

@@ -6,6 +6,7 @@ mod support;
 
 mod case_keep;
 mod check;
+mod check_real;
 mod cli;
 mod conventions;
 mod forbidden;
@@ -24,5 +25,6 @@ mod research;
 mod retrieval;
 mod scale_out;
 mod secrets;
+mod segments_real;
 mod serve;
 mod translate_posts;
