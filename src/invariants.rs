@@ -212,15 +212,17 @@ impl std::str::FromStr for Mode {
 pub fn check(source: &str, output: &str, target_lang: &str) -> Vec<Issue> {
     let src = Normal::new(source);
     let out = Normal::new(output);
-    let items = extract(&src.text);
+    let items = extract(&src.text, &SOURCE_LANGS);
     if items.is_empty() {
         return Vec::new();
     }
-    let thai = target_lang
-        .split(['-', '_'])
-        .next()
-        .is_some_and(|l| l.eq_ignore_ascii_case("th"));
-    let mut output = Output::new(&out.text, thai);
+    let lang = target_lang.to_ascii_lowercase().replace('_', "-");
+    let primary = lang.split('-').next().unwrap_or_default();
+    let thai = primary == "th";
+    // An output may keep the source's language in a URL or give its own.
+    let mut langs = vec![lang.as_str(), primary];
+    langs.extend(SOURCE_LANGS);
+    let mut output = Output::new(&out.text, thai, &langs);
     let mut found = vec![false; items.len()];
     // The most structured kinds take their digits first.
     for pass in [
@@ -448,7 +450,7 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     let code = format!("\\b(?:{CURRENCY_CODES})\\b");
     let num = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?";
     let pattern = [
-        r"(?P<url>(?i:https?://|www\.)[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+)".to_string(),
+        r"(?P<url>(?i:https?://|www\.)[A-Za-z0-9\[][A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]*)".to_string(),
         r"(?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})"
             .to_string(),
         r"(?P<percent>%%)".to_string(),
@@ -511,8 +513,12 @@ static MARK_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the currency regex compiles")
 });
 
-/// Every invariant of a normalised text, in order.
-fn extract(text: &str) -> Vec<Item> {
+/// The source's language as a URL path segment ("/en/docs").
+const SOURCE_LANGS: [&str; 3] = ["en", "en-us", "en-gb"];
+
+/// Every invariant of a normalised text, in order; `langs` are the text's
+/// language codes, as a URL path segment may name them.
+fn extract(text: &str, langs: &[&str]) -> Vec<Item> {
     let mut items = Vec::new();
     let mut from = 0;
     while from < text.len() {
@@ -521,7 +527,7 @@ fn extract(text: &str) -> Vec<Item> {
         };
         let whole = caps.get(0).expect("group 0 always matches");
         let before = text[..whole.start()].chars().next_back();
-        let (found, next) = classify(text, &caps, before);
+        let (found, next) = classify(text, &caps, before, langs);
         items.extend(found);
         from = next.max(whole.start() + 1);
         while !text.is_char_boundary(from) {
@@ -536,7 +542,12 @@ fn glued(before: Option<char>) -> bool {
 }
 
 /// The items a match stands for and where to look on.
-fn classify(text: &str, caps: &regex::Captures, before: Option<char>) -> (Vec<Item>, usize) {
+fn classify(
+    text: &str,
+    caps: &regex::Captures,
+    before: Option<char>,
+    langs: &[&str],
+) -> (Vec<Item>, usize) {
     let whole = caps.get(0).expect("group 0 always matches");
     let one = |kind, range: Range<usize>, what| {
         let end = range.end;
@@ -559,7 +570,7 @@ fn classify(text: &str, caps: &regex::Captures, before: Option<char>) -> (Vec<It
     if let Some(m) = caps.name("url") {
         let end = m.start() + url_end(m.as_str());
         let url = &text[m.start()..end];
-        return one(Kind::Url, m.start()..end, What::Exact(url_key(url)));
+        return one(Kind::Url, m.start()..end, What::Exact(url_key(url, langs)));
     }
     if let Some(m) = caps.name("email") {
         return one(
@@ -681,7 +692,7 @@ fn url_end(url: &str) -> usize {
             return end;
         };
         let strip = match last {
-            '.' | ',' | ';' | ':' | '!' | '?' | '\'' => true,
+            '.' | ',' | ';' | ':' | '!' | '?' => true,
             ')' => s.matches('(').count() < s.matches(')').count(),
             ']' => s.matches('[').count() < s.matches(']').count(),
             _ => false,
@@ -693,8 +704,10 @@ fn url_end(url: &str) -> usize {
     }
 }
 
-/// A URL as compared: scheme and host without case, the rest exact.
-fn url_key(url: &str) -> String {
+/// A URL as compared: scheme and host without case, the rest exact, but
+/// for a path segment naming the text's language ("/en/" in the source,
+/// "/fr/" in a French output: sites localise their links so).
+fn url_key(url: &str, langs: &[&str]) -> String {
     let rest_at = match url.find("://") {
         Some(i) => i + 3,
         None => 0,
@@ -702,11 +715,43 @@ fn url_key(url: &str) -> String {
     let host_end = url[rest_at..]
         .find(['/', '?', '#'])
         .map_or(url.len(), |i| rest_at + i);
+    let (path, rest) = url[host_end..].split_at(
+        url[host_end..]
+            .find(['?', '#'])
+            .unwrap_or(url.len() - host_end),
+    );
+    let path: Vec<&str> = path
+        .split('/')
+        .map(|seg| {
+            let code = seg.to_ascii_lowercase().replace('_', "-");
+            if !seg.is_empty() && langs.contains(&code.as_str()) {
+                "{lang}"
+            } else {
+                seg
+            }
+        })
+        .collect();
     format!(
-        "{}{}",
+        "{}{}{rest}",
         url[..host_end].to_ascii_lowercase(),
-        &url[host_end..]
+        path.join("/")
     )
+}
+
+/// A placeholder that names its value (`%(name)s`, `{name}`, `{0}`,
+/// `%1$s`, `{{x}}`, `${x}`), unlike `%s` and `{}`, which take the next
+/// argument each time.
+fn named(placeholder: &str) -> bool {
+    let p = placeholder.as_bytes();
+    match p {
+        [b'%', b'(', ..] => true,
+        [b'%', rest @ ..] => {
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            digits > 0 && rest.get(digits) == Some(&b'$')
+        }
+        [b'{', b'}'] | [b'{', b':', ..] | [b'{', b'!', ..] => false,
+        _ => true,
+    }
 }
 
 /// An emoji as compared: without variation selectors.
@@ -803,11 +848,11 @@ struct Output<'a> {
 const MAX_RUN: usize = 8;
 
 impl<'a> Output<'a> {
-    fn new(text: &'a str, thai: bool) -> Output<'a> {
+    fn new(text: &'a str, thai: bool, langs: &[&str]) -> Output<'a> {
         let mut exact: HashMap<(Kind, String), Vec<usize>> = HashMap::default();
         let mut exact_items = Vec::new();
         let mut masked: Vec<Range<usize>> = Vec::new();
-        for item in extract(text) {
+        for item in extract(text, langs) {
             if let What::Exact(key) = item.what {
                 exact
                     .entry((item.kind, key.clone()))
@@ -1027,6 +1072,11 @@ impl<'a> Output<'a> {
                 return true;
             }
         }
+        // A named placeholder may stand fewer times than in the source
+        // ("{name} … another {name}" → "{name} … ein Weiteres").
+        if kind == Kind::Placeholder && named(key) {
+            return self.exact.contains_key(&(kind, key.to_string()));
+        }
         if kind != Kind::Hashtag {
             return false;
         }
@@ -1215,7 +1265,7 @@ mod tests {
 
     fn kinds(source: &str) -> Vec<(Kind, String)> {
         let n = Normal::new(source);
-        extract(&n.text)
+        extract(&n.text, &SOURCE_LANGS)
             .into_iter()
             .map(|i| (i.kind, source[n.original_range(i.range)].to_string()))
             .collect()
@@ -1359,6 +1409,19 @@ mod tests {
             ["url https://ex.com/Path -> https://ex.com/path"]
         );
         assert!(issues("mail Me@Ex.com", "écrire à me@ex.com").is_empty());
+        // A path segment naming the language may name the output's.
+        let docs = "see https://docs.example.com/en/5.2/releases/";
+        assert!(check(docs, "https://docs.example.com/fr/5.2/releases/", "fr").is_empty());
+        assert!(check(
+            docs,
+            "https://docs.example.com/zh-hans/5.2/releases/",
+            "zh_Hans"
+        )
+        .is_empty());
+        assert_eq!(
+            check(docs, "https://docs.example.com/de/5.2/releases/", "fr").len(),
+            1
+        );
         assert!(issues("@cafe", "@Cafe").is_empty());
         assert_eq!(issues("@cafe", "@cafe_x"), ["handle @cafe -> @cafe_x"]);
         assert_eq!(issues("@cafe", "café"), ["handle @cafe missing"]);
@@ -1380,6 +1443,14 @@ mod tests {
             ["placeholder {1} -> {2}"]
         );
         assert_eq!(issues("%s and %s", "%s et"), ["placeholder %s missing"]);
+        assert_eq!(issues("{} and {}", "{} et"), ["placeholder {} missing"]);
+        // A named one may be said once for two.
+        assert!(issues(
+            "The {name} was added. Add another {name}.",
+            "{name} hinzugefügt."
+        )
+        .is_empty());
+        assert!(issues("%(n)s of %(n)s", "%(n)s").is_empty());
         assert!(issues("100%% sure, 50%s", "100%% sûr, 50%s").is_empty());
     }
 

@@ -7,6 +7,7 @@ mod support;
 mod cli;
 mod conventions;
 mod generate;
+mod invariants;
 mod lint;
 mod outputs;
 mod properties;
