@@ -50,6 +50,12 @@ pub fn table(summary: &Summary) -> Table {
         .iter()
         .flat_map(|r| &r.runs)
         .any(|f| f.repaired > 0);
+    // Shown when an output lost an invariant (docs/formats.md, "Invariants").
+    let invariants = summary
+        .retrievers
+        .iter()
+        .flat_map(|r| &r.runs)
+        .any(|f| f.invariants > 0);
     let runs = format!(
         "run{} {}",
         if repeats > 1 { "s" } else { "" },
@@ -78,6 +84,11 @@ pub fn table(summary: &Summary) -> Table {
             },
             Align::Right,
         ),
+    ]);
+    if invariants {
+        columns.push(("Invariants failed", Align::Right));
+    }
+    columns.extend([
         ("Complete retrieval", Align::Right),
         ("A needed entry missed", Align::Right),
         ("Only a wrong-sense entry", Align::Right),
@@ -96,9 +107,13 @@ pub fn table(summary: &Summary) -> Table {
                 .collect();
             row.push(runs_cell(&first));
         }
+        row.extend([runs_cell(&all), echo_cell(&r.runs, repaired)]);
+        if invariants {
+            let lost: Vec<(usize, usize)> =
+                r.runs.iter().map(|f| (f.invariants, f.posts)).collect();
+            row.push(runs_cell(&lost));
+        }
         row.extend([
-            runs_cell(&all),
-            echo_cell(&r.runs, repaired),
             runs_cell(&group_runs(&r.runs, Group::Complete)),
             runs_cell(&group_runs(&r.runs, Group::Missed)),
             runs_cell(&group_runs(&r.runs, Group::WrongSense)),

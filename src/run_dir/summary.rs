@@ -38,6 +38,10 @@ pub fn save_summary(
     Ok(summary)
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// How the posts of one retrieval group fared in one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupRun {
@@ -69,6 +73,11 @@ pub struct RunFigures {
     /// Posts that took at least one repair turn.
     #[serde(default)]
     pub repaired: usize,
+    /// Posts whose output lost or changed an invariant of the post (a
+    /// number, handle, placeholder...: docs/formats.md, "Invariants");
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invariants: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
 }
@@ -155,6 +164,7 @@ struct Contribution {
     echo: bool,
     echo_first_pass: bool,
     repaired: bool,
+    invariants: bool,
     failed: bool,
     wrong_sense_retrieved: bool,
     wrong_sense_used: bool,
@@ -169,6 +179,7 @@ impl Contribution {
             echo: r.error.is_none() && r.check.echo,
             echo_first_pass: r.echo_first_pass(),
             repaired: r.turns.len() > 1,
+            invariants: r.error.is_none() && !r.invariants.is_empty(),
             failed: r.error.is_some(),
             wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
             wrong_sense_used: !r.wrong_sense_used.is_empty(),
@@ -235,6 +246,7 @@ impl Summariser {
         step(&mut run.echo, c.echo);
         step(&mut run.echo_first_pass, c.echo_first_pass);
         step(&mut run.repaired, c.repaired);
+        step(&mut run.invariants, c.invariants);
         step(&mut run.failed, c.failed);
         let group = run.by_group.entry(c.group).or_default();
         step(&mut group.posts, true);
@@ -344,6 +356,8 @@ mod tests {
             ms: 1.0,
             meta: Default::default(),
             turns: Vec::new(),
+            invariants: Vec::new(),
+            invariants_failed: false,
         }
     }
 

@@ -507,6 +507,7 @@ async fn analyse(
         client,
         check: Default::default(),
         repair: crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE,
+        invariants: Default::default(),
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
