@@ -13,6 +13,7 @@
 use regex::Regex;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -836,12 +837,16 @@ struct Output<'a> {
     pieces: Vec<Piece>,
     used: Vec<bool>,
     /// Pieces joined by single "." "," "'" or " ": (first, last) index.
-    whole: HashMap<Value, Vec<(usize, usize)>>,
-    parts: HashMap<Value, Vec<(usize, usize)>>,
+    whole: HashMap<Value, VecDeque<(usize, usize)>>,
+    parts: HashMap<Value, VecDeque<(usize, usize)>>,
     dotted: HashMap<String, Vec<(usize, usize)>>,
-    by_value: HashMap<u64, Vec<usize>>,
+    by_value: HashMap<u64, VecDeque<usize>>,
     /// Maximal runs: (first, last) piece index, in text order.
     runs: Vec<(usize, usize)>,
+    /// Where [`Output::leftover`] looks on: runs before it are taken, and
+    /// per kind, exact items before it are taken or of another kind.
+    run_cursor: usize,
+    exact_cursor: [usize; 10],
 }
 
 /// The most pieces one number is read from ("1,000,000,000,000,000").
@@ -890,6 +895,8 @@ impl<'a> Output<'a> {
             dotted: HashMap::default(),
             by_value: HashMap::default(),
             runs: Vec::new(),
+            run_cursor: 0,
+            exact_cursor: [0; 10],
         };
         out.index();
         out
@@ -908,7 +915,7 @@ impl<'a> Output<'a> {
     fn index(&mut self) {
         for (i, p) in self.pieces.iter().enumerate() {
             if let Some(v) = p.value {
-                self.by_value.entry(v).or_default().push(i);
+                self.by_value.entry(v).or_default().push_back(i);
             }
         }
         let mut start = 0;
@@ -944,7 +951,7 @@ impl<'a> Output<'a> {
                     } else {
                         &mut self.parts
                     };
-                    map.entry(v).or_default().push((a, b));
+                    map.entry(v).or_default().push_back((a, b));
                 }
                 if b >= a + 2 && (a..b).all(|i| self.separator(i, i + 1) == Some('.')) {
                     let s =
@@ -1004,6 +1011,30 @@ impl<'a> Output<'a> {
     }
 
     /// The first free span of a value: whole numbers before parts of one.
+    /// Drop the spans of `v` and the pieces of `values` that are taken
+    /// from the front of their lists (a taken piece is never freed), so
+    /// that many equal numbers cost a pass, not a pass each.
+    fn prune(&mut self, v: Option<&Value>, values: &[u64]) {
+        let used = &self.used;
+        let free = |&(a, b): &(usize, usize)| (a..=b).all(|i| !used[i]);
+        if let Some(v) = v {
+            for map in [&mut self.whole, &mut self.parts] {
+                if let Some(list) = map.get_mut(v) {
+                    while list.front().is_some_and(|s| !free(s)) {
+                        list.pop_front();
+                    }
+                }
+            }
+        }
+        for n in values {
+            if let Some(list) = self.by_value.get_mut(n) {
+                while list.front().is_some_and(|&i| used[i]) {
+                    list.pop_front();
+                }
+            }
+        }
+    }
+
     fn span_of(
         &self,
         v: &Value,
@@ -1035,6 +1066,7 @@ impl<'a> Output<'a> {
             What::Exact(key) => self.take_exact(item.kind, key),
             What::Number(v) => {
                 for v in self.alternatives(v) {
+                    self.prune(Some(&v), &[]);
                     if let Some(s) = self.span_of(&v, |_, _| true) {
                         self.take_span(s);
                         return true;
@@ -1050,6 +1082,7 @@ impl<'a> Output<'a> {
                 found.map(|s| self.take_span(s)).is_some()
             }
             What::Amount(v, cur) => {
+                self.prune(Some(v), &[]);
                 let same = self.span_of(v, |o, s| o.mark(s) == Some(cur));
                 let unmarked = || self.span_of(v, |o, s| o.mark(s).is_none());
                 match same.or_else(unmarked) {
@@ -1126,6 +1159,7 @@ impl<'a> Output<'a> {
     }
 
     fn take_time(&mut self, hours: &[u64], minute: u64) -> bool {
+        self.prune(None, hours);
         let candidates: Vec<usize> = hours
             .iter()
             .filter_map(|h| self.by_value.get(h))
@@ -1171,6 +1205,7 @@ impl<'a> Output<'a> {
                     v
                 }
             };
+            self.prune(None, &values);
             let found = values
                 .iter()
                 .filter_map(|v| self.by_value.get(v))
@@ -1193,27 +1228,43 @@ impl<'a> Output<'a> {
     fn leftover(&mut self, item: &Item) -> Option<Range<usize>> {
         match item.what {
             What::Exact(_) => {
-                let i = self
+                // Each kind's cursor only moves on: a pass over the output.
+                let cursor = &mut self.exact_cursor[item.kind as usize];
+                while self
                     .exact_items
-                    .iter()
-                    .position(|(k, _, _, taken)| *k == item.kind && !taken)?;
-                self.exact_items[i].3 = true;
-                Some(self.exact_items[i].2.clone())
+                    .get(*cursor)
+                    .is_some_and(|(k, _, _, taken)| *k != item.kind || *taken)
+                {
+                    *cursor += 1;
+                }
+                let i = *cursor;
+                let (_, _, range, taken) = self.exact_items.get_mut(i)?;
+                *taken = true;
+                Some(range.clone())
             }
             _ => {
-                let free: Vec<(usize, usize)> = self
+                while self
                     .runs
+                    .get(self.run_cursor)
+                    .is_some_and(|&r| !self.free(r))
+                {
+                    self.run_cursor += 1;
+                }
+                let free = self.runs[self.run_cursor.min(self.runs.len())..]
                     .iter()
                     .copied()
-                    .filter(|&r| self.free(r))
-                    .collect();
+                    .filter(|&r| self.free(r));
                 let run = match item.what {
-                    What::Amount(..) => free
-                        .iter()
-                        .copied()
-                        .find(|&r| self.mark(r).is_some())
-                        .or_else(|| free.first().copied()),
-                    _ => free.first().copied(),
+                    // A price goes to the next number with a currency
+                    // sign, if one comes soon.
+                    What::Amount(..) => {
+                        let soon: Vec<(usize, usize)> = free.take(16).collect();
+                        soon.iter()
+                            .copied()
+                            .find(|&r| self.mark(r).is_some())
+                            .or_else(|| soon.first().copied())
+                    }
+                    _ => free.take(1).next(),
                 }?;
                 self.take_span(run);
                 let mut range = self.pieces[run.0].range.start..self.pieces[run.1].range.end;

@@ -447,7 +447,8 @@ pub struct Warning {
     /// `left_out`, `no_entry`, `not_in_output`, `check_match` (matched by
     /// stem or spelling, not as written), `unconfirmed` (an ambiguous
     /// entry whose sense nothing in the post confirms), `echo` (the reply
-    /// copied the prompt), `repaired`.
+    /// copied the prompt), `repaired`, `invariant` (a number, handle,
+    /// placeholder... of the post missing or changed in the translation).
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -689,6 +690,14 @@ fn reply_warnings(trace: &Trace) -> Vec<Warning> {
                 echo.what(),
                 echo.copied()
             ),
+            word: None,
+            entry: None,
+        });
+    }
+    for issue in &trace.invariants {
+        out.push(Warning {
+            kind: "invariant",
+            message: format!("invariant not kept: {}", issue.describe()),
             word: None,
             entry: None,
         });

@@ -366,3 +366,198 @@ fn the_issue_example_fails_on_a_changed_price_or_a_dropped_handle() {
     assert_eq!(&source[dropped[0].at.clone()], "@cafe");
     assert_eq!(dropped[0].problem, Problem::Missing);
 }
+
+mod through_the_binary {
+    use crate::support::{glossa_in, jsonl, Response, Server};
+    use serde_json::Value;
+    use std::path::Path;
+    use tempfile::TempDir;
+
+    const POST: &str = "only £3.50 until 9 a.m. @cafe #weekend";
+
+    fn reply(content: &str) -> Response {
+        Response::json(
+            200,
+            serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
+                .to_string(),
+        )
+    }
+
+    async fn glossa_at(dir: &Path, args: Vec<String>) -> (i32, String, String) {
+        let dir = dir.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let out = glossa_in(&dir).args(&args).output().unwrap();
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        })
+        .await
+        .unwrap()
+    }
+
+    fn args(list: &[&str], server: &Server) -> Vec<String> {
+        list.iter()
+            .map(|s| s.to_string())
+            .chain(["--provider", "openai", "--model", "m", "--base-url"].map(String::from))
+            .chain([server.url("/v1")])
+            .collect()
+    }
+
+    /// The issue's "done when": a changed price and a dropped handle are
+    /// named with their places; `fail` exits 1, `off` says nothing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn translate_names_a_changed_price_and_a_dropped_handle() {
+        let output = "nur £3.05 bis 9 Uhr #weekend";
+        let server = Server::start(vec![reply(output)]).await;
+        let dir = TempDir::new().unwrap();
+        let (code, stdout, stderr) = glossa_at(
+            dir.path(),
+            args(&["translate", POST, "--repair", "0"], &server),
+        )
+        .await;
+        assert_eq!(code, 0, "warn is the default: {stderr}");
+        let all = format!("{stdout}{stderr}");
+        assert!(
+            all.contains(
+                "Invariant not kept: amount \"£3.50\" (source bytes 5–11) changed to \"£3.05\" (output bytes 4–10)"
+            ),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "Invariant not kept: handle \"@cafe\" (source bytes 25–30) missing from the output"
+            ),
+            "{all}"
+        );
+        assert!(!all.contains("\"9 a.m.\""), "9 Uhr is 9 a.m.: {all}");
+
+        // The same reply, from the cache: JSON, then fail, then off.
+        let json = args(
+            &["translate", POST, "--repair", "0", "--format", "json"],
+            &server,
+        );
+        let (code, stdout, _) = glossa_at(dir.path(), json).await;
+        assert_eq!(code, 0);
+        let trace: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            trace["invariants"],
+            serde_json::json!([
+                {"kind": "amount", "text": "£3.50", "at": [5, 11], "problem": "changed", "found": "£3.05", "found_at": [4, 10]},
+                {"kind": "handle", "text": "@cafe", "at": [25, 30], "problem": "missing"}
+            ])
+        );
+        let fail = args(
+            &["translate", POST, "--repair", "0", "--invariants", "fail"],
+            &server,
+        );
+        let (code, _, stderr) = glossa_at(dir.path(), fail).await;
+        assert_eq!(code, 1, "{stderr}");
+        let off = args(
+            &[
+                "translate",
+                POST,
+                "--repair",
+                "0",
+                "--invariants",
+                "off",
+                "--format",
+                "json",
+            ],
+            &server,
+        );
+        let (code, stdout, _) = glossa_at(dir.path(), off).await;
+        assert_eq!(code, 0);
+        let trace: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(trace.get("invariants").is_none(), "{trace}");
+        assert_eq!(server.count(), 1, "every later call came from the cache");
+
+        let (code, _, stderr) = glossa_at(
+            dir.path(),
+            args(&["translate", POST, "--invariants", "strict"], &server),
+        )
+        .await;
+        assert_eq!(code, 2, "{stderr}");
+    }
+
+    /// `run --invariants fail`: the record lists them, the call is not
+    /// right although its terms are, and the summary counts it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn run_counts_lost_invariants_in_their_own_column() {
+        let dir = TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("g.json"),
+            r#"{"target_lang": "de", "entries": [{"id": "cookie", "source": "cookie", "target": "Keks"}]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("posts.jsonl"),
+            "{\"id\": \"a\", \"text\": \"A cookie for £3.50 until 9 a.m.\"}\n{\"id\": \"b\", \"text\": \"Cookie day: 2 for 1!\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("labels.jsonl"),
+            "{\"post\": \"a\", \"needed\": [\"cookie\"]}\n{\"post\": \"b\", \"needed\": [\"cookie\"]}\n",
+        )
+        .unwrap();
+        let server = Server::start(vec![
+            reply("Ein Keks für 3,05 £ bis 9 Uhr"),
+            reply("Keks-Tag: 2 für 1!"),
+        ])
+        .await;
+        let run = [
+            "run",
+            "-g",
+            "g.json",
+            "-p",
+            "posts.jsonl",
+            "-l",
+            "labels.jsonl",
+            "-r",
+            "exact",
+            "-j",
+            "1",
+            "--invariants",
+            "fail",
+            "--out",
+            "r",
+            "--format",
+            "json",
+        ];
+        let (code, stdout, stderr) = glossa_at(dir.path(), args(&run, &server)).await;
+        assert_eq!(code, 0, "{stderr}");
+        let calls = jsonl(&dir.path().join("r/calls.jsonl"));
+        let a = calls.iter().find(|c| c["post"] == "a").unwrap();
+        assert_eq!(a["check"]["ok"], true, "the term is there: {a}");
+        assert_eq!(a["invariants_failed"], true, "{a}");
+        assert_eq!(a["invariants"][0]["text"], "£3.50");
+        assert_eq!(a["invariants"][0]["found"], "3,05 £");
+        let b = calls.iter().find(|c| c["post"] == "b").unwrap();
+        assert!(
+            b.get("invariants").is_none() && b.get("invariants_failed").is_none(),
+            "{b}"
+        );
+        let summary: Value = serde_json::from_str(&stdout).unwrap();
+        let figures = &summary["retrievers"][0]["runs"][0];
+        assert_eq!(
+            (figures["invariants"].as_u64(), figures["right"].as_u64()),
+            (Some(1), Some(1)),
+            "{figures}"
+        );
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/run.json")).unwrap())
+                .unwrap();
+        assert_eq!(saved["invariants"], "fail");
+
+        // The table shows the column.
+        let (code, stdout, _) = glossa_at(
+            dir.path(),
+            args(&["run", "--resume", "r", "--format", "csv"], &server),
+        )
+        .await;
+        assert_eq!(code, 0);
+        let header = stdout.lines().next().unwrap_or_default();
+        assert!(header.contains("Invariants failed"), "{stdout}");
+    }
+}
