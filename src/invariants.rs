@@ -1540,6 +1540,36 @@ mod tests {
         assert_eq!(back, found);
     }
 
+    /// Many equal numbers, handles and times, every one changed: the
+    /// check still reads each text about once (a quadratic pairing took
+    /// 64 times as long for 8 times the text; here it must stay far below).
+    #[test]
+    fn long_texts_cost_one_pass() {
+        let text = |n: usize, changed: bool| {
+            let unit = if changed {
+                "7 ab @x2 18:00 £4 "
+            } else {
+                "7 ab @x 9 a.m. £3 "
+            };
+            unit.repeat(n)
+        };
+        let time = |n: usize| {
+            let (source, output) = (text(n, false), text(n, true));
+            (0..3)
+                .map(|_| {
+                    let started = std::time::Instant::now();
+                    let found = check(&source, &output, "de");
+                    assert_eq!(found.len(), 3 * n);
+                    started.elapsed()
+                })
+                .min()
+                .unwrap()
+        };
+        let (small, large) = (time(500), time(4000));
+        let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+        assert!(ratio < 24.0, "8 times the text took {ratio:.1} times as long");
+    }
+
     #[test]
     fn modes_parse() {
         assert_eq!("fail".parse::<Mode>(), Ok(Mode::Fail));
