@@ -1567,7 +1567,10 @@ mod tests {
         };
         let (small, large) = (time(500), time(4000));
         let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
-        assert!(ratio < 24.0, "8 times the text took {ratio:.1} times as long");
+        assert!(
+            ratio < 24.0,
+            "8 times the text took {ratio:.1} times as long"
+        );
     }
 
     #[test]
