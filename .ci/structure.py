@@ -38,7 +38,7 @@ LAYERS = [
     ["retrieve"],
     ["lint", "eval", "sweep"],
     ["gate", "generate"],
-    ["run_dir", "batch"],
+    ["run_dir", "batch", "qa"],
     ["diff"],
     ["report"],
     ["serve"],

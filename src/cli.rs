@@ -127,6 +127,25 @@ pub enum Command {
         summary.json, and the table.\n\
         Exit codes: 0 every call present and answered, 1 some calls failed or are missing, 2 bad input.")]
     Merge(MergeArgs),
+    /// Check translations made elsewhere (TMX, XLIFF, PO, line-aligned text, JSONL) against a glossary; no model called
+    #[command(after_help = "Examples:\n  \
+        glossa check --glossary brand.json delivery.tmx --target-lang de\n  \
+        glossa check -g brand.json fr.po --format json > report.json\n  \
+        glossa check -g brand.json posts.en.txt --target-file posts.fr.txt\n  \
+        glossa check -g g.json pairs.jsonl --labels labels.jsonl --fail-under term_accuracy=0.95\n\n\
+        Each segment's source goes through retrieval (--retriever, default `glossa`) exactly as a post does, \
+        and its target through the output check: every needed entry's target or one of its forms must stand in it. \
+        Needed entries are the label's (--labels: JSONL with `post` = segment id, `needed`, `wrong_sense`), else \
+        the entries retrieved; a retrieved entry whose words only stand inside a longer entry's match is \
+        `nested_covered` when the longer entry's target is there.\n\
+        Inputs (by extension, else by content; --input-format to say): .tmx, .xlf/.xliff (1.2 and 2.x), .po, \
+        .jsonl ({\"id\", \"source\", \"target\"}), or a text file of sources with --target-file of translations, line by line.\n\
+        The figures: segments ok, exact-match term accuracy (needed terms found / needed) and term \
+        consistency (docs/formats.md, \"Term figures\"). --format json prints {\"segments\": [...], \"summary\": {...}} \
+        as segments are checked; csv one row per segment; table and markdown the failed segments and the summary.\n\
+        Exit codes: 0 every segment ok and every --fail-under bound met, 1 otherwise, 2 bad input \
+        (the segments checked before it are still printed).")]
+    Check(CheckArgs),
     /// A local web page: translate a post, see the glossary words used and why, keep the glossary
     #[command(after_help = "Examples:\n  \
         glossa serve                                  # http://127.0.0.1:8080/, glossaries/ beside you\n  \
@@ -164,7 +183,9 @@ pub enum Command {
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
-        sense, aliases, context_any, context_not. A header of two language codes or names (`en,fr`, \
+        sense, aliases, context_any, context_not, case_sensitive, keep (yes/no cells: the row \
+        `US,EE. UU.,yes,` under `source,target,case_sensitive,keep` matches \"US\" only in capitals; \
+        `Glossa Café,,,yes` is a name kept as written). A header of two language codes or names (`en,fr`, \
         `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; a definition becomes the sense.\n\n\
@@ -175,7 +196,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
         glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n\n\
-        Columns: source and target; id, sense, aliases, context_any and context_not are added when \
+        Columns: source and target; id, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.")]
     Export(ExportArgs),
@@ -529,6 +550,44 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode(), conflicts_with_all = ["resume", "retry_errors"])]
     pub invariants: Mode,
     /// Output format of the summary
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The translations to check: TMX, XLIFF, PO, JSONL, or the sources of a line-aligned pair (with --target-file)
+    pub file: PathBuf,
+    /// Glossary JSON file
+    #[arg(long, short = 'g')]
+    pub glossary: PathBuf,
+    /// The translations of a line-aligned pair: line N translates line N of FILE
+    #[arg(long, value_name = "FILE")]
+    pub target_file: Option<PathBuf>,
+    /// The format of FILE: tmx, xliff, po, lines, jsonl [default: from its extension, else its content]
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<crate::interchange::segments::SegmentFormat>,
+    /// Source language of a TMX or XLIFF file [default: the file's own, else the glossary's]
+    #[arg(long, value_name = "LANG")]
+    pub source_lang: Option<String>,
+    /// Target language of a TMX or XLIFF file [default: the file's own, else the glossary's]
+    #[arg(long, value_name = "LANG")]
+    pub target_lang: Option<String>,
+    /// Retriever run on each source (see `glossa retrievers`)
+    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    pub retriever: String,
+    #[command(flatten)]
+    pub params: RetrieverArgs,
+    /// Labels JSONL: per segment id (`post`), the entries `needed` and `wrong_sense` [default: the entries retrieved are needed]
+    #[arg(long, short = 'l', value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+    /// Output check: shared, strict or stem (as `glossa run --check`)
+    #[arg(long, default_value = "shared")]
+    pub check: crate::generate::check::CheckMode,
+    /// Exit 1 unless each figure is at least VALUE: ok, term_accuracy, consistency (0.95 or 95%), comma-separated
+    #[arg(long, value_name = "FIGURE=VALUE", value_delimiter = ',')]
+    pub fail_under: Vec<crate::qa::CheckBound>,
+    /// Output format: table and markdown list the failed segments; json and csv every segment
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }

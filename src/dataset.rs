@@ -272,37 +272,56 @@ pub fn join_labels(
     glossary: &Glossary,
 ) -> Result<Vec<LabelledPost>, InputError> {
     let post_ids: HashSet<&str> = posts.iter().map(|p| p.id.as_str()).collect();
-    let mut labels: HashMap<String, Label> = HashMap::new();
-    let mut first_line: HashMap<String, usize> = HashMap::new();
+    let mut labels = labels_by_post(path, text, glossary, |line, post| {
+        match post_ids.contains(post) {
+            true => Ok(()),
+            false => Err(InputError::at_line(
+                path,
+                line,
+                format!("label for post `{post}`, which is not in {posts_path}"),
+            )),
+        }
+    })?;
+    Ok(posts
+        .into_iter()
+        .filter_map(|post| {
+            let (_, label) = labels.remove(&post.id)?;
+            Some(LabelledPost { post, label })
+        })
+        .collect())
+}
+
+/// Every label of a labels file by post id, with its line, checked against
+/// `glossary`; `known` may refuse a post id (`glossa eval` refuses one that
+/// is not a post; `glossa check` takes segment ids). A post labelled twice
+/// is an error naming both lines.
+pub fn labels_by_post(
+    path: &str,
+    text: &str,
+    glossary: &Glossary,
+    known: impl Fn(usize, &str) -> Result<(), InputError>,
+) -> Result<HashMap<String, (usize, Label)>, InputError> {
+    let mut labels: HashMap<String, (usize, Label)> = HashMap::new();
     for item in jsonl::<LabelRecord>(path, text) {
         let (line, record) = item?;
-        let err = |msg: String| InputError::at_line(path, line, msg);
-        if !post_ids.contains(record.post.as_str()) {
-            return Err(err(format!(
-                "label for post `{}`, which is not in {posts_path}",
-                record.post
-            )));
+        known(line, &record.post)?;
+        if let Some((first, _)) = labels.get(&record.post) {
+            return Err(InputError::at_line(
+                path,
+                line,
+                format!(
+                    "second label for post `{}` (first on line {first})",
+                    record.post
+                ),
+            ));
         }
-        if let Some(first) = first_line.get(&record.post) {
-            return Err(err(format!(
-                "second label for post `{}` (first on line {first})",
-                record.post
-            )));
-        }
-        let label = record.resolve(path, line, glossary)?;
-        first_line.insert(label.0.clone(), line);
-        labels.insert(label.0, label.1);
+        let (post, label) = record.resolve(path, line, glossary)?;
+        labels.insert(post, (line, label));
     }
     if labels.is_empty() {
         return Err(InputError::file(path, "empty file: no labels"));
     }
-    Ok(posts
-        .into_iter()
-        .filter_map(|post| {
-            let label = labels.remove(&post.id)?;
-            Some(LabelledPost { post, label })
-        })
-        .collect())
+    Ok(labels)
 }
 
 /// JSONL records read one line at a time from a reader, with the file's

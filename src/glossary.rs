@@ -28,9 +28,19 @@ pub struct Entry {
     #[serde(default)]
     pub id: String,
     pub source: String,
+    /// May be left out when `keep` is set: then it is `source`.
+    #[serde(default)]
     pub target: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// Found only where the post writes the source (or an alias) with its
+    /// case, and the target asked with its case (docs/formats.md, "Case
+    /// and keep").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    /// Not translated: the target is the source as written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,6 +244,23 @@ impl Glossary {
             if entry.source.trim().is_empty() {
                 return Err(at(format!("entry {} (`{name}`): `source` is empty", i + 1)));
             }
+            if entry.keep {
+                // A kept entry's target is its source: left out, or the same.
+                if entry.target.trim().is_empty() {
+                    entry.target = entry.source.clone();
+                } else if phrase::nfc(entry.target.trim()) != phrase::nfc(entry.source.trim()) {
+                    return Err(at(format!(
+                        "entry `{name}`: `keep` is set, so the target is the source as written, \
+                         but `target` is {:?}; leave `target` out or drop `keep`",
+                        entry.target
+                    )));
+                }
+            } else if entry.target.is_empty() {
+                return Err(at(format!(
+                    "entry `{name}`: missing field `target`; give one, or set \"keep\": true \
+                     to keep the source as written"
+                )));
+            }
             if entry.target.trim().is_empty() {
                 return Err(at(format!("entry `{name}`: `target` is empty")));
             }
@@ -357,6 +384,26 @@ mod tests {
             .unwrap_err()
             .message
             .contains("missing field `target`"));
+    }
+
+    #[test]
+    fn keep_fills_the_target_with_the_source_and_refuses_another() {
+        let g = parse(
+            r#"{"entries":[{"source":"Glossa Café","keep":true,"case_sensitive":true},
+                {"source":"Acme","target":"Acme","keep":true},{"source":"tea","target":"te"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(g.entries[0].target, "Glossa Café");
+        assert!(g.entries[0].keep && g.entries[0].case_sensitive);
+        assert!(!g.entries[2].keep && !g.entries[2].case_sensitive);
+        // Written back, flags only where set.
+        let json = serde_json::to_string(&g.entries[2]).unwrap();
+        assert_eq!(json, r#"{"id":"tea","source":"tea","target":"te"}"#);
+        let err = parse("{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"Acme\",\"target\":\"Acne\",\"keep\":true}]}")
+            .unwrap_err();
+        assert_eq!(err.line, Some(3));
+        assert!(err.message.contains("`keep` is set"), "{err}");
+        assert!(err.message.contains("\"Acne\""), "{err}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod invariants;
 pub mod limits;
 pub mod lint;
 pub mod phrase;
+pub mod qa;
 pub mod report;
 pub mod retrieve;
 pub mod run_dir;

@@ -29,6 +29,10 @@
 //! - `form` (warning for an empty form, note otherwise): an accepted form
 //!   of the target that is empty, the target itself, or given twice (case
 //!   ignored, as the output check ignores it).
+//! - `case-no-letters` (warning): `case_sensitive` on a source with no
+//!   letter ("±"), which has no case.
+//! - `keep-common-word` (warning): `keep` on a source of lower-case common
+//!   English words ("coffee"), likely a word to translate, not a name.
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -304,6 +308,35 @@ mod tests {
                 ),
                 want(Severity::Note, "form `experimentu` is given twice"),
                 want(Severity::Note, "form `EXPERIMENTU` is given twice"),
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_that_cannot_be_meant_are_warned_about() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[
+              {"source":"±","target":"plus-minus","case_sensitive":true},
+              {"source":"US","target":"EE. UU.","case_sensitive":true},
+              {"source":"fresh coffee","keep":true},
+              {"source":"Glossa Café","keep":true},
+              {"source":"glossacafe","keep":true}]}"#,
+        )
+        .unwrap();
+        let english = English::new(&g, None);
+        let found: Vec<(String, &str)> = lint(&g, &english)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .filter(|f| f.check != "target-english" || f.entry == "fresh coffee")
+            .map(|f| (f.entry, f.check))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("±".to_string(), "case-no-letters"),
+                ("fresh coffee".to_string(), "keep-common-word"),
             ]
         );
     }

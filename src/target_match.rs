@@ -47,15 +47,27 @@ impl<'a> Haystack<'a> {
     /// Every place `needle` stands (see the module doc), overlapping ones
     /// included, as byte ranges of the original text in text order.
     pub fn find(&self, needle: &str) -> Vec<Range<usize>> {
-        self.places(needle).collect()
+        self.places(needle, false).collect()
     }
 
-    /// [`Haystack::find`] one place at a time, so that asking whether a
+    /// [`Haystack::find`], and with `exact_case` only the places written
+    /// with the needle's case (a case-sensitive entry's target: "EE. UU."
+    /// is not "ee. uu."; accents composed or not still alike).
+    pub fn find_cased(&self, needle: &str, exact_case: bool) -> Vec<Range<usize>> {
+        self.places(needle, exact_case).collect()
+    }
+
+    /// [`Haystack::find_cased`] one place at a time, so that asking whether a
     /// needle stands at all stops at its first place.
-    fn places<'s>(&'s self, needle: &str) -> impl Iterator<Item = Range<usize>> + 's {
+    fn places<'s>(
+        &'s self,
+        needle: &str,
+        exact_case: bool,
+    ) -> impl Iterator<Item = Range<usize>> + 's {
         let needle = needle.trim();
         let ends = needle.chars().next().zip(needle.chars().next_back());
         let folded_needle = fold(needle);
+        let cased_needle = exact_case.then(|| cased(needle));
         let mut from = 0;
         std::iter::from_fn(move || {
             let (first, last) = ends?;
@@ -71,7 +83,10 @@ impl<'a> Haystack<'a> {
                 if let (Some(s), Some(e)) = (self.origin[start], self.origin[end]) {
                     let before = self.original[..s].chars().next_back();
                     let after = self.original[e..].chars().next();
-                    if stands_apart(first, before) && stands_apart(last, after) {
+                    let case_ok = cased_needle
+                        .as_ref()
+                        .is_none_or(|n| cased(&self.original[s..e]) == *n);
+                    if stands_apart(first, before) && stands_apart(last, after) && case_ok {
                         return Some(s..e);
                     }
                 }
@@ -82,17 +97,43 @@ impl<'a> Haystack<'a> {
 
     /// Whether `needle` stands anywhere in the text.
     pub fn contains(&self, needle: &str) -> bool {
-        self.places(needle).next().is_some()
+        self.contains_cased(needle, false)
+    }
+
+    /// [`Haystack::contains`], with the needle's case when `exact_case`.
+    pub fn contains_cased(&self, needle: &str, exact_case: bool) -> bool {
+        self.places(needle, exact_case).next().is_some()
     }
 
     /// Per needle, whether it stands anywhere in the text: one pass for all
     /// of them (Aho-Corasick), not one per needle, which on a long output
     /// with thousands of targets was quadratic.
     pub fn standing(&self, needles: &[&str]) -> Vec<bool> {
+        self.standing_cased(needles, &[])
+    }
+
+    /// [`Haystack::standing`], in the same one pass; needle `k` must be
+    /// written with its case where `exact_case[k]` is true (missing: false).
+    pub fn standing_cased(&self, needles: &[&str], exact_case: &[bool]) -> Vec<bool> {
         let needles: Vec<&str> = needles.iter().map(|n| n.trim()).collect();
+        let cased_needles: Vec<Option<String>> = needles
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                exact_case
+                    .get(k)
+                    .copied()
+                    .unwrap_or(false)
+                    .then(|| cased(n))
+            })
+            .collect();
         let folded: Vec<String> = needles.iter().map(|n| fold(n)).collect();
         let Ok(automaton) = aho_corasick::AhoCorasick::new(&folded) else {
-            return needles.iter().map(|n| self.contains(n)).collect();
+            return needles
+                .iter()
+                .zip(&cased_needles)
+                .map(|(n, c)| self.contains_cased(n, c.is_some()))
+                .collect();
         };
         let mut stands = vec![false; needles.len()];
         let mut left = needles.iter().filter(|n| !n.is_empty()).count();
@@ -109,7 +150,10 @@ impl<'a> Haystack<'a> {
             if let (Some(s), Some(e)) = (self.origin[hit.start()], self.origin[hit.end()]) {
                 let before = self.original[..s].chars().next_back();
                 let after = self.original[e..].chars().next();
-                if stands_apart(first, before) && stands_apart(last, after) {
+                let case_ok = cased_needles[k]
+                    .as_ref()
+                    .is_none_or(|n| cased(&self.original[s..e]) == *n);
+                if stands_apart(first, before) && stands_apart(last, after) && case_ok {
                     stands[k] = true;
                     left -= 1;
                     if left == 0 {
@@ -131,12 +175,21 @@ pub fn contains(text: &str, needle: &str) -> bool {
 /// "cold coffee" wins over "coffee"; among equally long ones the first
 /// given), in text order. Each place carries its needle's key.
 pub fn claim<K: Copy>(text: &Haystack, needles: &[(K, &str)]) -> Vec<(Range<usize>, K)> {
+    claim_cased(text, needles, |_| false)
+}
+
+/// [`claim`], a needle whose key `exact_case` holds only with its case.
+pub fn claim_cased<K: Copy>(
+    text: &Haystack,
+    needles: &[(K, &str)],
+    exact_case: impl Fn(K) -> bool,
+) -> Vec<(Range<usize>, K)> {
     let mut order: Vec<&(K, &str)> = needles.iter().collect();
     order.sort_by_key(|(_, n)| std::cmp::Reverse(n.trim().chars().count()));
     let mut claimed = Claimed::default();
     let mut taken: Vec<(Range<usize>, K)> = Vec::new();
     for &(key, needle) in order {
-        for place in text.find(needle) {
+        for place in text.find_cased(needle, exact_case(key)) {
             if claimed.claim(&place) {
                 taken.push((place, key));
             }
@@ -215,6 +268,13 @@ fn fold_char(c: char, out: &mut String) {
             out.push_str(&nfd().normalize(l.encode_utf8(&mut buf)));
         }
     }
+}
+
+/// `text` as compared with its case: decomposed (NFD), the micro sign as
+/// mu, so only case tells two spellings apart that [`fold`] equates.
+fn cased(text: &str) -> String {
+    let same: String = text.chars().map(crate::phrase::same_letter).collect();
+    nfd().normalize(&same).into_owned()
 }
 
 fn nfd() -> icu_normalizer::DecomposingNormalizerBorrowed<'static> {
@@ -324,6 +384,31 @@ mod tests {
     }
 
     #[test]
+    fn exact_case_asks_the_needle_as_written() {
+        let hay = Haystack::new("Hecho en EE. UU., ee. uu. no; Ee. Uu.");
+        let got: Vec<&str> = hay
+            .find_cased("EE. UU.", true)
+            .into_iter()
+            .map(|r| &hay.original()[r])
+            .collect();
+        assert_eq!(got, ["EE. UU."]);
+        assert_eq!(hay.find("EE. UU.").len(), 3);
+        // Accents composed or not are still alike; case is not.
+        let nfd = Haystack::new("Glossa Cafe\u{301} / glossa café");
+        assert_eq!(nfd.find_cased("Glossa Café", true).len(), 1);
+        assert!(!Haystack::new("GLOSSA CAFÉ").contains_cased("Glossa Café", true));
+        // One pass, a flag per needle.
+        let hay = Haystack::new("the us and ÉTÉ");
+        assert_eq!(
+            hay.standing_cased(&["US", "us", "été", "ÉTÉ"], &[true, true, true, true]),
+            [false, true, false, true]
+        );
+        assert_eq!(hay.standing(&["US", "été"]), [true, true]);
+        let claimed = claim_cased(&hay, &[(0, "US"), (1, "été")], |k| k == 0);
+        assert_eq!(claimed.len(), 1);
+    }
+
+    #[test]
     fn overlapping_places_are_all_found() {
         assert_eq!(places("啊啊啊", "啊啊"), ["啊啊", "啊啊"]);
         assert!(places("abc", "  ").is_empty());
@@ -407,13 +492,20 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn standing_is_contains_for_each_needle(
-            text in "[ab İ.\u{4e00}]{0,30}",
-            needles in proptest::collection::vec("[ab İ.\u{4e00}]{0,4}", 0..8),
+            text in "[aAbB İ.\u{4e00}]{0,30}",
+            needles in proptest::collection::vec(("[aAbB İ.\u{4e00}]{0,4}", proptest::bool::ANY), 0..8),
         ) {
             let hay = Haystack::new(&text);
-            let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+            let cased: Vec<bool> = needles.iter().map(|(_, c)| *c).collect();
+            let needles: Vec<&str> = needles.iter().map(|(n, _)| n.as_str()).collect();
             let want: Vec<bool> = needles.iter().map(|n| hay.contains(n)).collect();
             proptest::prop_assert_eq!(hay.standing(&needles), want);
+            let want: Vec<bool> = needles
+                .iter()
+                .zip(&cased)
+                .map(|(n, c)| hay.contains_cased(n, *c))
+                .collect();
+            proptest::prop_assert_eq!(hay.standing_cased(&needles, &cased), want);
         }
     }
 }

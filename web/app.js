@@ -433,6 +433,9 @@ function renderEntries() {
           e.forms && e.forms.length ? el("span", { class: "aliases" }, `or: ${e.forms.join(", ")}`) : null,
           e.sense ? el("span", { class: "sense" }, e.sense) : null,
           e.aliases && e.aliases.length ? el("span", { class: "aliases" }, `also: ${e.aliases.join(", ")}`) : null,
+          e.case_sensitive || e.keep
+            ? el("span", { class: "aliases" }, [e.keep ? "kept as written" : "", e.case_sensitive ? "match case" : ""].filter(Boolean).join(", "))
+            : null,
         ),
         el(
           "div",
@@ -464,6 +467,8 @@ function openEntry(id, prefill) {
   $("f-forms").value = (e.forms || []).join(", ");
   $("f-sense").value = e.sense || "";
   $("f-aliases").value = (e.aliases || []).join(", ");
+  $("f-case").checked = !!e.case_sensitive;
+  $("f-keep").checked = !!e.keep;
   $("f-any").value = ((e.context && e.context.any) || []).join(", ");
   $("f-not").value = ((e.context && e.context.not) || []).join(", ");
   $("f-id").value = entry ? entry.id : "";
@@ -493,6 +498,12 @@ function formEntry() {
   if (forms.length) entry.forms = forms;
   const aliases = splitList($("f-aliases").value);
   if (aliases.length) entry.aliases = aliases;
+  if ($("f-case").checked) entry.case_sensitive = true;
+  // A kept entry's target is its source: left out when empty.
+  if ($("f-keep").checked) {
+    entry.keep = true;
+    if (!entry.target) delete entry.target;
+  }
   const any = splitList($("f-any").value);
   const not = splitList($("f-not").value);
   if (any.length || not.length) {
@@ -507,7 +518,7 @@ async function saveEntry(event) {
   event.preventDefault();
   const g = state.glossary;
   const entry = formEntry();
-  if (!entry.source || !entry.target) {
+  if (!entry.source || (!entry.target && !entry.keep)) {
     showDialogError("Fill in both the source and the target.");
     return;
   }

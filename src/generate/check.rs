@@ -20,6 +20,7 @@
 use super::target_stem::{NoStemmer, StemmedWords, TargetStemmer};
 use crate::target_match::{Claimed, Haystack};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Which targets were missing and which leaked, by entry id.
@@ -37,6 +38,12 @@ pub struct Verdict {
     /// before echoes were checked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub echo: bool,
+    /// How each needed entry that stands was written: the words at its
+    /// first place, folded as targets are compared (lower case, NFC). The
+    /// term figures count needed terms and consistency from it
+    /// (docs/formats.md, "Term figures"). Absent in records written before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rendered: BTreeMap<String, String>,
 }
 
 impl Verdict {
@@ -98,6 +105,8 @@ pub struct Target<'a> {
     pub text: &'a str,
     /// Other accepted spellings and inflections (the entry's `forms`).
     pub forms: &'a [String],
+    /// A case-sensitive entry's spellings count only with their case.
+    pub exact_case: bool,
 }
 
 impl Target<'_> {
@@ -107,7 +116,10 @@ impl Target<'_> {
 
     /// Every place any spelling stands, in text order.
     fn places(&self, text: &Haystack) -> Vec<Range<usize>> {
-        let mut out: Vec<Range<usize>> = self.spellings().flat_map(|s| text.find(s)).collect();
+        let mut out: Vec<Range<usize>> = self
+            .spellings()
+            .flat_map(|s| text.find_cased(s, self.exact_case))
+            .collect();
         out.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
         out
     }
@@ -174,6 +186,20 @@ impl Checker {
             .filter(|(_, stemmed)| *stemmed)
             .map(|(t, _)| t.id.to_string())
             .collect();
+        let rendered = needed
+            .iter()
+            .zip(&found)
+            .filter(|(t, _)| !missing.iter().any(|m| m == t.id))
+            .filter_map(|(t, places)| {
+                let first = places
+                    .iter()
+                    .min_by_key(|p| (p.start, std::cmp::Reverse(p.end)))?;
+                Some((
+                    t.id.to_string(),
+                    crate::target_match::fold(&output[first.clone()]),
+                ))
+            })
+            .collect();
         let ok = missing.is_empty() && leaked.is_empty();
         Verdict {
             missing,
@@ -181,6 +207,7 @@ impl Checker {
             ok,
             by_stem,
             echo: false,
+            rendered,
         }
     }
 
@@ -204,7 +231,8 @@ impl Checker {
     ) -> (Vec<Range<usize>>, bool) {
         let written = t.places(text);
         match (&self.stemmer, words) {
-            (Some(stemmer), Some(words)) if written.is_empty() => {
+            // Stems have no case: a case-sensitive target counts as written.
+            (Some(stemmer), Some(words)) if written.is_empty() && !t.exact_case => {
                 let stemmed = t.stemmed_places(stemmer, words);
                 let by_stem = !stemmed.is_empty();
                 (stemmed, by_stem)
@@ -296,11 +324,17 @@ mod tests {
             id,
             text,
             forms: &[],
+            exact_case: false,
         }
     }
 
     fn with_forms<'a>(id: &'a str, text: &'a str, forms: &'a [String]) -> Target<'a> {
-        Target { id, text, forms }
+        Target {
+            id,
+            text,
+            forms,
+            exact_case: false,
+        }
     }
 
     fn strict(output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
@@ -316,6 +350,23 @@ mod tests {
     fn target_in_other_case_counts() {
         let v = check("FROSK MAVI tan!", &[t("cold-coffee", "frosk mavi")], &[]);
         assert!(v.ok, "{v:?}");
+    }
+
+    #[test]
+    fn a_case_sensitive_target_counts_only_with_its_case() {
+        let us = Target {
+            exact_case: true,
+            ..t("US", "EE. UU.")
+        };
+        assert!(check("Hecho en EE. UU.", &[us], &[]).ok);
+        assert_eq!(check("hecho en ee. uu.", &[us], &[]).missing, ["US"]);
+        // A leak too needs the case.
+        assert!(check("hecho en ee. uu.", &[], &[us]).ok);
+        assert_eq!(check("EE. UU.", &[], &[us]).leaked, ["US"]);
+        // Stems have no case: the stem check does not loosen it.
+        let checker = Checker::new(CheckMode::Stem, "es").unwrap();
+        assert!(!checker.stands("hecho en ee. uu.", &us));
+        assert!(checker.stands("hecho en EE. UU.", &us));
     }
 
     #[test]
@@ -485,5 +536,29 @@ mod tests {
                 .any(|p| crate::target_match::within(&inner, p));
             proptest::prop_assert_eq!(Holding::of(places.iter()).holds(&inner), want);
         }
+    }
+
+    #[test]
+    fn each_needed_entry_that_stands_is_rendered_as_at_its_first_place() {
+        let forms = ["Tees".to_string()];
+        let tea = Target {
+            id: "tea",
+            text: "Tee",
+            forms: &forms,
+            exact_case: false,
+        };
+        let cake = t("cake", "Kuchen");
+        let v = check("Zwei Tees, dann noch ein Tee.", &[tea, cake], &[]);
+        assert_eq!(v.missing, ["cake"]);
+        assert_eq!(v.rendered.len(), 1);
+        assert_eq!(v.rendered["tea"], "tees");
+        // A missing entry is not rendered, in strict mode too.
+        let v = Checker::new(CheckMode::Strict, "de").unwrap().check(
+            "Tee",
+            &[tea, t("t2", "Tee")],
+            &[],
+        );
+        assert_eq!(v.missing.len(), 1);
+        assert_eq!(v.rendered.len(), 1);
     }
 }

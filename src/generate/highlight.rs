@@ -19,7 +19,9 @@ pub struct Segment {
 /// is its own segment.
 pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
     let spellings = super::pipeline::spellings(used);
-    let places = target_match::claim(&Haystack::new(output), &spellings);
+    let places = target_match::claim_cased(&Haystack::new(output), &spellings, |i| {
+        used[i].case_sensitive
+    });
     let mut out = Vec::new();
     let mut at = 0;
     for (place, entry) in places {

@@ -15,3 +15,4 @@ pub mod retry;
 pub mod secrets;
 pub mod simplify;
 pub mod target_stem;
+pub mod term_figures;

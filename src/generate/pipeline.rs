@@ -25,6 +25,10 @@ use std::time::Instant;
 mod repair;
 pub use repair::{Turn, DEFAULT_REPAIR_RUN, DEFAULT_REPAIR_TRANSLATE};
 
+/// The provider name of a translation made elsewhere (`glossa check`): no
+/// prompt was sent, so its output is never an echo.
+pub const EXISTING: &str = "existing";
+
 /// Everything fixed for a batch: glossary, retriever, templates, provider.
 pub struct Pipeline {
     pub glossary: Arc<Glossary>,
@@ -70,6 +74,12 @@ pub struct UsedEntry {
     pub score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sense: Option<String>,
+    /// The entry's `case_sensitive` and `keep` (docs/formats.md, "Case and
+    /// keep"); absent when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<String>,
@@ -357,7 +367,9 @@ impl Pipeline {
             .collect();
         let written = matches
             .iter()
-            .map(|m| m.kind == MatchKind::Oracle || m.is_written(&self.glossary))
+            // A match from no phrase (oracle, random) was not found in the text,
+            // so it is no approximate match to look at again.
+            .map(|m| m.words.is_none() || m.is_written(&self.glossary))
             .collect();
         let used = matches
             .iter()
@@ -414,6 +426,8 @@ impl Pipeline {
             phrase,
             score: m.score,
             sense: e.sense.clone(),
+            case_sensitive: e.case_sensitive,
+            keep: e.keep,
             forms: e.forms.clone(),
             places: places(mine, view),
         }
@@ -428,6 +442,8 @@ impl Pipeline {
                 source: u.source.clone(),
                 target: u.target.clone(),
                 sense: u.sense.clone(),
+                case_sensitive: u.case_sensitive,
+                keep: u.keep,
             })
             .collect();
         let block = glossary_block(&lines);
@@ -465,6 +481,8 @@ impl Pipeline {
                     phrase: u.phrase.clone(),
                     target: u.target.clone(),
                     places: (!u.places.is_empty()).then(|| u.places.iter().map(place).collect()),
+                    case_sensitive: u.case_sensitive,
+                    keep: u.keep,
                 })
                 .collect(),
             repeat: trace.repeat,
@@ -554,7 +572,7 @@ impl Pipeline {
     /// repaired output must not copy the repair prompt either.
     fn echo(&self, prepared: &Prepared, generation: &Generation, repaired: bool) -> Option<Echo> {
         let output = generation.text.as_deref()?;
-        if super::provider::is_offline(&generation.provider) {
+        if super::provider::is_offline(&generation.provider) || generation.provider == EXISTING {
             return None;
         }
         let g = &self.glossary;
@@ -594,6 +612,7 @@ impl Pipeline {
             id: &g.entries[e].id,
             text: &g.entries[e].target,
             forms: &g.entries[e].forms,
+            exact_case: g.entries[e].case_sensitive,
         };
         let needed: Vec<Target> = label.needed.iter().map(target).collect();
         let wrong: Vec<Target> = label.wrong_sense.iter().map(target).collect();
@@ -759,7 +778,11 @@ fn review(
     let mut in_output = vec![false; used.len()];
     if let Some(output) = output {
         let needles: Vec<&str> = spellings.iter().map(|&(_, s)| s).collect();
-        let stands = Haystack::new(output).standing(&needles);
+        let cased: Vec<bool> = spellings
+            .iter()
+            .map(|&(i, _)| used[i].case_sensitive)
+            .collect();
+        let stands = Haystack::new(output).standing_cased(&needles, &cased);
         for (&(i, _), stands) in spellings.iter().zip(stands) {
             in_output[i] |= stands;
         }

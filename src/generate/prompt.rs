@@ -44,6 +44,10 @@ pub struct GlossaryLine {
     pub source: String,
     pub target: String,
     pub sense: Option<String>,
+    /// The entry's flags (docs/formats.md, "Case and keep"): a line says
+    /// so only when one is set, so other prompts stay as they were.
+    pub case_sensitive: bool,
+    pub keep: bool,
 }
 
 impl Template {
@@ -182,16 +186,31 @@ fn split_name(stem: &str) -> (String, String) {
 }
 
 /// The glossary block: one line per entry, `source → target`, with the
-/// sense note when there is one.
+/// sense note when there is one; `keep as written: source` for an entry
+/// not to be translated, and `(exact case)` after a case-sensitive one.
 pub fn glossary_block(lines: &[GlossaryLine]) -> String {
     if lines.is_empty() {
         return "(no glossary entries apply to this text)".to_string();
     }
     lines
         .iter()
-        .map(|l| match &l.sense {
-            Some(sense) => format!("- {} → {} (meaning: {sense})", l.source, l.target),
-            None => format!("- {} → {}", l.source, l.target),
+        .map(|l| {
+            let mut line = if l.keep {
+                format!("- keep as written: {}", l.source)
+            } else {
+                format!("- {} → {}", l.source, l.target)
+            };
+            let notes: Vec<String> = [
+                l.case_sensitive.then(|| "exact case".to_string()),
+                l.sense.as_ref().map(|sense| format!("meaning: {sense}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !notes.is_empty() {
+                line.push_str(&format!(" ({})", notes.join("; ")));
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -209,6 +228,8 @@ mod tests {
             source: "date".into(),
             target: "zimbo".into(),
             sense: Some("the fruit".into()),
+            case_sensitive: false,
+            keep: false,
         }]);
         let p = t.render("Sticky date cake {{glossary}}", &block, "en", "x-cafe");
         assert!(p.contains("- date → zimbo (meaning: the fruit)"));
@@ -234,6 +255,32 @@ mod tests {
         assert!(
             err.message.contains("unknown placeholder `{{txt}}`"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn kept_and_case_sensitive_entries_say_so_and_only_they() {
+        let line = |source: &str, target: &str, sense: Option<&str>, case: bool, keep: bool| {
+            GlossaryLine {
+                source: source.into(),
+                target: target.into(),
+                sense: sense.map(Into::into),
+                case_sensitive: case,
+                keep,
+            }
+        };
+        let block = glossary_block(&[
+            line("US", "EE. UU.", Some("the country"), true, false),
+            line("us", "nosotros", None, false, false),
+            line("Glossa Café", "Glossa Café", None, true, true),
+            line("Acme", "Acme", None, false, true),
+        ]);
+        assert_eq!(
+            block,
+            "- US → EE. UU. (exact case; meaning: the country)\n\
+             - us → nosotros\n\
+             - keep as written: Glossa Café (exact case)\n\
+             - keep as written: Acme"
         );
     }
 

@@ -17,6 +17,10 @@ struct EntryOut<'a> {
     forms: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     sense: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    case_sensitive: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    keep: bool,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     aliases: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +44,8 @@ pub fn to_json(g: &Glossary) -> String {
             target: &e.target,
             forms: &e.forms,
             sense: e.sense.as_deref(),
+            case_sensitive: e.case_sensitive,
+            keep: e.keep,
             aliases: &e.aliases,
             context: e
                 .context
@@ -95,12 +101,14 @@ fn columns(g: &Glossary) -> Vec<Column> {
         cols.push(Column::Id);
     }
     cols.extend([Column::Source, Column::Target]);
-    let optional: [(Column, NeedsColumn); 5] = [
+    let optional: [(Column, NeedsColumn); 7] = [
         (Column::Forms, |e| !e.forms.is_empty()),
         (Column::Sense, |e| e.sense.is_some()),
         (Column::Aliases, |e| !e.aliases.is_empty()),
         (Column::ContextAny, |e| !context(e, |c| &c.any).is_empty()),
         (Column::ContextNot, |e| !context(e, |c| &c.not).is_empty()),
+        (Column::CaseSensitive, |e| e.case_sensitive),
+        (Column::Keep, |e| e.keep),
     ];
     for (column, needs) in optional {
         if any(needs) {
@@ -152,8 +160,15 @@ fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputErr
             Column::Aliases => list(&e.aliases, "alias", "aliases"),
             Column::ContextAny => list(&context(e, |c| &c.any), "context phrase", phrases),
             Column::ContextNot => list(&context(e, |c| &c.not), "context phrase", phrases),
+            Column::CaseSensitive => Ok(yes(e.case_sensitive)),
+            Column::Keep => Ok(yes(e.keep)),
         })
         .collect()
+}
+
+/// A flag's cell: `yes`, or empty.
+fn yes(flag: bool) -> String {
+    if flag { "yes" } else { "" }.to_string()
 }
 
 #[cfg(test)]
@@ -183,7 +198,9 @@ mod tests {
               {"id":"cc","source":"cold coffee","target":"frosk, mavi"},
               {"source":"date","target":"zimbo","sense":"the \"fruit\"","aliases":["dates"],"context":{"any":["palm"],"not":["save the date","up to date"]}},
               {"source":"tea","target":"te\tx"},
-              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]}]}"#,
+              {"source":"experiment","target":"experiment","forms":["experimentu","experimentem"]},
+              {"source":"US","target":"EE. UU.","case_sensitive":true},
+              {"source":"Glossa Café","keep":true,"case_sensitive":true}]}"#,
         )
         .unwrap();
         for format in [SheetFormat::Tsv, SheetFormat::Csv] {
@@ -200,7 +217,7 @@ mod tests {
             )
             .unwrap()
             .glossary;
-            assert_eq!(back.entries.len(), 4);
+            assert_eq!(back.entries.len(), 6);
             for (a, b) in g.entries.iter().zip(&back.entries) {
                 assert_eq!(
                     (&a.id, &a.source, &a.target, &a.sense, &a.aliases),
@@ -208,10 +225,12 @@ mod tests {
                 );
                 assert_eq!(a.forms, b.forms);
                 assert_eq!(a.context, b.context);
+                assert_eq!((a.case_sensitive, a.keep), (b.case_sensitive, b.keep));
             }
             let json = to_json(&back);
             let again = Glossary::parse("o.json", "o", &json).unwrap();
-            assert_eq!(again.entries.len(), 4);
+            assert_eq!(again.entries.len(), 6);
+            assert!(json.contains(r#""source":"US","target":"EE. UU.","case_sensitive":true}"#));
             assert_eq!(again.entries[1].line, 7);
             assert_eq!(again.entries[3].forms, ["experimentu", "experimentem"]);
         }

@@ -24,6 +24,7 @@
 
 mod export;
 mod header;
+pub mod segments;
 mod sheet;
 mod tbx;
 

@@ -39,6 +39,8 @@ pub(super) enum Column {
     Aliases,
     ContextAny,
     ContextNot,
+    CaseSensitive,
+    Keep,
 }
 
 impl Column {
@@ -64,6 +66,8 @@ impl Column {
             "aliases" | "alias" | "synonyms" => Column::Aliases,
             "context_any" => Column::ContextAny,
             "context_not" => Column::ContextNot,
+            "case_sensitive" | "casesensitive" | "match_case" => Column::CaseSensitive,
+            "keep" | "do_not_translate" | "dnt" | "untranslatable" => Column::Keep,
             _ => return None,
         })
     }
@@ -78,6 +82,8 @@ impl Column {
             Column::Aliases => "aliases",
             Column::ContextAny => "context_any",
             Column::ContextNot => "context_not",
+            Column::CaseSensitive => "case_sensitive",
+            Column::Keep => "keep",
         }
     }
 }
@@ -169,7 +175,7 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
             Some(_) => {}
             None => out.push(format!(
                 "unknown column `{cell}` in the header; columns: id, source, target, forms, sense, aliases, context_any, \
-                 context_not (source and target may be named by language codes such as en, fr)"
+                 context_not, case_sensitive, keep (source and target may be named by language codes such as en, fr)"
             )),
         }
     }
@@ -177,6 +183,16 @@ fn header_problems(cells: &[&str], cols: &[Option<Column>]) -> Vec<String> {
         out.push("the header has no `target` column".to_string());
     }
     out
+}
+
+/// A yes/no cell: yes, true, 1, x (any case) or no, false, 0, empty; the
+/// cell itself when it is neither.
+pub(super) fn yes_or_no(cell: &str) -> Result<bool, &str> {
+    match cell.trim().to_lowercase().as_str() {
+        "yes" | "y" | "true" | "1" | "x" => Ok(true),
+        "no" | "n" | "false" | "0" | "" => Ok(false),
+        _ => Err(cell),
+    }
 }
 
 /// `a; b;` → `["a", "b"]`.
@@ -369,7 +385,17 @@ impl Layout {
         first_lines: &mut FirstLines,
     ) -> Result<Entry, InputError> {
         let fail = |message: String| InputError::at_line(path, line, message);
-        let (source, target) = self.source_and_target(cells, fail)?;
+        let flag = |c: Column| {
+            yes_or_no(self.cell(cells, c)).map_err(|bad| {
+                fail(format!(
+                    "`{}`: {bad:?} in column `{}`; write yes or no (true/false, 1/0, x or empty)",
+                    self.cell(cells, Column::Source),
+                    c.name()
+                ))
+            })
+        };
+        let (case_sensitive, keep) = (flag(Column::CaseSensitive)?, flag(Column::Keep)?);
+        let (source, target) = self.source_and_target(cells, keep, fail)?;
         let aliases = split_list(self.cell(cells, Column::Aliases));
         if let Some(bad) = aliases.iter().find(|a| a.trim().is_empty()) {
             return Err(fail(format!("`{source}`: alias {bad:?} is empty")));
@@ -393,6 +419,8 @@ impl Layout {
             source: source.to_string(),
             target: target.to_string(),
             sense: (!sense.is_empty()).then(|| sense.to_string()),
+            case_sensitive,
+            keep,
             aliases,
             context: (!any.is_empty() || !not.is_empty()).then_some(Context { any, not }),
             forms: list(Column::Forms),
@@ -403,10 +431,12 @@ impl Layout {
     }
 
     /// The row's source and target, checked: as many cells as columns, a
-    /// source with words, a target.
+    /// source with words, a target (which a kept entry may leave empty:
+    /// it is the source).
     fn source_and_target<'c>(
         &self,
         cells: &[&'c str],
+        keep: bool,
         fail: impl Fn(String) -> InputError,
     ) -> Result<(&'c str, &'c str), InputError> {
         if cells.len() > self.columns.len() {
@@ -432,8 +462,14 @@ impl Layout {
                 "`{source}`: one column; expected source and target separated by {separator}"
             )));
         }
-        if target.is_empty() {
+        if target.is_empty() && !keep {
             return Err(fail(format!("`{source}`: empty target")));
+        }
+        if keep && !target.is_empty() && target != source {
+            return Err(fail(format!(
+                "`{source}`: kept (column `keep`), so its target is the source, but the target is `{target}`; \
+                 leave the target empty or drop `keep`"
+            )));
         }
         Ok((source, target))
     }
@@ -560,6 +596,55 @@ mod tests {
             err.to_string().contains("g.tsv:1: unknown column `colour`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn case_and_keep_columns_take_yes_or_no_and_round_trip() {
+        let g = sheet(
+            "source\ttarget\tMatch case\tDNT\nUS\tEE. UU.\tyes\t\nus\tnosotros\t0\tno\nGlossa Café\t\tX\tTRUE\nAcme\tAcme\t\t1\n",
+            SheetFormat::Tsv,
+        )
+        .unwrap();
+        let flags: Vec<(bool, bool, &str)> = g
+            .entries
+            .iter()
+            .map(|e| (e.case_sensitive, e.keep, e.target.as_str()))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                (true, false, "EE. UU."),
+                (false, false, "nosotros"),
+                (true, true, "Glossa Café"),
+                (false, true, "Acme")
+            ]
+        );
+        for format in [SheetFormat::Tsv, SheetFormat::Csv] {
+            let text = export_sheet(&g, format, false).unwrap();
+            let back = sheet(&text, format).unwrap();
+            let same: Vec<(bool, bool, &str)> = back
+                .entries
+                .iter()
+                .map(|e| (e.case_sensitive, e.keep, e.target.as_str()))
+                .collect();
+            assert_eq!(same, flags, "{text}");
+        }
+        // Anything else is refused, by line; a kept entry's target is its source.
+        let err = sheet(
+            "source,target,case_sensitive,keep\ntea,te,maybe,\nAcme,Acne,,yes\nBrand,,,\n",
+            SheetFormat::Csv,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("g.tsv:2: `tea`: \"maybe\" in column `case_sensitive`"),
+            "{err}"
+        );
+        assert!(
+            err.contains("g.tsv:3: `Acme`: kept (column `keep`)"),
+            "{err}"
+        );
+        assert!(err.contains("g.tsv:4: `Brand`: empty target"), "{err}");
     }
 
     #[test]

@@ -243,6 +243,8 @@ fn concept(
         source: source.clone(),
         target: target.clone(),
         sense: source_node.and_then(definition).or_else(|| definition(c)),
+        case_sensitive: false,
+        keep: false,
         aliases: others(source, &sources[1..], |alias| !alias.trim().is_empty()),
         context: None,
         forms: others(target, &targets[1..], |_| true),

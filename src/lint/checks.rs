@@ -5,7 +5,7 @@
 use super::{ambiguous_by_stem, keys_of, Ambiguous, English, Finding, Key, Severity};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::{self, Skip};
-use crate::retrieve::{targets_agree, without_leading_article, Stems};
+use crate::retrieve::{is_english_word, targets_agree, without_leading_article, Stems};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -23,11 +23,13 @@ pub enum Check {
     TargetEnglish,
     Form,
     Ambiguous,
+    /// `case-no-letters` and `keep-common-word`.
+    Flags,
 }
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 10] = [
+    pub const ALL: [Check; 11] = [
         Check::DuplicateKey,
         Check::NeverMatches,
         Check::OneLetter,
@@ -38,6 +40,7 @@ impl Check {
         Check::TargetEnglish,
         Check::Form,
         Check::Ambiguous,
+        Check::Flags,
     ];
 
     /// Append this check's findings.
@@ -53,6 +56,7 @@ impl Check {
             Check::TargetEnglish => target_english(keys.entries, english, out),
             Check::Form => forms(keys.entries, out),
             Check::Ambiguous => ambiguous(keys, out),
+            Check::Flags => flags(keys.entries, out),
         }
     }
 }
@@ -379,7 +383,8 @@ fn nested(keys: &Keys, out: &mut Vec<Finding>) {
 
 /// `target-english`: the output check cannot tell the target from English.
 fn target_english(entries: &[Entry], english: &English, out: &mut Vec<Finding>) {
-    for e in entries {
+    // A kept entry's target is its source by design.
+    for e in entries.iter().filter(|e| !e.keep) {
         let words = phrase::words(&e.target);
         if !words.is_empty() && words.iter().all(|w| english.is_english(&w.text)) {
             out.push(finding(
@@ -391,6 +396,45 @@ fn target_english(entries: &[Entry], english: &English, out: &mut Vec<Finding>) 
                     e.target
                 ),
                 "nothing to fix if it is the right term; otherwise use the real target term (a passing check proves less for this entry)",
+            ));
+        }
+    }
+}
+
+/// `case-no-letters`: `case_sensitive` on a source without a letter,
+/// which has no case; `keep-common-word`: `keep` on a source of common
+/// lower-case English words, which is likely a word to translate, not a
+/// name.
+fn flags(entries: &[Entry], out: &mut Vec<Finding>) {
+    for e in entries {
+        if e.case_sensitive && !e.source.chars().any(char::is_alphabetic) {
+            out.push(finding(
+                e,
+                "case-no-letters",
+                Severity::Warning,
+                format!(
+                    "`case_sensitive` is set, but the source `{}` has no letter, so no case",
+                    e.source
+                ),
+                "drop `case_sensitive`",
+            ));
+        }
+        let words = phrase::words(&e.source);
+        let common = !words.is_empty()
+            && !e.source.chars().any(char::is_uppercase)
+            && words
+                .iter()
+                .all(|w| phrase::is_stopword(&w.text) || is_english_word(&w.text));
+        if e.keep && common {
+            out.push(finding(
+                e,
+                "keep-common-word",
+                Severity::Warning,
+                format!(
+                    "`keep` is set, so `{}` is never translated, but it is written as common English words, not a name",
+                    e.source
+                ),
+                "drop `keep` and give the translation, or write the name as the brand writes it (with its capitals)",
             ));
         }
     }

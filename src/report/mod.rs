@@ -8,6 +8,7 @@ mod markdown;
 mod table;
 
 pub mod chart;
+pub mod check;
 pub mod diff;
 pub mod eval;
 pub mod lint;

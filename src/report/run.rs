@@ -93,6 +93,8 @@ pub fn table(summary: &Summary) -> Table {
         ("A needed entry missed", Align::Right),
         ("Only a wrong-sense entry", Align::Right),
         ("Wrong sense used", Align::Right),
+        ("Term accuracy", Align::Right),
+        ("Term consistency", Align::Right),
         ("Failed calls", Align::Right),
     ]);
     let mut t = Table::new(None, &columns);
@@ -118,11 +120,21 @@ pub fn table(summary: &Summary) -> Table {
             runs_cell(&group_runs(&r.runs, Group::Missed)),
             runs_cell(&group_runs(&r.runs, Group::WrongSense)),
             format!("{} of {}", r.wrong_sense_used, r.wrong_sense_retrieved),
+            share_cell(r.runs.iter().map(|f| f.terms.term_accuracy)),
+            share_cell(r.runs.iter().map(|f| f.terms.consistency)),
             r.runs.iter().map(|f| f.failed).sum::<usize>().to_string(),
         ]);
         t.push(row);
     }
     t
+}
+
+/// A share per run ("94.1%, 93.0%"); "–" where there was nothing to count.
+fn share_cell(shares: impl Iterator<Item = Option<f64>>) -> String {
+    shares
+        .map(|s| s.map_or("–".to_string(), |s| format!("{:.1}%", s * 100.0)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Echoes per run ("0", "3, 1"); with repairs "5 → 1" per run.

@@ -271,6 +271,8 @@ mod tests {
             source: String::new(),
             target: target.into(),
             sense: None,
+            case_sensitive: false,
+            keep: false,
             aliases: Vec::new(),
             context: None,
             forms: Vec::new(),

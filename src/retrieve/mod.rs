@@ -12,7 +12,9 @@
 //! or a filter is one file plus one line in its registry.
 
 mod alias;
+mod case;
 mod closest;
+mod control;
 mod edit;
 mod exact;
 mod fuzzy;
@@ -36,6 +38,7 @@ mod wordmap;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
+pub use known::is_english as is_english_word;
 pub use longer::Longer;
 pub use longest::targets_agree;
 pub use normalised::{stem_word, Stems};
@@ -71,6 +74,8 @@ pub enum MatchKind {
     Alias,
     /// Taken from the post's label.
     Oracle,
+    /// Drawn at random (the `random` control condition).
+    Random,
 }
 
 impl fmt::Display for MatchKind {
@@ -83,6 +88,7 @@ impl fmt::Display for MatchKind {
             MatchKind::Split => "split",
             MatchKind::Alias => "alias",
             MatchKind::Oracle => "oracle",
+            MatchKind::Random => "random",
         };
         f.write_str(name)
     }
@@ -350,6 +356,8 @@ pub const REGISTRY: &[RetrieverInfo] = &[
     split::INFO,
     alias::INFO,
     oracle::INFO,
+    control::NONE_INFO,
+    control::RANDOM_INFO,
 ];
 
 /// Every filter, by name.

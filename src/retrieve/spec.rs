@@ -9,10 +9,11 @@
 //! so a spec that parses names only things that exist; `Display` gives the
 //! canonical text back (`" exact + fuzzy | sense "` → `exact+fuzzy|sense`).
 
+use super::case::CaseFilter;
 use super::shared::{self, SharedTiers};
 use super::{
-    union, Composition, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS, FILTERS,
-    REGISTRY,
+    union, Composition, Filter, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS,
+    FILTERS, REGISTRY,
 };
 use crate::glossary::Glossary;
 use rayon::prelude::*;
@@ -121,13 +122,19 @@ impl Spec {
                 Box::new(union::Union::new(parts))
             }
         };
-        if self.filters.is_empty() {
+        // Case-sensitive entries are held to their case before any filter
+        // reads the matches (`case.rs`); nothing to do in most glossaries.
+        let case = CaseFilter::of(glossary).map(|f| Box::new(f) as Box<dyn Filter>);
+        if self.filters.is_empty() && case.is_none() {
             return Ok(inner);
         }
-        let filters = self
-            .filters
-            .iter()
-            .map(|info| (info.build)(glossary, params))
+        let filters = case
+            .into_iter()
+            .chain(
+                self.filters
+                    .iter()
+                    .map(|info| (info.build)(glossary, params)),
+            )
             .collect();
         Ok(Box::new(union::Filtered::new(inner, filters)))
     }

@@ -6,6 +6,7 @@ use crate::fsutil::{write_atomic, WriteError};
 use crate::generate::pipeline::Group;
 use crate::generate::prices::Prices;
 use crate::generate::reply::ReplyMeta;
+use crate::generate::term_figures::{renderings, Renderings, TermFigures, TermTally};
 use crate::run_dir::record::{CallKey, CallRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -54,7 +55,7 @@ pub struct GroupRun {
 }
 
 /// One repeat of one retriever.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFigures {
     pub repeat: u32,
     pub posts: usize,
@@ -80,10 +81,14 @@ pub struct RunFigures {
     pub invariants: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
+    /// Exact-match term accuracy and consistency (docs/formats.md, "Term
+    /// figures"); zeros in summaries written before.
+    #[serde(default)]
+    pub terms: TermFigures,
 }
 
 /// One retriever over every repeat.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RetrieverSummary {
     pub name: String,
     pub runs: Vec<RunFigures>,
@@ -195,6 +200,10 @@ pub struct Summariser {
     runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
     wrong: HashMap<String, (usize, usize)>,
     tokens: BTreeMap<String, ModelTokens>,
+    /// Each call's needed terms as written, and the tally per retriever
+    /// and repeat.
+    latest_terms: HashMap<CallKey, Renderings>,
+    terms: BTreeMap<(String, u32), TermTally>,
 }
 
 impl Summariser {
@@ -213,6 +222,15 @@ impl Summariser {
                 t.input_tokens += usage.input_tokens;
                 t.output_tokens += usage.output_tokens;
             }
+        }
+        let rendered = renderings(&r.check);
+        let tally = self
+            .terms
+            .entry((r.retriever.clone(), r.repeat))
+            .or_default();
+        tally.add(&rendered);
+        if let Some(old) = self.latest_terms.insert(r.key(), rendered) {
+            tally.remove(&old);
         }
         let c = Contribution::of(r);
         if let Some(old) = self.latest.insert(r.key(), c) {
@@ -265,6 +283,9 @@ impl Summariser {
                 let mut runs: Vec<RunFigures> = self.runs.remove(name)?.into_values().collect();
                 for run in &mut runs {
                     run.by_group.retain(|_, g| g.posts > 0);
+                    if let Some(tally) = self.terms.get(&(name.clone(), run.repeat)) {
+                        run.terms = tally.figures();
+                    }
                 }
                 let (retrieved, used) = self.wrong.get(name).copied().unwrap_or_default();
                 Some(RetrieverSummary {

@@ -297,7 +297,14 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
         serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
     entry.id = entry.id.trim().to_string();
     entry.source = entry.source.trim().to_string();
-    entry.target = entry.target.trim().to_string();
+    // A blank target stays as sent, for the glossary's own message about
+    // it; "keep as written" with none: the target is the source.
+    let target = entry.target.trim();
+    if !target.is_empty() {
+        entry.target = target.to_string();
+    } else if entry.keep {
+        entry.target = entry.source.clone();
+    }
     entry.sense = entry
         .sense
         .map(|s| s.trim().to_string())

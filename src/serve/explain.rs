@@ -328,6 +328,8 @@ mod tests {
             phrase: entry.into(),
             score: 1.0,
             sense: None,
+            case_sensitive: false,
+            keep: false,
             forms: Vec::new(),
             places: Vec::new(),
         }

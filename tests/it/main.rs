@@ -4,6 +4,8 @@
 
 mod support;
 
+mod case_keep;
+mod check;
 mod cli;
 mod conventions;
 mod generate;

@@ -277,3 +277,105 @@ proptest! {
         prop_assert_eq!(parse_custom_id(&id), Ok((retriever, repeat, post)));
     }
 }
+
+/// Glossary entries as JSON (1–8, some with aliases), for tests that set
+/// fields on them.
+fn entries_json() -> impl Strategy<Value = Vec<serde_json::Value>> {
+    prop::collection::vec((term(), prop::option::of(term())), 1..8).prop_map(|terms| {
+        terms
+            .iter()
+            .enumerate()
+            .map(|(i, (source, alias))| {
+                let mut entry = json!({ "id": format!("e{i}"), "source": source, "target": "t" });
+                if let Some(alias) = alias {
+                    entry["aliases"] = json!([alias]);
+                }
+                entry
+            })
+            .collect()
+    })
+}
+
+fn glossary_of(entries: &[serde_json::Value]) -> Arc<Glossary> {
+    let text = json!({ "entries": entries }).to_string();
+    Arc::new(Glossary::parse("g.json", "g", &text).expect("generated glossaries are valid"))
+}
+
+/// Every match of `spec` in `view`, as (entry, words, kind, phrase, score).
+fn all_matches(spec: &str, glossary: &Arc<Glossary>, view: &PostView) -> Vec<String> {
+    let retriever = retrieve::build(spec, glossary, &Params::default()).expect("registered");
+    retriever
+        .retrieve(view)
+        .iter()
+        .map(|m| format!("{m:?}"))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `case_sensitive` and `keep` written `false` are the flags left out:
+    /// every retriever gives the very same matches, in the same order.
+    #[test]
+    fn flags_written_false_change_no_retriever(entries in entries_json(), post in text(16)) {
+        let absent = glossary_of(&entries);
+        let written: Vec<serde_json::Value> = entries
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                e["case_sensitive"] = json!(false);
+                e["keep"] = json!(false);
+                e
+            })
+            .collect();
+        let written = glossary_of(&written);
+        let view = PostView::new(&post, None);
+        for spec in specs().into_iter().chain(["normalised+fuzzy", "exact|closest|sense|longest"]) {
+            prop_assert_eq!(all_matches(spec, &absent, &view), all_matches(spec, &written, &view), "{}", spec);
+        }
+    }
+
+    /// With some entries case-sensitive, a retriever without filters keeps
+    /// a subset of those entries' matches, and every other entry's matches
+    /// but those on the very words where a case-sensitive entry stands.
+    #[test]
+    fn case_sensitive_entries_only_take_matches_away(
+        entries in entries_json(),
+        flagged in prop::collection::vec(any::<bool>(), 8),
+        post in text(16),
+    ) {
+        let plain = glossary_of(&entries);
+        let sensitive: Vec<serde_json::Value> = entries
+            .iter()
+            .zip(&flagged)
+            .map(|(e, &f)| {
+                let mut e = e.clone();
+                if f {
+                    e["case_sensitive"] = json!(true);
+                }
+                e
+            })
+            .collect();
+        let sensitive = glossary_of(&sensitive);
+        let view = PostView::new(&post, None);
+        let key = |m: &retrieve::Match| (m.entry, m.words, m.kind, m.phrase.clone());
+        for spec in ["exact", "normalised", "fuzzy", "normalised+fuzzy", "edit", "split", "alias", "normalised+edit+split+alias"] {
+            let build = |g: &Arc<Glossary>| retrieve::build(spec, g, &Params::default()).expect("registered");
+            let before: Vec<_> = build(&plain).retrieve(&view).iter().map(key).collect();
+            let after: Vec<_> = build(&sensitive).retrieve(&view).iter().map(key).collect();
+            let flagged_words: BTreeSet<_> = after
+                .iter()
+                .filter(|m| flagged[m.0])
+                .filter_map(|m| m.1)
+                .collect();
+            for m in &after {
+                prop_assert!(before.contains(m), "{}: {:?} is new in {:?}", spec, m, post);
+            }
+            for m in &before {
+                let kept = after.contains(m);
+                let given_way = !flagged[m.0] && m.1.is_some_and(|w| flagged_words.contains(&w));
+                prop_assert!(kept || flagged[m.0] || given_way, "{}: {:?} lost in {:?}", spec, m, post);
+            }
+        }
+    }
+}

@@ -793,6 +793,8 @@ fn cache_keys_and_files() {
             phrase: "a".into(),
             target: "b".into(),
             places: None,
+            case_sensitive: false,
+            keep: false,
         }],
         ..request("hi")
     };
@@ -857,6 +859,8 @@ fn offline_request(text: &str, substitutions: &[(&str, &str)]) -> Request {
                 phrase: phrase.to_string(),
                 target: target.to_string(),
                 places: None,
+                case_sensitive: false,
+                keep: false,
             })
             .collect(),
         repeat: 1,

@@ -565,3 +565,66 @@ fn a_novels_names_are_not_read_as_typos() {
         &edits[..edits.len().min(20)]
     );
 }
+
+/// FreeDict's capitalised headwords (names, places, acronyms: "Adriatic
+/// Sea", "AIDS", "Achilles' heel", 1,154 of them) made `case_sensitive`:
+/// each written as the dictionary writes it in a sentence is still found
+/// by every retriever (none lost its exact-case matches), and written in
+/// lower case by none (docs/formats.md, "Case and keep").
+#[test]
+fn freedict_names_made_case_sensitive_keep_every_match_written_with_their_case() {
+    if !real_data_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let glossary = freedict_glossary(dir.path());
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&glossary).unwrap()).unwrap();
+    let mut names: Vec<(String, String)> = Vec::new();
+    for e in v["entries"].as_array_mut().unwrap() {
+        let source = e["source"].as_str().unwrap().to_string();
+        if source.chars().any(char::is_uppercase) {
+            e["case_sensitive"] = Value::Bool(true);
+            names.push((e["id"].as_str().unwrap().to_string(), source));
+        }
+    }
+    assert!(names.len() > 1000, "{} names", names.len());
+    fs::write(&glossary, v.to_string()).unwrap();
+    let (_, posts, labels) = corpus_files(dir.path());
+    let mut post_rows = Vec::new();
+    let mut label_rows = Vec::new();
+    for (i, (id, source)) in names.iter().enumerate() {
+        post_rows.push(serde_json::json!({"id": format!("a{i}"), "text": format!("Yesterday we talked about {source} for an hour.")}));
+        label_rows.push(serde_json::json!({"post": format!("a{i}"), "needed": [id]}));
+        // In lower case it is some other word, not the name.
+        let lower = source.to_lowercase();
+        if lower != *source {
+            post_rows.push(serde_json::json!({"id": format!("b{i}"), "text": format!("yesterday we talked about {lower} for an hour.")}));
+            label_rows.push(serde_json::json!({"post": format!("b{i}"), "wrong_sense": [id]}));
+        }
+    }
+    write_jsonl(&posts, &post_rows.iter().collect::<Vec<_>>());
+    write_jsonl(&labels, &label_rows.iter().collect::<Vec<_>>());
+    let result = eval(
+        &glossary,
+        &posts,
+        &labels,
+        "exact,normalised,normalised+fuzzy,glossa",
+    );
+    for r in result["retrievers"].as_array().unwrap() {
+        let name = r["name"].as_str().unwrap();
+        assert_eq!(r["needed"], names.len(), "{name}");
+        let missed: Vec<&Value> = r["per_post"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| !p["missed"].as_array().unwrap().is_empty())
+            .collect();
+        assert!(
+            missed.is_empty(),
+            "{name} missed {} names: {:?}",
+            missed.len(),
+            &missed[..missed.len().min(5)]
+        );
+        assert_eq!(r["wrong_sense"], 0, "{name}");
+    }
+}

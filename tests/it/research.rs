@@ -886,3 +886,53 @@ fn diff_refuses_results_with_no_post_in_common() {
     // The same split on both sides still compares.
     glossa().arg("diff").arg(&dev).arg(&dev).assert().success();
 }
+
+/// The WMT 2023 control conditions as retrievers (issue 31, item 5): no
+/// terms reach the model, random terms as many as the label needs, and
+/// the run reports term accuracy and consistency for each.
+#[test]
+fn control_conditions_run_beside_the_real_retrievers() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("run");
+    let mut args = vec!["run".to_string()];
+    args.extend(cafe());
+    args.extend(["-r", "none,random,glossa", "-f", "json", "--out"].map(String::from));
+    args.push(out.display().to_string());
+    let output = glossa().args(&args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let terms = |name: &str| support::retriever_figures(&summary, name)["runs"][0]["terms"].clone();
+    assert_eq!(terms("none")["terms_found"], 0);
+    assert_eq!(terms("none")["terms_needed"], 36);
+    assert_eq!(terms("glossa")["term_accuracy"], 1.0);
+    let random = terms("random")["term_accuracy"].as_f64().unwrap();
+    assert!(
+        random < 0.2,
+        "random terms are rarely the needed ones: {random}"
+    );
+
+    // Each post drew as many entries as its label needs, none of them needed.
+    let labels: std::collections::HashMap<String, Value> =
+        support::jsonl(&root("labels/cafe.jsonl"))
+            .into_iter()
+            .map(|l| (l["post"].as_str().unwrap().to_string(), l))
+            .collect();
+    let calls = support::jsonl(&out.join("calls.jsonl"));
+    let random_calls: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["retriever"] == "random")
+        .collect();
+    assert_eq!(random_calls.len(), 24);
+    for call in random_calls {
+        let needed = labels[call["post"].as_str().unwrap()]["needed"]
+            .as_array()
+            .unwrap();
+        let drawn = call["retrieved"].as_array().unwrap();
+        assert_eq!(drawn.len(), needed.len(), "{call}");
+        assert!(drawn.iter().all(|e| !needed.contains(e)), "{call}");
+    }
+}

@@ -365,7 +365,7 @@ fn composition_parses_unions_filters_and_names() {
     assert_eq!((e.what, e.name.as_str()), ("retriever", "sense"));
     assert!(
         e.to_string().contains(
-            "known retrievers: exact, normalised, fuzzy, fuzzy-brute, edit, split, alias, oracle, glossa"
+            "known retrievers: exact, normalised, fuzzy, fuzzy-brute, edit, split, alias, oracle, none, random, glossa"
         ),
         "{e}"
     );

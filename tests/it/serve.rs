@@ -1989,3 +1989,60 @@ fn browser_save_the_date_is_explained_and_senses_and_stems_are_flagged() {
     }
     b.screenshot(&repo("runs/serve-e2e-save-the-date.png"));
 }
+
+/// The editor's two checkboxes send `case_sensitive` and `keep`: a kept
+/// entry needs no target, and a case-sensitive one is found only in its
+/// case, at once (docs/formats.md, "Case and keep").
+#[test]
+fn entries_marked_match_case_or_keep_are_saved_and_used_as_marked() {
+    let s = serve_in_process(cafe_folder());
+    let version = s.get("/api/glossaries/cafe").json()["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "Glossa Café", "keep": true, "case_sensitive": true, "version": version}),
+        &[],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(s.file("cafe.json")).unwrap()).unwrap();
+    let entry = saved["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["source"] == "Glossa Café")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&entry["target"], &entry["keep"], &entry["case_sensitive"]),
+        (&json!("Glossa Café"), &json!(true), &json!(true))
+    );
+    let found = |text: &str| {
+        let r = s.send(
+            "POST",
+            "/api/retrieve",
+            &json!({"text": text, "glossary": "cafe"}),
+            &[],
+        );
+        r.json()["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["source"] == "Glossa Café")
+    };
+    assert!(found("Coffee at Glossa Café"));
+    assert!(!found("coffee at glossa café"));
+    // A kept entry whose target is another word is refused, as on the CLI.
+    let version = r.json()["version"].as_str().unwrap().to_string();
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"source": "Acme", "target": "Acne", "keep": true, "version": version}),
+        &[],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.error().contains("`keep` is set"), "{}", r.body);
+}

@@ -236,6 +236,22 @@ impl Pipeline {
                     None => format!("'{}' does not fit '{not}' here", u.target),
                 }),
                 Some(_) => {}
+                None if !t.in_output && review.inside_used(t).is_none() && u.keep => {
+                    out.push(format!(
+                        "the glossary says to keep '{}' as written, untranslated{}",
+                        u.target,
+                        if u.case_sensitive {
+                            ", with its capitals"
+                        } else {
+                            ""
+                        }
+                    ))
+                }
+                None if !t.in_output && review.inside_used(t).is_none() && u.case_sensitive => out
+                    .push(format!(
+                        "the glossary requires '{}', written with exactly these capitals, for '{}'",
+                        u.target, u.phrase
+                    )),
                 None if !t.in_output && review.inside_used(t).is_none() => {
                     out.push(match &u.sense {
                         Some(sense) => format!(

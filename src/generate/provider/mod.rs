@@ -93,6 +93,13 @@ pub struct Substitution {
     /// then goes wherever `phrase` stands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub places: Option<Vec<Range<usize>>>,
+    /// The entry's `case_sensitive`: the target is written exactly, no
+    /// capital carried (absent when false, so cache keys stay as they were).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    /// The entry's `keep`: the words stay as the post writes them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
 }
 
 /// One generation request.

@@ -73,10 +73,17 @@ pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
     let mut at = 0;
     for (place, i) in taken {
         out.push_str(&text[at..place.start]);
-        out.push_str(&carry_capital(
-            &text[place.clone()],
-            &substitutions[i].target,
-        ));
+        let s = &substitutions[i];
+        let written = &text[place.clone()];
+        // docs/formats.md, "Case and keep": a kept entry stays as the post
+        // writes it, a case-sensitive target as the glossary writes it.
+        out.push_str(&if s.keep {
+            Cow::Borrowed(written)
+        } else if s.case_sensitive {
+            Cow::Borrowed(s.target.as_str())
+        } else {
+            carry_capital(written, &s.target)
+        });
         at = place.end;
     }
     out.push_str(&text[at..]);
@@ -85,17 +92,34 @@ pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
 
 /// `target` with a capital first letter when `source` starts with one and
 /// the target with a lower-case letter ("Cookies" → "Dorpa"); a target is
-/// never lower-cased.
+/// never lower-cased, and one starting in a script without case (Han,
+/// Arabic, ...) is left alone. The capital is the letter's title case
+/// ("ǆ" → "ǅ", "ß" → "Ss"), not its upper case.
 fn carry_capital<'t>(source: &str, target: &'t str) -> Cow<'t, str> {
     let mut chars = target.chars();
+    let capital = |c: char| c.is_uppercase() || title_case(c).is_some_and(|t| t == c.to_string());
     match chars.next() {
-        Some(first)
-            if first.is_lowercase() && source.chars().next().is_some_and(char::is_uppercase) =>
-        {
-            Cow::Owned(first.to_uppercase().chain(chars).collect())
+        Some(first) if first.is_lowercase() && source.chars().next().is_some_and(capital) => {
+            let title = title_case(first).unwrap_or_else(|| first.to_uppercase().collect());
+            Cow::Owned(title + chars.as_str())
         }
         _ => Cow::Borrowed(target),
     }
+}
+
+/// A letter's title case where it is not its upper case (Unicode's
+/// SpecialCasing and UnicodeData title mappings for letters of living
+/// orthographies: the Latin digraphs of Serbo-Croatian, and "ß").
+fn title_case(c: char) -> Option<String> {
+    let t = match c {
+        'ǆ' | 'ǅ' | 'Ǆ' => "ǅ",
+        'ǉ' | 'ǈ' | 'Ǉ' => "ǈ",
+        'ǌ' | 'ǋ' | 'Ǌ' => "ǋ",
+        'ǳ' | 'ǲ' | 'Ǳ' => "ǲ",
+        'ß' => "Ss",
+        _ => return None,
+    };
+    Some(t.to_string())
 }
 
 #[cfg(test)]
@@ -107,6 +131,8 @@ mod tests {
             phrase: phrase.into(),
             target: target.into(),
             places: None,
+            case_sensitive: false,
+            keep: false,
         }
     }
 
@@ -132,6 +158,8 @@ mod tests {
             phrase: target.into(),
             score: 1.0,
             sense: None,
+            case_sensitive: false,
+            keep: false,
             forms: Vec::new(),
             places: Vec::new(),
         };
@@ -207,6 +235,46 @@ mod tests {
         );
         assert_eq!(carry_capital("Éclair", "éclair"), "Éclair");
         assert_eq!(carry_capital("Tea", "模型"), "模型");
+    }
+
+    #[test]
+    fn capitals_are_carried_in_every_cased_script_and_only_there() {
+        assert_eq!(carry_capital("Кофе", "кава"), "Кава");
+        assert_eq!(carry_capital("Ωρα", "ώρα"), "Ώρα");
+        assert_eq!(carry_capital("Džem", "ǆem"), "ǅem");
+        assert_eq!(carry_capital("Straße", "ßtraße"), "Sstraße");
+        assert_eq!(carry_capital("Coffee", "قهوة"), "قهوة");
+        assert_eq!(carry_capital("coffee", "kava"), "kava");
+        assert_eq!(carry_capital("3D", "tisk"), "tisk");
+    }
+
+    #[test]
+    fn case_sensitive_targets_are_written_exactly_and_kept_entries_as_in_the_post() {
+        let text = "US made. Glossa Café opens; us too. glossa café!";
+        let subs = [
+            Substitution {
+                case_sensitive: true,
+                ..at("US", "iPhone", &[(0, 2)])
+            },
+            at("us", "nosotros", &[(29, 31)]),
+            Substitution {
+                keep: true,
+                ..sub("Glossa Café", "Glossa Café")
+            },
+        ];
+        assert_eq!(
+            substitute(text, &subs),
+            "iPhone made. Glossa Café opens; nosotros too. glossa café!"
+        );
+        // At a sentence start a lower-case target gets its capital, unless
+        // the entry is case-sensitive.
+        let text = "Us too";
+        assert_eq!(substitute(text, &[sub("us", "nosotros")]), "Nosotros too");
+        let exact = Substitution {
+            case_sensitive: true,
+            ..sub("us", "nosotros")
+        };
+        assert_eq!(substitute(text, &[exact]), "nosotros too");
     }
 
     #[test]

@@ -1,0 +1,248 @@
+//! `glossa check` (issue 31, item 4): translations made elsewhere checked
+//! against a glossary with no model, per segment and in sum, with the JSON
+//! interface an independent check calls.
+
+use crate::support;
+
+use serde_json::{json, Value};
+use support::run_in as run;
+use tempfile::TempDir;
+
+const GLOSSARY: &str = r#"{"name": "shop", "source_lang": "en", "target_lang": "de", "entries": [
+  {"id": "delivery", "source": "delivery", "target": "Lieferung", "forms": ["Lieferungen"]},
+  {"id": "ice-cream", "source": "ice cream", "target": "Eis"},
+  {"id": "cream", "source": "cream", "target": "Sahne"},
+  {"id": "customer-service", "source": "customer service", "target": "Kundendienst"}
+]}"#;
+
+fn setup(segments: &[Value]) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(dir.path().join("shop.json"), GLOSSARY).unwrap();
+    let lines: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+    std::fs::write(dir.path().join("pairs.jsonl"), lines.join("\n") + "\n").unwrap();
+    dir
+}
+
+fn seg(id: &str, source: &str, target: &str) -> Value {
+    json!({"id": id, "source": source, "target": target})
+}
+
+fn check_json(dir: &TempDir, extra: &[&str], code: i32) -> Value {
+    let mut args = vec![
+        "check",
+        "--glossary",
+        "shop.json",
+        "pairs.jsonl",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let (stdout, _) = run(dir.path(), &args, code);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn each_segment_is_judged_by_the_entries_its_source_retrieves() {
+    let dir = setup(&[
+        seg("ok", "Free delivery today.", "Heute kostenlose Lieferung."),
+        seg(
+            "form",
+            "Two deliveries a week.",
+            "Zwei Lieferungen pro Woche.",
+        ),
+        seg(
+            "missing",
+            "Call customer service.",
+            "Rufen Sie den Support an.",
+        ),
+        seg("nested", "Ice cream with cream.", "Eis mit Schlagobers."),
+        seg("none", "Nothing to look up.", "Nichts nachzuschlagen."),
+    ]);
+    let v = check_json(&dir, &[], 1);
+    let segments = v["segments"].as_array().unwrap();
+    let ids: Vec<&str> = segments.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["ok", "form", "missing", "nested", "none"]);
+    let by = |id: &str| segments.iter().find(|s| s["id"] == id).unwrap();
+    assert_eq!(by("ok")["ok"], true);
+    assert_eq!(by("form")["ok"], true, "a form counts");
+    assert_eq!(by("missing")["ok"], false);
+    assert_eq!(by("missing")["missing"], json!(["customer-service"]));
+    // "cream" matched inside "ice cream", whose target stands: covered,
+    // and the plain "cream" elsewhere is missing "Sahne".
+    assert_eq!(by("nested")["missing"], json!(["cream"]));
+    assert_eq!(by("none")["ok"], true);
+    for s in segments {
+        for field in ["id", "ok", "missing", "nested_covered", "line"] {
+            assert!(s.get(field).is_some(), "{field} in {s}");
+        }
+    }
+    let summary = &v["summary"];
+    assert_eq!(summary["segments"], 5);
+    assert_eq!(summary["ok"], 3);
+    // needed: delivery ×2, customer-service, ice-cream, cream.
+    assert_eq!(summary["terms_needed"], 5);
+    assert_eq!(summary["terms_found"], 3);
+    assert_eq!(summary["term_accuracy"], 0.6);
+}
+
+#[test]
+fn a_nested_term_whose_longer_term_stands_is_covered_not_missing() {
+    let dir = setup(&[seg("n", "Our ice cream is back.", "Unser Eis ist zurück.")]);
+    // `exact` retrieves both "ice cream" and the "cream" inside it.
+    let v = check_json(&dir, &["--retriever", "exact"], 0);
+    let s = &v["segments"][0];
+    assert_eq!(s["ok"], true);
+    assert_eq!(s["missing"], json!([]));
+    assert_eq!(s["nested_covered"], json!(["cream"]));
+    assert_eq!(s["found"], json!(["ice-cream"]));
+    // The default keeps only the longer term there: nothing to cover.
+    let v = check_json(&dir, &[], 0);
+    assert_eq!(v["segments"][0]["nested_covered"], json!([]));
+    assert_eq!(v["summary"]["terms_needed"], 1);
+}
+
+#[test]
+fn consistency_is_the_share_written_as_each_terms_most_common_rendering() {
+    let dir = setup(&[
+        seg("1", "The delivery is late.", "Die Lieferung ist spät."),
+        seg("2", "A delivery came.", "Eine Lieferung kam."),
+        seg("3", "Delivery on Monday.", "Zustellung am Montag."),
+        seg("4", "Call customer service.", "Kundendienst anrufen."),
+    ]);
+    let v = check_json(&dir, &[], 1);
+    let summary = &v["summary"];
+    // delivery: "lieferung" twice, missing once; customer service once.
+    assert_eq!(summary["repeated_terms"], 1);
+    let consistency = summary["consistency"].as_f64().unwrap();
+    assert!((consistency - 2.0 / 3.0).abs() < 1e-9, "{consistency}");
+}
+
+#[test]
+fn labels_say_what_is_needed_and_which_sense_must_not_be_used() {
+    let dir = setup(&[
+        seg("a", "Ice cream with cream.", "Eis mit Sahne."),
+        seg("b", "Free delivery.", "Kostenlose Lieferung."),
+    ]);
+    std::fs::write(
+        dir.path().join("labels.jsonl"),
+        "{\"post\": \"a\", \"needed\": [\"ice-cream\"], \"wrong_sense\": [\"customer-service\"]}\n\
+         {\"post\": \"b\", \"needed\": [\"delivery\", \"customer-service\"]}\n\
+         {\"post\": \"zz\", \"needed\": [\"delivery\"]}\n",
+    )
+    .unwrap();
+    let mut args = vec!["check", "-g", "shop.json", "pairs.jsonl", "-f", "json"];
+    args.extend(["--labels", "labels.jsonl"]);
+    let (stdout, stderr) = run(dir.path(), &args, 1);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["segments"][0]["ok"], true,
+        "only the label's entries count"
+    );
+    assert_eq!(v["segments"][1]["missing"], json!(["customer-service"]));
+    assert_eq!(v["summary"]["labelled"], 2);
+    assert!(stderr.contains("1 of 3 labels name no segment"), "{stderr}");
+
+    // A label naming an entry the glossary lacks is refused with its line.
+    std::fs::write(
+        dir.path().join("labels.jsonl"),
+        "{\"post\": \"a\", \"needed\": [\"ice-cream\"]}\n{\"post\": \"b\", \"needed\": [\"nope\"]}\n",
+    )
+    .unwrap();
+    let (_, stderr) = run(dir.path(), &args, 2);
+    assert!(
+        stderr.contains("labels.jsonl:2") && stderr.contains("nope"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn fail_under_bounds_the_figures_and_exit_codes_say_what_happened() {
+    let dir = setup(&[
+        seg("1", "Free delivery.", "Kostenlose Lieferung."),
+        seg("2", "Call customer service.", "Support anrufen."),
+    ]);
+    let args = |extra: &[&str]| {
+        let mut a = vec!["check", "-g", "shop.json", "pairs.jsonl"];
+        a.extend(extra);
+        a.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let call = |extra: &[&str], code| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(dir.path(), &a, code)
+    };
+    // A failed segment is exit 1 whatever the bounds.
+    let (_, stderr) = call(&["--fail-under", "term_accuracy=40%"], 1);
+    assert!(!stderr.contains("not met"), "{stderr}");
+    let (_, stderr) = call(&["--fail-under", "term_accuracy=0.9,ok=0.4"], 1);
+    assert!(stderr.contains("term_accuracy 0.5000 < 0.9"), "{stderr}");
+    assert!(!stderr.contains("ok 0.5"), "{stderr}");
+    let (_, stderr) = call(&["--fail-under", "recall=0.9"], 2);
+    assert!(stderr.contains("unknown figure"), "{stderr}");
+
+    let ok = setup(&[seg("1", "Free delivery.", "Kostenlose Lieferung.")]);
+    let (stdout, _) = run(
+        ok.path(),
+        &[
+            "check",
+            "-g",
+            "shop.json",
+            "pairs.jsonl",
+            "--fail-under",
+            "ok=1",
+        ],
+        0,
+    );
+    assert!(
+        stdout.contains("Every segment passed the check."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("100.0% (1 of 1)"), "{stdout}");
+}
+
+#[test]
+fn a_bad_segment_stops_the_check_after_printing_what_came_before() {
+    let dir = setup(&[
+        seg("1", "Free delivery.", "Kostenlose Lieferung."),
+        seg("2", "Call customer service.", "Kundendienst anrufen."),
+    ]);
+    let path = dir.path().join("pairs.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"id\": \"3\", \"source\": \"no target\"}\n");
+    std::fs::write(&path, text).unwrap();
+    let (stdout, stderr) = run(
+        dir.path(),
+        &["check", "-g", "shop.json", "pairs.jsonl", "-f", "json"],
+        2,
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["summary"]["segments"], 2);
+    assert!(stderr.contains("pairs.jsonl:3"), "{stderr}");
+}
+
+#[test]
+fn thousands_of_segments_come_out_in_file_order() {
+    // More than one chunk of side-by-side checks.
+    let segments: Vec<Value> = (0..5000)
+        .map(|i| match i % 2 {
+            0 => seg(&format!("s{i}"), "Free delivery.", "Kostenlose Lieferung."),
+            _ => seg(&format!("s{i}"), "Free delivery.", "Gratis Versand."),
+        })
+        .collect();
+    let dir = setup(&segments);
+    let (stdout, _) = run(
+        dir.path(),
+        &["check", "-g", "shop.json", "pairs.jsonl", "-f", "csv"],
+        1,
+    );
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert_eq!(rows[0], "id,line,ok,missing,leaked,nested_covered");
+    assert_eq!(rows.len(), 5001);
+    for (i, row) in rows[1..].iter().enumerate() {
+        let expected = match i % 2 {
+            0 => format!("s{i},{},true,,,", i + 1),
+            _ => format!("s{i},{},false,delivery,,", i + 1),
+        };
+        assert_eq!(*row, expected);
+    }
+}
