@@ -34,7 +34,7 @@ SRC = os.environ.get(
 # Floors, lowest first. A module may import its own floor and those below.
 LAYERS = [
     ["error", "limits", "fsutil", "exit", "stats", "runs", "demo", "phrase"],
-    ["glossary", "dataset", "score", "interchange", "target_match"],
+    ["glossary", "dataset", "score", "interchange", "target_match", "invariants"],
     ["retrieve"],
     ["lint", "eval", "sweep"],
     ["gate", "generate"],

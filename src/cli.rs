@@ -2,6 +2,7 @@
 //! `commands/`.
 
 use crate::generate::provider;
+use crate::invariants::Mode;
 use crate::report::Format;
 use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -487,6 +488,9 @@ pub struct TranslateArgs {
     /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none
     #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
     pub repair: u32,
+    /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: `warn` lists them, `fail` also exits 1, `off` skips the check (e.g. "£3.50" given as "£3.05")
+    #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
+    pub invariants: Mode,
     /// Output format (json: the whole trace)
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -545,6 +549,9 @@ pub struct RunArgs {
     /// Follow-up turns at most per call when the label-free check finds a problem (a retrieved target missing, a sense the glossary excludes, the prompt copied back); the summary shows first pass and after repair side by side
     #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_RUN, conflicts_with_all = ["resume", "retry_errors"])]
     pub repair: u32,
+    /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: counted in an "Invariants failed" column (`warn`), also failing the post (`fail`), or not checked (`off`)
+    #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode(), conflicts_with_all = ["resume", "retry_errors"])]
+    pub invariants: Mode,
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -580,6 +587,9 @@ pub struct CheckArgs {
     /// Output check: shared, strict or stem (as `glossa run --check`)
     #[arg(long, default_value = "shared")]
     pub check: crate::generate::check::CheckMode,
+    /// Numbers, prices, times, dates, URLs, handles, emoji and placeholders of the source kept in the translation: `warn` lists the ones missing or changed, `fail` also fails their segment, `off` skips the check
+    #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
+    pub invariants: Mode,
     /// Exit 1 unless each figure is at least VALUE: ok, term_accuracy, consistency (0.95 or 95%), comma-separated
     #[arg(long, value_name = "FIGURE=VALUE", value_delimiter = ',')]
     pub fail_under: Vec<crate::qa::CheckBound>,
@@ -895,6 +905,13 @@ pub struct ExportArgs {
     /// Write a header row even for a plain two-column glossary
     #[arg(long)]
     pub header: bool,
+}
+
+/// `--invariants off|warn|fail`, its values listed in help and completions.
+fn invariants_mode() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Mode::NAMES)
+        .map(|s| s.parse::<Mode>().expect("a listed invariants mode parses"))
 }
 
 #[cfg(test)]

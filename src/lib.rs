@@ -15,6 +15,7 @@ pub mod gate;
 pub mod generate;
 pub mod glossary;
 pub mod interchange;
+pub mod invariants;
 pub mod limits;
 pub mod lint;
 pub mod phrase;

@@ -8,6 +8,7 @@ use crate::dataset::Label;
 use crate::generate::check::{Forbidden, Verdict};
 use crate::generate::pipeline::{Generation, Pipeline, Stage, Trace, EXISTING};
 use crate::generate::term_figures::{renderings, TermFigures, TermTally};
+use crate::invariants::{self, Issue};
 use serde::Serialize;
 
 /// One segment's result: what `--format json` lists under `segments`.
@@ -24,6 +25,10 @@ pub struct SegmentResult {
     /// an entry needed or retrieved) and the glossary-wide list's, each
     /// with its entry (`null` for the list), term and byte place.
     pub forbidden: Vec<Forbidden>,
+    /// Numbers, amounts, times, dates, URLs, handles, placeholders... of the
+    /// source missing or changed in the translation (docs/formats.md,
+    /// "Invariants"); the segment fails for them under `--invariants fail`.
+    pub invariants: Vec<Issue>,
     /// With a label: wrong-sense entries whose target stands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub leaked: Vec<String>,
@@ -52,6 +57,8 @@ pub struct CheckSummary {
     pub with_leaked: usize,
     /// Segments holding a forbidden term.
     pub with_forbidden: usize,
+    /// Segments with an invariant of the source missing or changed.
+    pub with_invariants: usize,
     /// Needed terms, those found, exact-match term accuracy and term
     /// consistency (docs/formats.md, "Term figures").
     #[serde(flatten)]
@@ -119,6 +126,7 @@ impl Checking {
         s.with_missing += usize::from(!r.missing.is_empty());
         s.with_leaked += usize::from(!r.leaked.is_empty());
         s.with_forbidden += usize::from(!r.forbidden.is_empty());
+        s.with_invariants += usize::from(!r.invariants.is_empty());
         self.tally.add(&renderings(&r.verdict));
     }
 
@@ -163,10 +171,13 @@ fn result(pipeline: &Pipeline, id: &str, line: usize, trace: &Trace) -> SegmentR
                 .with_forbidden(review.forbidden.clone())
         }
     };
+    let invariants_fail =
+        pipeline.invariants == invariants::Mode::Fail && !trace.invariants.is_empty();
     SegmentResult {
         id: id.to_string(),
         line,
-        ok: verdict.ok,
+        ok: verdict.ok && !invariants_fail,
+        invariants: trace.invariants.clone(),
         missing: verdict.missing.clone(),
         forbidden: verdict.forbidden.clone(),
         leaked: verdict.leaked.clone(),

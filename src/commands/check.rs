@@ -64,6 +64,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
         check: Checker::new(args.check, &target_lang)?,
         repair: 0,
+        // Filled in each trace; the segment report does not show them yet.
+        invariants: args.invariants,
     };
     let options = segments::Options {
         format: args.input_format,

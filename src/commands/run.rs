@@ -200,6 +200,7 @@ fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
         merged_from: Vec::new(),
         check: args.check,
         repair: args.repair,
+        invariants: args.invariants,
     })
 }
 
@@ -326,6 +327,7 @@ fn pipelines(
                 client: Arc::clone(&client),
                 check: Checker::new(config.check, &glossary.target_lang)?,
                 repair: config.repair,
+                invariants: config.invariants,
             }))
         })
         .collect()

@@ -28,6 +28,19 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 
     super::emit_report(&trace, args.format)?;
+    if args.invariants == crate::invariants::Mode::Fail && !trace.invariants.is_empty() {
+        // The table and markdown formats listed them in their notes.
+        if args.format == crate::report::Format::Json {
+            for issue in &trace.invariants {
+                eprintln!(
+                    "{}: invariant not kept: {}",
+                    super::style::error(),
+                    issue.describe()
+                );
+            }
+        }
+        return Ok(crate::exit::Exit::Failed.into());
+    }
     match &trace.generate.output.error {
         Some(err) => {
             // The other formats said "no output: the call failed (…)".
@@ -61,5 +74,6 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
         client: Arc::new(super::build_client(&(&args.provider).into())?),
         check: Default::default(),
         repair: args.repair,
+        invariants: args.invariants,
     })
 }

@@ -78,7 +78,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         posts: done.into_iter().flatten().collect(),
     };
     write(&translations, &args)?;
-    Ok(tell(&translations, &args.provider.provider).into())
+    Ok(tell(&translations, &args.provider.provider, args.invariants).into())
 }
 
 /// The translations, on stdout or in `--out`.
@@ -94,11 +94,20 @@ fn write(t: &Translations, args: &TranslateArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Failed calls and missing targets on stderr, then the counts; the exit
-/// code: 1 when a call failed.
-fn tell(t: &Translations, provider: &str) -> Exit {
-    let (mut failed, mut missing, mut cached) = (0, 0, 0);
+/// Failed calls, missing targets and invariants not kept on stderr, then
+/// the counts; the exit code: 1 when a call failed (or, with
+/// `--invariants fail`, an invariant was not kept).
+fn tell(t: &Translations, provider: &str, invariants: crate::invariants::Mode) -> Exit {
+    let (mut failed, mut missing, mut cached, mut lost) = (0, 0, 0, 0);
     for post in &t.posts {
+        for issue in &post.invariants {
+            eprintln!(
+                "{}: invariant not kept: {}",
+                t.place(post),
+                issue.describe()
+            );
+        }
+        lost += usize::from(!post.invariants.is_empty());
         if let Some(err) = &post.error {
             failed += 1;
             eprintln!("{}: no output: the call failed ({err})", t.place(post));
@@ -117,12 +126,16 @@ fn tell(t: &Translations, provider: &str) -> Exit {
     } else {
         ""
     };
+    let lost_note = match lost {
+        0 => String::new(),
+        n => format!(", {n} with an invariant not kept"),
+    };
     eprintln!(
-        "{} posts{offline}: {} answered ({cached} from the cache), {failed} failed, {missing} missing a glossary target",
+        "{} posts{offline}: {} answered ({cached} from the cache), {failed} failed, {missing} missing a glossary target{lost_note}",
         t.posts.len(),
         t.posts.len() - failed,
     );
-    if failed > 0 {
+    if failed > 0 || (lost > 0 && invariants == crate::invariants::Mode::Fail) {
         Exit::Failed
     } else {
         Exit::Ok

@@ -12,6 +12,7 @@ use super::retry::Client;
 use super::simplify::{sentences, sentences_from_reply, Simplify, SourceMap};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
+use crate::invariants::{self, Issue};
 use crate::retrieve::{best_per_entry, Longer, Match, MatchKind, PostView, Retriever};
 use crate::score::PostScore;
 use crate::target_match::Haystack;
@@ -41,6 +42,10 @@ pub struct Pipeline {
     pub check: Checker,
     /// Follow-up turns at most when the check finds a problem (`--repair`).
     pub repair: u32,
+    /// Whether the output's numbers, handles, placeholders... are checked
+    /// against the post, and whether one missing fails the post
+    /// (`--invariants`).
+    pub invariants: invariants::Mode,
 }
 
 /// A stage's output and how long it took.
@@ -233,6 +238,10 @@ pub struct Labelled {
     /// output then used.
     pub wrong_sense_retrieved: Vec<String>,
     pub wrong_sense_used: Vec<String>,
+    /// `--invariants fail` and an invariant of the post is missing or
+    /// changed in the output: the post fails, whatever its terms.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub invariants_failed: bool,
 }
 
 /// One post through the pipeline.
@@ -254,6 +263,11 @@ pub struct Trace {
     /// answered one. Empty when the first pass was kept as it was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub turns: Vec<Turn>,
+    /// The post's numbers, amounts, times, dates, URLs, e-mails, handles,
+    /// hashtags, emoji and placeholders missing or changed in the output
+    /// (docs/formats.md, "Invariants"); empty with `--invariants off`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<Issue>,
 }
 
 /// The half of one post's trip before the model call: simplify → phrases
@@ -388,6 +402,7 @@ impl Pipeline {
                 labelled: None,
                 review: Review::default(),
                 turns: Vec::new(),
+                invariants: Vec::new(),
             },
             text: joined,
             matches,
@@ -529,9 +544,17 @@ impl Pipeline {
             .find(|t| t.output.is_some())
             .is_some_and(|t| t.template.is_some());
         let echo = self.echo(&prepared, &generate.output, repaired);
+        let invariants = match (self.invariants, output) {
+            (invariants::Mode::Off, _) | (_, None) => Vec::new(),
+            (_, Some(out)) => {
+                invariants::check(&prepared.trace.input, out, &self.glossary.target_lang)
+            }
+        };
         let labelled = label.map(|label| {
             let mut labelled = self.labelled(&prepared.matches, label, output);
             labelled.check = labelled.check.with_echo(echo.is_some());
+            labelled.invariants_failed =
+                self.invariants == invariants::Mode::Fail && !invariants.is_empty();
             labelled
         });
         let mut review = review(
@@ -552,6 +575,7 @@ impl Pipeline {
             labelled,
             review,
             turns,
+            invariants,
             ..prepared.trace
         }
     }
@@ -645,6 +669,7 @@ impl Pipeline {
             check: verdict,
             wrong_sense_retrieved,
             wrong_sense_used,
+            invariants_failed: false,
         }
     }
 
@@ -872,6 +897,7 @@ mod tests {
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
             check: Checker::default(),
             repair: 0,
+            invariants: Default::default(),
         }
     }
 

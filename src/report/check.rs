@@ -10,12 +10,13 @@ use crate::qa::{CheckSummary, SegmentResult};
 pub const SHOWN_FAILURES: usize = 200;
 
 /// The per-segment columns of CSV and of the failures table.
-const SEGMENT_COLUMNS: [(&str, Align); 7] = [
+const SEGMENT_COLUMNS: [(&str, Align); 8] = [
     ("id", Align::Left),
     ("line", Align::Right),
     ("ok", Align::Left),
     ("missing", Align::Left),
     ("forbidden", Align::Left),
+    ("invariants", Align::Left),
     ("leaked", Align::Left),
     ("nested_covered", Align::Left),
 ];
@@ -31,6 +32,11 @@ fn segment_cells(r: &SegmentResult) -> Vec<String> {
             .map(|f| format!("{}@{}", f.term, f.at.start))
             .collect::<Vec<_>>()
             .join(" "),
+        r.invariants
+            .iter()
+            .map(|i| i.describe())
+            .collect::<Vec<_>>()
+            .join("; "),
         r.leaked.join(" "),
         r.nested_covered.join(" "),
     ]
@@ -105,6 +111,10 @@ impl Report for CheckReport {
             ("With a needed term missing", s.with_missing.to_string()),
             ("With a wrong sense used", s.with_leaked.to_string()),
             ("With a forbidden term", s.with_forbidden.to_string()),
+            (
+                "With an invariant missing or changed",
+                s.with_invariants.to_string(),
+            ),
             (
                 "Exact-match term accuracy",
                 format!(

@@ -50,6 +50,12 @@ pub fn table(summary: &Summary) -> Table {
         .iter()
         .flat_map(|r| &r.runs)
         .any(|f| f.repaired > 0);
+    // Shown when an output lost an invariant (docs/formats.md, "Invariants").
+    let invariants = summary
+        .retrievers
+        .iter()
+        .flat_map(|r| &r.runs)
+        .any(|f| f.invariants > 0);
     let runs = format!(
         "run{} {}",
         if repeats > 1 { "s" } else { "" },
@@ -89,6 +95,9 @@ pub fn table(summary: &Summary) -> Table {
     if forbidden {
         columns.push(("Forbidden term used", Align::Right));
     }
+    if invariants {
+        columns.push(("Invariants failed", Align::Right));
+    }
     columns.extend([
         ("Complete retrieval", Align::Right),
         ("A needed entry missed", Align::Right),
@@ -113,6 +122,11 @@ pub fn table(summary: &Summary) -> Table {
         row.extend([runs_cell(&all), echo_cell(&r.runs, repaired)]);
         if forbidden {
             row.push(count_cell(&r.runs, |f| f.forbidden));
+        }
+        if invariants {
+            let lost: Vec<(usize, usize)> =
+                r.runs.iter().map(|f| (f.invariants, f.posts)).collect();
+            row.push(runs_cell(&lost));
         }
         row.extend([
             runs_cell(&group_runs(&r.runs, Group::Complete)),

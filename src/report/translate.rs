@@ -100,6 +100,9 @@ fn notes(trace: &Trace) -> String {
     for f in &trace.review.forbidden {
         let _ = writeln!(out, "{}", forbidden_message(f));
     }
+    for issue in &trace.invariants {
+        let _ = writeln!(out, "Invariant not kept: {}", issue.describe());
+    }
     for u in &trace.review.unconfirmed {
         let _ = writeln!(out, "Sense not confirmed: {}", unconfirmed_message(u));
     }

@@ -27,6 +27,10 @@ pub struct PostTranslation {
     pub partial_output: Option<String>,
     /// Answered from the reply cache (a run of the same posts before).
     pub cached: bool,
+    /// The post's invariants missing or changed in the output
+    /// (docs/formats.md, "Invariants"); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<crate::invariants::Issue>,
 }
 
 impl PostTranslation {
@@ -49,6 +53,7 @@ impl PostTranslation {
             error: g.error.clone(),
             partial_output: g.partial_output.clone(),
             cached: g.cached,
+            invariants: trace.invariants.clone(),
         }
     }
 
@@ -160,6 +165,7 @@ mod tests {
             error: output.is_none().then(|| "boom".to_string()),
             partial_output: None,
             cached: false,
+            invariants: Vec::new(),
         }
     }
 

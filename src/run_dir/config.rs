@@ -56,6 +56,9 @@ pub struct RunConfig {
     /// Repair turns at most per call (`--repair`); absent: none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub repair: u32,
+    /// What a lost invariant does (`--invariants`); absent: `warn`.
+    #[serde(default, skip_serializing_if = "crate::invariants::Mode::is_default")]
+    pub invariants: crate::invariants::Mode,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -6,6 +6,7 @@ use crate::generate::check::Verdict;
 use crate::generate::pipeline::{Group, Trace, Turn};
 use crate::generate::prompt::PromptId;
 use crate::generate::reply::ReplyMeta;
+use crate::invariants::Issue;
 use serde::{Deserialize, Serialize};
 
 /// One line of `calls.jsonl`.
@@ -45,6 +46,15 @@ pub struct CallRecord {
     /// whether a `<think>` block was stripped before the check.
     #[serde(flatten)]
     pub meta: ReplyMeta,
+    /// The post's invariants missing or changed in the output
+    /// (docs/formats.md, "Invariants"); absent when none (and in older
+    /// files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<Issue>,
+    /// Present (`true`) under `--invariants fail` when `invariants` is not
+    /// empty: the call is not right, whatever its `check`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invariants_failed: bool,
 }
 
 impl CallRecord {
@@ -66,6 +76,8 @@ impl CallRecord {
             retrieved: trace.retrieve.output.into_iter().map(|u| u.entry).collect(),
             wrong_sense_retrieved: labelled.wrong_sense_retrieved,
             wrong_sense_used: labelled.wrong_sense_used,
+            invariants: trace.invariants,
+            invariants_failed: labelled.invariants_failed,
             attempts: g.attempts,
             cached: g.cached,
             error: g.error,
@@ -83,9 +95,10 @@ impl CallRecord {
         }
     }
 
-    /// The call gave an output the check passed (echoes never pass).
+    /// The call gave an output the check passed (echoes never pass, nor
+    /// outputs failed on their invariants under `--invariants fail`).
     pub fn right(&self) -> bool {
-        self.error.is_none() && self.check.ok
+        self.error.is_none() && self.check.ok && !self.invariants_failed
     }
 
     /// The first pass was right, before any repair.

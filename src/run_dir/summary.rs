@@ -39,6 +39,10 @@ pub fn save_summary(
     Ok(summary)
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// How the posts of one retrieval group fared in one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupRun {
@@ -74,16 +78,17 @@ pub struct RunFigures {
     /// when none does.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub forbidden: usize,
+    /// Posts whose output lost or changed an invariant of the post (a
+    /// number, handle, placeholder...: docs/formats.md, "Invariants");
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invariants: usize,
     pub failed: usize,
     pub by_group: BTreeMap<Group, GroupRun>,
     /// Exact-match term accuracy and consistency (docs/formats.md, "Term
     /// figures"); zeros in summaries written before.
     #[serde(default)]
     pub terms: TermFigures,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// One retriever over every repeat.
@@ -169,6 +174,7 @@ struct Contribution {
     echo_first_pass: bool,
     repaired: bool,
     forbidden: bool,
+    invariants: bool,
     failed: bool,
     wrong_sense_retrieved: bool,
     wrong_sense_used: bool,
@@ -184,6 +190,7 @@ impl Contribution {
             echo_first_pass: r.echo_first_pass(),
             repaired: r.turns.len() > 1,
             forbidden: r.error.is_none() && !r.check.forbidden.is_empty(),
+            invariants: r.error.is_none() && !r.invariants.is_empty(),
             failed: r.error.is_some(),
             wrong_sense_retrieved: !r.wrong_sense_retrieved.is_empty(),
             wrong_sense_used: !r.wrong_sense_used.is_empty(),
@@ -264,6 +271,7 @@ impl Summariser {
         step(&mut run.echo_first_pass, c.echo_first_pass);
         step(&mut run.repaired, c.repaired);
         step(&mut run.forbidden, c.forbidden);
+        step(&mut run.invariants, c.invariants);
         step(&mut run.failed, c.failed);
         let group = run.by_group.entry(c.group).or_default();
         step(&mut group.posts, true);
@@ -376,6 +384,8 @@ mod tests {
             ms: 1.0,
             meta: Default::default(),
             turns: Vec::new(),
+            invariants: Vec::new(),
+            invariants_failed: false,
         }
     }
 

@@ -468,7 +468,9 @@ pub struct Warning {
     /// stem or spelling, not as written), `unconfirmed` (an ambiguous
     /// entry whose sense nothing in the post confirms), `echo` (the reply
     /// copied the prompt), `repaired`, `forbidden` (a forbidden term in the
-    /// translation; `word` is the term, `entry` absent for a glossary-wide one).
+    /// translation; `word` is the term, `entry` absent for a glossary-wide
+    /// one), `invariant` (a number, handle, placeholder... of the post
+    /// missing or changed in the translation).
     pub kind: &'static str,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -528,6 +530,7 @@ async fn analyse(
         client,
         check: Default::default(),
         repair: crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE,
+        invariants: Default::default(),
     };
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
@@ -718,6 +721,14 @@ fn reply_warnings(trace: &Trace) -> Vec<Warning> {
                 echo.what(),
                 echo.copied()
             ),
+            word: None,
+            entry: None,
+        });
+    }
+    for issue in &trace.invariants {
+        out.push(Warning {
+            kind: "invariant",
+            message: format!("invariant not kept: {}", issue.describe()),
             word: None,
             entry: None,
         });

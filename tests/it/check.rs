@@ -72,7 +72,15 @@ fn each_segment_is_judged_by_the_entries_its_source_retrieves() {
     assert_eq!(by("nested")["missing"], json!(["cream"]));
     assert_eq!(by("none")["ok"], true);
     for s in segments {
-        for field in ["id", "ok", "missing", "forbidden", "nested_covered", "line"] {
+        for field in [
+            "id",
+            "ok",
+            "missing",
+            "forbidden",
+            "invariants",
+            "nested_covered",
+            "line",
+        ] {
             assert!(s.get(field).is_some(), "{field} in {s}");
         }
     }
@@ -238,13 +246,13 @@ fn thousands_of_segments_come_out_in_file_order() {
     let rows: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         rows[0],
-        "id,line,ok,missing,forbidden,leaked,nested_covered"
+        "id,line,ok,missing,forbidden,invariants,leaked,nested_covered"
     );
     assert_eq!(rows.len(), 5001);
     for (i, row) in rows[1..].iter().enumerate() {
         let expected = match i % 2 {
-            0 => format!("s{i},{},true,,,,", i + 1),
-            _ => format!("s{i},{},false,delivery,,,", i + 1),
+            0 => format!("s{i},{},true,,,,,", i + 1),
+            _ => format!("s{i},{},false,delivery,,,,", i + 1),
         };
         assert_eq!(*row, expected);
     }
@@ -287,4 +295,38 @@ fn a_forbidden_term_fails_its_segment_with_its_place() {
     assert_eq!(segments[2]["ok"], true);
     assert_eq!(segments[2]["forbidden"], json!([]));
     assert_eq!(v["summary"]["with_forbidden"], 2);
+}
+
+/// The issue's example: a changed price and a dropped handle are listed
+/// with their places; `--invariants fail` fails the segment for them.
+#[test]
+fn invariants_of_the_source_are_listed_and_fail_only_when_asked() {
+    let source = "Only £3.50 until 9 a.m. @cafe #weekend";
+    let dir = setup(&[
+        seg("kept", source, "Nur 3,50 £ bis 9:00 Uhr @cafe #weekend"),
+        seg("changed", source, "Nur £3.05 bis 9 Uhr #weekend"),
+    ]);
+    let v = check_json(&dir, &[], 0);
+    let segments = v["segments"].as_array().unwrap();
+    assert_eq!(segments[0]["invariants"], json!([]));
+    let issues = segments[1]["invariants"].as_array().unwrap();
+    let price = issues.iter().find(|i| i["kind"] == "amount").unwrap();
+    assert_eq!(price["text"], "£3.50");
+    assert_eq!(price["problem"], "changed");
+    assert_eq!(price["found"], "£3.05");
+    let at = source.find("£3.50").unwrap();
+    assert_eq!(price["at"], json!([at, at + "£3.50".len()]));
+    let handle = issues.iter().find(|i| i["kind"] == "handle").unwrap();
+    assert_eq!(
+        (handle["text"].as_str(), handle["problem"].as_str()),
+        (Some("@cafe"), Some("missing"))
+    );
+    assert_eq!(segments[1]["ok"], true, "warn: listed, the terms decide");
+    assert_eq!(v["summary"]["with_invariants"], 1);
+
+    let v = check_json(&dir, &["--invariants", "fail"], 1);
+    assert_eq!(v["segments"][0]["ok"], true);
+    assert_eq!(v["segments"][1]["ok"], false);
+    let v = check_json(&dir, &["--invariants", "off"], 0);
+    assert_eq!(v["segments"][1]["invariants"], json!([]));
 }

@@ -11,6 +11,7 @@ mod cli;
 mod conventions;
 mod forbidden;
 mod generate;
+mod invariants;
 mod lint;
 mod outputs;
 mod properties;

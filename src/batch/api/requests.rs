@@ -166,6 +166,7 @@ mod tests {
             client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
             check: Default::default(),
             repair: 0,
+            invariants: Default::default(),
         });
         let posts = (0..n)
             .map(|i| LabelledPost {
