@@ -129,7 +129,7 @@ fn notes(trace: &Trace) -> String {
 /// of the entries found, nothing else. `missing`: targets not in the
 /// output (a term's choice of a longer one's target aside).
 fn check_line(trace: &Trace, missing: &[&str]) -> String {
-    const NOT_CHECKED: &str = "not checked: meaning, grammar, numbers";
+    const NOT_CHECKED: &str = "not checked: meaning, grammar";
     let n = trace.review.targets.len();
     let targets = if n == 1 { "target" } else { "targets" };
     if n == 0 {

@@ -109,7 +109,7 @@ fn translate_offline_substitutes_and_reports() {
     assert!(
         notes.contains(
             "Check: the 3 glossary targets found are in the output; \
-             not checked: meaning, grammar, numbers.\n\
+             not checked: meaning, grammar.\n\
              Offline: glossary words replaced, nothing was translated.\n"
         ),
         "{notes}"

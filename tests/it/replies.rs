@@ -808,7 +808,7 @@ async fn translate_shows_the_served_model_tokens_and_a_stripped_think_block() {
     // A model's output is checked for the targets, nothing more; it is
     // not called a substitution.
     assert!(
-        notes.contains("Check: not in the output: frosk mavi, mavi (2 of the 2 glossary targets found); not checked: meaning, grammar, numbers."),
+        notes.contains("Check: not in the output: frosk mavi, mavi (2 of the 2 glossary targets found); not checked: meaning, grammar."),
         "{notes}"
     );
     assert!(!notes.contains("Offline"), "{notes}");
