@@ -570,10 +570,10 @@ pub struct CheckArgs {
     /// The format of FILE: tmx, xliff, po, lines, jsonl [default: from its extension, else its content]
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<crate::interchange::segments::SegmentFormat>,
-    /// Source language of a TMX or XLIFF file [default: the file's own, else the glossary's]
+    /// Source language of a TMX or XLIFF file (a TMX's source side, or a check that an XLIFF's matches) [default: the file's own]
     #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
-    /// Target language of a TMX or XLIFF file [default: the file's own, else the glossary's]
+    /// Target language: the side of a TMX with several to read, a check that an XLIFF's matches, the stemmer of --check stem [default: the file's own; the glossary's for the stemmer]
     #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Retriever run on each source (see `glossa retrievers`)

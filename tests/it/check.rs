@@ -330,3 +330,78 @@ fn invariants_of_the_source_are_listed_and_fail_only_when_asked() {
     let v = check_json(&dir, &["--invariants", "off"], 0);
     assert_eq!(v["segments"][1]["invariants"], json!([]));
 }
+
+/// Every input format through the command (issue 31's "Done when"): XLIFF
+/// 2 and 1.2 with inline codes, a line-aligned pair and a UTF-16 TMX, each
+/// checked against one glossary, inline codes never taken for text.
+#[test]
+fn every_input_format_is_checked_through_the_command() {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(
+        dir.path().join("g.json"),
+        r#"{"source_lang": "en", "target_lang": "fr", "entries": [
+            {"id": "cold-coffee", "source": "cold coffee", "target": "café froid", "forms": ["kalten Kaffee", "kalter Kaffee"]},
+            {"id": "cookie", "source": "cookie", "target": "biscuits", "forms": ["Kekse"]},
+            {"id": "news", "source": "news", "target": "Neuigkeiten"}]}"#,
+    )
+    .unwrap();
+    let fixture = |name: &str| {
+        support::repo_file(&format!("tests/fixtures/segments/{name}"))
+            .display()
+            .to_string()
+    };
+    let check = |args: &[&str]| -> Value {
+        let mut all = vec!["check", "-g", "g.json", "-f", "json"];
+        all.extend(args);
+        let out = support::glossa_in(dir.path()).args(&all).output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let found = |v: &Value| -> Vec<String> {
+        v["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["found"].as_array().unwrap().clone())
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let xliff2 = check(&[&fixture("xliff2.xlf")]);
+    assert_eq!(found(&xliff2), ["cold-coffee", "cookie"]);
+    assert_eq!(xliff2["summary"]["failed"], 0);
+
+    let xliff12 = check(&[&fixture("xliff12.xlf")]);
+    // "news" stands between <bpt>/<ept> codes; the codes are no text.
+    assert_eq!(found(&xliff12), ["cold-coffee", "news"]);
+    assert_eq!(xliff12["summary"]["failed"], 0);
+
+    let pair = check(&[
+        &fixture("pair.en.txt"),
+        "--target-file",
+        &fixture("pair.de.txt"),
+    ]);
+    let ids: Vec<&str> = pair["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "3", "4"], "line numbers, blank lines skipped");
+    assert_eq!(found(&pair), ["cold-coffee", "cookie"]);
+
+    // Two target languages: the one asked for is read.
+    let tmx = check(&[&fixture("tmx-utf16le.tmx"), "--target-lang", "fr"]);
+    assert!(tmx["summary"]["segments"].as_u64().unwrap() > 0);
+    let out = support::glossa_in(dir.path())
+        .args(["check", "-g", "g.json", &fixture("tmx-utf16le.tmx")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--target-lang"), "{stderr}");
+}

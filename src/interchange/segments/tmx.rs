@@ -180,7 +180,7 @@ impl Tmx {
                 tu.line,
                 format!(
                     "<tu> {} has translations in several languages ({first}, {}); say which \
-                     one is the target language",
+                     one is the target language (`glossa check --target-lang LANG`)",
                     tu.id,
                     tu.others.join(", ")
                 ),
