@@ -1,4 +1,4 @@
-//! Posts, labels and their splits (SPEC.md, "Posts" and "Labels"): JSONL
+//! Posts, labels and their splits (docs/formats.md, "Posts" and "Labels"): JSONL
 //! parsing, id checks and the join of labels to posts and glossary.
 
 use crate::error::InputError;

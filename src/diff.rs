@@ -3,7 +3,7 @@
 //! changed, and a paired significance test over posts ([`crate::stats`]).
 //!
 //! Two kinds of saved result are read: an eval result
-//! (`runs/*_eval.json`, SPEC.md's JSON) and a run folder
+//! (`runs/*_eval.json`, the JSON of docs/formats.md) and a run folder
 //! (`runs/*_run/`, read from its `calls.jsonl`).
 
 use crate::dataset::Split;

@@ -1,5 +1,5 @@
 //! Scoring retrievers on labelled posts: the engine behind `glossa eval`,
-//! producing SPEC.md's JSON result.
+//! producing the JSON result of docs/formats.md ("`glossa eval --format json`").
 
 use crate::dataset::{LabelledPost, Split};
 use crate::error::InputError;
@@ -65,7 +65,7 @@ impl RetrieverResult {
 }
 
 /// The whole result of `glossa eval`. Reads back what it writes; fields
-/// beyond SPEC.md's stable ones default when absent.
+/// beyond the stable ones of docs/formats.md default when absent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EvalResult {
     pub glossary: String,
@@ -79,7 +79,7 @@ pub struct EvalResult {
     #[serde(default)]
     pub glossa_version: String,
     pub retrievers: Vec<RetrieverResult>,
-    /// How long the whole evaluation took (not part of SPEC.md's output).
+    /// How long the whole evaluation took (not part of the stable output of docs/formats.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
 }

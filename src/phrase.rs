@@ -1,4 +1,4 @@
-//! Words, phrases and phrase keys: the rules of SPEC.md ("Phrases"), nothing else.
+//! Words, phrases and phrase keys: the rules of docs/formats.md ("Phrases"), nothing else.
 //!
 //! 1. lower-case with `str::to_lowercase`;
 //! 2. a word is a maximal run of alphanumeric characters, an apostrophe
@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 pub const MAX_PHRASE_WORDS: usize = 4;
 
 /// Longest glossary key, in words, that `exact` and `normalised` match
-/// (SPEC.md v2: phrase length follows the glossary, within a documented
+/// (docs/formats.md "v2: real glossaries": phrase length follows the glossary, within a documented
 /// bound); `glossa lint` names longer keys.
 pub const MAX_KEY_WORDS: usize = 32;
 
@@ -94,7 +94,7 @@ const fn is_boundary(c: char) -> bool {
 }
 
 /// A decimal point or comma: between two digits ("0.2", "0,055") it does
-/// not end a phrase (SPEC.md v2).
+/// not end a phrase (docs/formats.md "v2: real glossaries").
 const fn is_decimal_mark(c: char) -> bool {
     c == '.' || c == ','
 }
@@ -368,7 +368,7 @@ pub fn tokens(text: &str, words: &[Word]) -> Vec<Token> {
 
 /// A word, or the piece of a word between its apostrophes: "year's" is
 /// `year` and `s`. An apostrophe is not a letter, so a glossary term
-/// "year" is written in "a whole year's work" (SPEC.md v2); `exact` looks
+/// "year" is written in "a whole year's work" (docs/formats.md "v2: real glossaries"); `exact` looks
 /// terms up over parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
@@ -425,7 +425,7 @@ pub fn parts(text: &str, words: &[Word]) -> Vec<Part> {
 
 /// Whether a glossary term is written in capitals: two or more cased
 /// letters, none lower-case ("IT", "MRI", "LINDAT/CLARIAH-CZ"). Such a key
-/// matches only where the post writes it in capitals too (SPEC.md v2), so
+/// matches only where the post writes it in capitals too (docs/formats.md "v2: real glossaries"), so
 /// the pronoun "it" never retrieves "IT".
 pub fn is_capitals(text: &str) -> bool {
     let mut upper = 0;

@@ -1,4 +1,4 @@
-//! Retrieval metrics (SPEC.md, "Retrieval metrics"): per post, then summed
+//! Retrieval metrics (docs/formats.md, "Retrieval metrics"): per post, then summed
 //! over all posts, by tag and by split. Every figure is a count with its
 //! denominator; ratios are derived.
 

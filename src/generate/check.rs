@@ -1,4 +1,4 @@
-//! The generation check (SPEC.md, "Generation check"): every needed
+//! The generation check (docs/formats.md, "Generation check"): every needed
 //! entry's target (or one of its forms) must stand in the output, and no
 //! wrong-sense entry's target or form may. Where a target "stands" is
 //! [`crate::target_match`]'s rule (case-insensitive; word boundaries only for ends

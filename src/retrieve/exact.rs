@@ -1,6 +1,6 @@
 //! `exact`: an entry is retrieved when its key equals a phrase's key, at
 //! any length, and whenever its source is written in the post as in the
-//! glossary (SPEC.md v2): punctuation, digits and short words included; a
+//! glossary (docs/formats.md "v2: real glossaries"): punctuation, digits and short words included; a
 //! key in capitals only where the post writes capitals; a key that is one
 //! lower-case stop word never. See [`super::terms`].
 
@@ -230,7 +230,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// SPEC.md v2: a source written in a post as in the glossary (case,
+        /// docs/formats.md "v2: real glossaries": a source written in a post as in the glossary (case,
         /// whitespace runs and curly apostrophes aside), not inside a longer
         /// word, is retrieved by `exact`.
         #[test]
@@ -291,7 +291,7 @@ mod tests {
             proptest::prop_assert!(found(&[written], &text) == [0], "{written:?} in {text:?}");
             // A term of symbols only is inside a longer word when a letter
             // or digit touches it. (A term with words is also found as its
-            // phrase key, SPEC.md's `exact`: "C++" is keyed "c".)
+            // phrase key, docs/formats.md's `exact`: "C++" is keyed "c".)
             if key.is_empty() {
                 for inside in [
                     format!("see {touching}{written} now"),

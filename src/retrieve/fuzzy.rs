@@ -554,7 +554,7 @@ pub const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
     build: |g, p: &Params| Box::new(FuzzyBrute::over(&keys::sources(g), p.threshold)),
 };
 
-/// SPEC.md's fuzzy rule, literally: every phrase against every key with as
+/// docs/formats.md's fuzzy rule, literally: every phrase against every key with as
 /// many words.
 pub struct FuzzyBrute {
     threshold: f64,

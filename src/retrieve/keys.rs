@@ -1,5 +1,5 @@
 //! The keys a matcher looks up: an entry's `source` key, or its aliases'
-//! keys. The reference retrievers use source keys only (SPEC.md); `alias`
+//! keys. The reference retrievers use source keys only (docs/formats.md); `alias`
 //! runs the same matchers over alias keys.
 
 use crate::glossary::Glossary;
@@ -11,7 +11,7 @@ use crate::phrase;
 pub struct Keyed<'g> {
     /// Index of the entry in the glossary.
     pub entry: usize,
-    /// Phrase key (SPEC.md phrase rule 6).
+    /// Phrase key (docs/formats.md phrase rule 6).
     pub key: &'g str,
     /// The key as the glossary writes it (capitals and punctuation matter
     /// to `exact`).

@@ -204,7 +204,7 @@ impl<'a> PostView<'a> {
         }
     }
 
-    /// Every phrase of 1–4 words (SPEC.md rules 1–5), as the approximate
+    /// Every phrase of 1–4 words (docs/formats.md phrase rules 1–5), as the approximate
     /// tiers look them up.
     pub fn phrases(&self) -> &[Phrase] {
         self.phrases.get_or_init(|| phrase::phrases_of(&self.words))
@@ -373,7 +373,7 @@ pub const COMPOSITIONS: &[Composition] = &[Composition {
     summary: "recommended: inflections, bounded typos, split/joined words, aliases; then senses, longest match",
 }];
 
-/// The five reference retrievers of SPEC.md, in report order.
+/// The five reference retrievers of docs/formats.md, in report order.
 pub const REFERENCE: &[&str] = &["exact", "normalised", "fuzzy", "normalised+fuzzy", "oracle"];
 
 /// Expand a comma-separated list of specs (`all` → the reference five).

@@ -103,7 +103,7 @@ impl Retriever for Normalised {
         let stems = post.stems().iter().map(String::as_str);
         let words = stems.zip(post.segments().iter().copied());
         self.stemmed.find(words, |found| {
-            // Single words keep SPEC.md rule 5 (stop words, short words and
+            // Single words keep docs/formats.md phrase rule 5 (stop words, short words and
             // numbers are only found as written, by `exact`).
             if found.len == 1 && !phrase::is_lookup_word(&post.words[found.first].text) {
                 return;

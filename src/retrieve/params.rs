@@ -81,7 +81,7 @@ pub struct Tunable {
     pub put: fn(&mut Params, f64),
 }
 
-/// `fuzzy`'s threshold (SPEC.md: default 0.75).
+/// `fuzzy`'s threshold (docs/formats.md: default 0.75).
 pub const THRESHOLD: Tunable = Tunable {
     name: "threshold",
     summary: "fuzzy: minimum character-trigram Dice coefficient",

@@ -6,7 +6,7 @@
 //! `context` pass.
 //!
 //! Phrases are compared as stemmed phrase keys, word by word, inside one
-//! phrase segment (SPEC.md phrase rules), so case, punctuation and
+//! phrase segment (docs/formats.md phrase rules), so case, punctuation and
 //! inflection do not matter: `rolling out` also blocks `rolled out`. A
 //! phrase that stems to the entry's own key or alias (`dated` for `date`)
 //! is compared as written instead: by its stems it would match every

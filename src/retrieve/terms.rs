@@ -1,10 +1,10 @@
 //! Glossary terms found in a post at any length: the matching behind
-//! `exact` and `normalised` (SPEC.md v2, "written as in the glossary ⇒
+//! `exact` and `normalised` (docs/formats.md "v2: real glossaries", "written as in the glossary ⇒
 //! found").
 //!
 //! Two matchers share one [`KeyForm`] per key:
 //!
-//! - [`WordTrie`]: keys as sequences of words (SPEC.md phrase rules), a
+//! - [`WordTrie`]: keys as sequences of words (docs/formats.md phrase rules), a
 //!   trie over word ids. For `exact` words are split at their apostrophes
 //!   (an apostrophe is not a letter: "year" is written in "year's"). A post is walked from each word while the trie has
 //!   a branch, so a key of 20 words costs nothing until a post holds its
