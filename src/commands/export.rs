@@ -18,7 +18,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     match &args.out {
         Some(out) => {
             crate::fsutil::write_atomic(out, &text)?;
-            eprintln!("exported {} entries to {}", glossary.len(), out.display());
+            eprintln!(
+                "exported {} to {}",
+                crate::report::count(glossary.len(), "entry", "entries"),
+                out.display()
+            );
         }
         None => super::emit(&text)?,
     }

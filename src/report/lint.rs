@@ -41,14 +41,14 @@ impl LintReport<'_> {
         let g = self.glossary;
         let errors = match self.errors() {
             0 => String::new(),
-            n => format!("{n} error(s), "),
+            n => format!("{}, ", super::count(n, "error", "errors")),
         };
         let mut out = format!(
-            "{}: {errors}{} warning(s), {} note(s) in {} entries\n",
+            "{}: {errors}{}, {} in {}\n",
             g.path,
-            self.warnings(),
-            self.notes(),
-            g.len()
+            super::count(self.warnings(), "warning", "warnings"),
+            super::count(self.notes(), "note", "notes"),
+            super::count(g.len(), "entry", "entries")
         );
         out += &format!(
             "English words for target-english: {}\n",

@@ -166,6 +166,11 @@ fn render_tables(exporter: &dyn Exporter, format: Format, tables: &[Table]) -> S
         .join("\n")
 }
 
+/// "1 entry", "2 entries": a count with its noun in the right number.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `value` as pretty-printed JSON and a line break.
 pub fn pretty_json(value: &impl serde::Serialize) -> serde_json::Result<String> {
     Ok(serde_json::to_string_pretty(value)? + "\n")

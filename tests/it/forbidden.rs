@@ -518,5 +518,5 @@ fn lint_finds_a_forbidden_term_the_entry_asks_for() {
         "{table}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("bad.json: 1 error(s), "), "{stderr}");
+    assert!(stderr.contains("bad.json: 1 error, 1 warning"), "{stderr}");
 }

@@ -136,7 +136,7 @@ fn table_output_and_summary() {
     assert!(table.contains("context-own-key"));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("10 warning(s), 7 note(s) in 17 entries"),
+        stderr.contains("10 warnings, 7 notes in 17 entries"),
         "{stderr}"
     );
 }
