@@ -29,7 +29,7 @@ mod sheet;
 mod tbx;
 
 pub use export::{export_sheet, export_tbx, to_json};
-pub use sheet::{decode_sheet, import_sheet};
+pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
 
 use crate::error::InputError;
@@ -106,6 +106,12 @@ pub struct ImportOptions {
     pub source_lang: Option<String>,
     /// Default from a language-code header or the TBX file, else `target`.
     pub target_lang: Option<String>,
+    /// `--columns`: (field, header name) pairs that pick a sheet's
+    /// columns by name, overriding what the header says.
+    pub columns: Vec<(String, String)>,
+    /// `--delimiter`: a sheet's delimiter (default: tab for TSV, sniffed
+    /// from the first rows for CSV).
+    pub delimiter: Option<u8>,
 }
 
 /// An imported glossary and what was skipped on the way.
