@@ -677,23 +677,23 @@ impl<'p> Sheet<'p> {
         let (header_source, header_target) = self.langs;
         let sheet_source = header_source.or(self.row_langs.0.map(|(l, _)| l));
         let sheet_target = header_target.or(self.row_langs.1.map(|(l, _)| l));
-        let mut pick =
-            |given: &Option<String>, sheet: Option<String>, flag: &str, default: &str| match (
-                given, sheet,
-            ) {
-                (Some(g), Some(s)) => {
-                    if !same_lang(g, &s) {
-                        warnings.push(format!(
-                            "{}: {flag} {g} given: the sheet's language `{s}` is not used",
-                            self.path
-                        ));
-                    }
-                    g.clone()
+        let mut pick = |given: &Option<String>,
+                        sheet: Option<String>,
+                        flag: &str,
+                        default: &str| match (given, sheet) {
+            (Some(g), Some(s)) => {
+                if !same_lang(g, &s) {
+                    warnings.push(format!(
+                        "{}: {flag} {g} given: the sheet's language `{s}` is not used",
+                        self.path
+                    ));
                 }
-                (Some(g), None) => g.clone(),
-                (None, Some(s)) => s,
-                (None, None) => default.to_string(),
-            };
+                g.clone()
+            }
+            (Some(g), None) => g.clone(),
+            (None, Some(s)) => s,
+            (None, None) => default.to_string(),
+        };
         let langs = (
             pick(&opts.source_lang, sheet_source, "--source-lang", "en"),
             pick(&opts.target_lang, sheet_target, "--target-lang", "target"),
