@@ -6,9 +6,12 @@
 //! Sheet layout:
 //!
 //! - no header: columns are `source, target[, sense[, aliases]]`;
-//! - a header naming the columns (any order): `id`, `source`, `target`,
-//!   `forms`, `forbidden`, `sense`, `aliases`, `context_any`, `context_not` (a few
-//!   synonyms such as `term`/`translation` are accepted);
+//! - a header naming the columns (any order, case and spelling): `id`,
+//!   `source`, `target`, `forms`, `forbidden`, `sense`, `aliases`,
+//!   `context_any`, `context_not` and synonyms (`sourceString`,
+//!   `Target term`, `description`), per-row `sourceLang`/`targetLang`,
+//!   Crowdin's `Term [en]` and Lokalise's `translation_fr`; other columns
+//!   are ignored with one warning (docs/formats.md "Glossary sheets");
 //! - a header of two language codes (`en,fr`, the Amazon Translate custom
 //!   terminology layout): columns `source, target`, and the codes become the
 //!   glossary's languages.
