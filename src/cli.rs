@@ -179,7 +179,9 @@ pub enum Command {
         glossa import terms.tsv --out glossaries/shop.json\n  \
         glossa import terms.csv --out glossaries/shop.json --target-lang fr\n  \
         glossa import termbase.tbx --out glossaries/shop.json --source-lang en --target-lang de\n  \
-        glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n\n\
+        glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n  \
+        glossa import export.csv --columns source=sourceString,target=targetString,sense=Note\n  \
+        glossa import google-terms.csv --source-lang en --target-lang de   # one pair of several languages\n\n\
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
