@@ -290,3 +290,25 @@ fn an_unreadable_header_is_one_error_and_columns_pick_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_307_row_tico19_sheet_is_307_entries_not_307_errors() {
+    // The size of the published per-language files that 0 of 8 imported.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("id,sourceLang,targetLang,sourceString,targetString\n");
+    for n in 1..=307 {
+        text.push_str(&format!("{n},en,km,term {n},ពាក្យ {n}\n"));
+    }
+    let file = bad_file(&dir, "tico-km.csv", text.as_bytes());
+    let (_, stderr) = run_in(
+        dir.path(),
+        &["import", file.to_str().unwrap(), "--out", "g.json"],
+        0,
+    );
+    let g: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("g.json")).unwrap()).unwrap();
+    assert_eq!(langs(&g), ("en", "km"));
+    let r = rows(&g);
+    assert_eq!(r.len(), 307, "{stderr}");
+    assert_eq!(r[306], triple("307", "term 307", "ពាក្យ 307"));
+}
