@@ -179,14 +179,20 @@ pub enum Command {
         glossa import terms.tsv --out glossaries/shop.json\n  \
         glossa import terms.csv --out glossaries/shop.json --target-lang fr\n  \
         glossa import termbase.tbx --out glossaries/shop.json --source-lang en --target-lang de\n  \
-        glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n\n\
+        glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n  \
+        glossa import export.csv --columns source=sourceString,target=targetString,sense=Note\n  \
+        glossa import google-terms.csv --source-lang en --target-lang de   # one pair of several languages\n\n\
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
         forms, forbidden, sense, aliases, context_any, context_not, case_sensitive, keep (yes/no cells: the row \
         `US,EE. UU.,yes,` under `source,target,case_sensitive,keep` matches \"US\" only in capitals; \
         `Glossa Café,,,yes` is a name kept as written). A header of two language codes or names (`en,fr`, \
-        `English,French`) sets the glossary's languages. Blank rows are skipped.\n\
+        `English,French`) sets the glossary's languages. Headers are read in any case and spelling \
+        (`sourceString`, `Source term`, `targetLang`, `Term [en]`, `translation_fr`); other columns are ignored \
+        with a note; --columns source=sourceString,target=targetString picks them by name. A .csv may be \
+        separated by `,` `;` or tabs (read from the first rows; --delimiter to force); UTF-16 files with a BOM \
+        are read. Blank rows are skipped.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; the first target-language term the \
         target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
@@ -886,9 +892,32 @@ pub struct ImportArgs {
     /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
     #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
+    /// Pick a sheet's columns by their header names (any case), overriding what glossa reads from the header: e.g. source=sourceString,target=targetString,sense=Note
+    #[arg(long, value_name = "FIELD=COLUMN,...", value_parser = parse_columns_flag)]
+    pub columns: Option<ColumnChoice>,
+    /// A sheet's delimiter: comma, semicolon or tab (default: tab for .tsv/.txt; for .csv, read from the first rows)
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Overwrite --out if it exists
     #[arg(long)]
     pub force: bool,
+}
+
+/// `--columns`: (field, header name) pairs.
+#[derive(Debug, Clone)]
+pub struct ColumnChoice(pub Vec<(String, String)>);
+
+fn parse_columns_flag(s: &str) -> Result<ColumnChoice, String> {
+    crate::interchange::parse_columns(s).map(ColumnChoice)
+}
+
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "," | "comma" => Ok(b','),
+        ";" | "semicolon" => Ok(b';'),
+        "\t" | "\\t" | "tab" => Ok(b'\t'),
+        _ => Err(format!("`{s}`: write comma, semicolon or tab (or , ;)")),
+    }
 }
 
 #[derive(Debug, Args)]

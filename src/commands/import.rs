@@ -40,6 +40,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         name: name.clone(),
         source_lang: args.source_lang.clone(),
         target_lang: args.target_lang.clone(),
+        columns: args.columns.clone().map(|c| c.0).unwrap_or_default(),
+        delimiter: args.delimiter,
     };
     let imported = interchange::import(&shown, &text, format, &opts)?;
     for w in &imported.warnings {

@@ -170,6 +170,10 @@ fn row(g: &Glossary, e: &Entry, cols: &[Column]) -> Result<Vec<String>, InputErr
             Column::ContextNot => list(&context(e, |c| &c.not), "context phrase", phrases),
             Column::CaseSensitive => Ok(yes(e.case_sensitive)),
             Column::Keep => Ok(yes(e.keep)),
+            // Read only: never among the columns written.
+            Column::Pos | Column::SourceLang | Column::TargetLang | Column::Translatable => {
+                Ok(String::new())
+            }
         })
         .collect()
 }
@@ -297,6 +301,7 @@ mod tests {
                     name: "g".into(),
                     source_lang: None,
                     target_lang: Some("x".into()),
+                    ..ImportOptions::default()
                 },
             )
             .unwrap()

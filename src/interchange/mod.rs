@@ -6,9 +6,12 @@
 //! Sheet layout:
 //!
 //! - no header: columns are `source, target[, sense[, aliases]]`;
-//! - a header naming the columns (any order): `id`, `source`, `target`,
-//!   `forms`, `forbidden`, `sense`, `aliases`, `context_any`, `context_not` (a few
-//!   synonyms such as `term`/`translation` are accepted);
+//! - a header naming the columns (any order, case and spelling): `id`,
+//!   `source`, `target`, `forms`, `forbidden`, `sense`, `aliases`,
+//!   `context_any`, `context_not` and synonyms (`sourceString`,
+//!   `Target term`, `description`), per-row `sourceLang`/`targetLang`,
+//!   Crowdin's `Term [en]` and Lokalise's `translation_fr`; other columns
+//!   are ignored with one warning (docs/formats.md "Glossary sheets");
 //! - a header of two language codes (`en,fr`, the Amazon Translate custom
 //!   terminology layout): columns `source, target`, and the codes become the
 //!   glossary's languages.
@@ -29,7 +32,7 @@ mod sheet;
 mod tbx;
 
 pub use export::{export_sheet, export_tbx, to_json};
-pub use sheet::{decode_sheet, import_sheet};
+pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
 
 use crate::error::InputError;
@@ -106,6 +109,12 @@ pub struct ImportOptions {
     pub source_lang: Option<String>,
     /// Default from a language-code header or the TBX file, else `target`.
     pub target_lang: Option<String>,
+    /// `--columns`: (field, header name) pairs that pick a sheet's
+    /// columns by name, overriding what the header says.
+    pub columns: Vec<(String, String)>,
+    /// `--delimiter`: a sheet's delimiter (default: tab for TSV, sniffed
+    /// from the first rows for CSV).
+    pub delimiter: Option<u8>,
 }
 
 /// An imported glossary and what was skipped on the way.

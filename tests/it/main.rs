@@ -11,6 +11,7 @@ mod cli;
 mod conventions;
 mod forbidden;
 mod generate;
+mod import_layouts;
 mod invariants;
 mod lint;
 mod outputs;
