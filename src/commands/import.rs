@@ -68,11 +68,17 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("{} exists; add --force to overwrite it", out.display());
             }
             crate::runs::write_atomic(out, &json)?;
-            eprintln!("imported {n} entries from {shown} into {out_shown} (glossary `{name}`)");
+            eprintln!(
+                "imported {} from {shown} into {out_shown} (glossary `{name}`)",
+                crate::report::count(n, "entry", "entries")
+            );
         }
         None => {
             super::emit(&json)?;
-            eprintln!("imported {n} entries from {shown}");
+            eprintln!(
+                "imported {} from {shown}",
+                crate::report::count(n, "entry", "entries")
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
