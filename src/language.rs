@@ -149,6 +149,19 @@ pub fn prompt_name<'a>(code: &'a str, fallback: &'a str) -> std::borrow::Cow<'a,
     }
 }
 
+/// The source and target languages as a prompt names them
+/// ([`prompt_name`], with `the source language` / `the target language`
+/// when none is given).
+pub fn prompt_names<'a>(
+    source: &'a str,
+    target: &'a str,
+) -> (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>) {
+    (
+        prompt_name(source, "the source language"),
+        prompt_name(target, "the target language"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
