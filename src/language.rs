@@ -124,6 +124,21 @@ fn display_name_of(iso: &str) -> &str {
     iso.split(" (").next().unwrap_or(iso)
 }
 
+/// A language with a two-letter code whose English name is closest to
+/// `typed` (`Frnch` → French), for a suggestion; none when nothing is near.
+pub fn nearest(typed: &str) -> Option<Lang> {
+    let typed = typed.trim().to_lowercase();
+    Language::match_names(|_| true)
+        .filter(|l| l.to_639_1().is_some())
+        .map(|l| {
+            let name = display_name(l.to_name()).to_lowercase();
+            (strsim::normalized_damerau_levenshtein(&typed, &name), l)
+        })
+        .filter(|(score, _)| *score >= 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, l)| Lang::of(l))
+}
+
 /// `x-…` (BCP 47 private use) or `qaa`–`qtz` (ISO 639 reserved for local use).
 fn is_private(lower: &str) -> bool {
     if lower.starts_with("x-") && lower.len() > 2 {
@@ -225,6 +240,13 @@ mod tests {
         ] {
             assert_eq!(code(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn near_misses_suggest_a_language() {
+        assert_eq!(nearest("Frnch").map(|l| l.code).as_deref(), Some("fr"));
+        assert_eq!(nearest("Germna").map(|l| l.code).as_deref(), Some("de"));
+        assert_eq!(nearest("zzzzzz"), None);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! code as written: `x-cafe`; `the target language` when none is given). The template's name and version are recorded in every
 //! result, so two runs with different prompts are never confused.
 
-use crate::language;
 use crate::error::{read_text, InputError};
+use crate::language;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -361,8 +361,14 @@ mod tests {
     fn the_prompt_names_the_language() {
         let t = template("From {{source_lang}} into {{target_lang}}: {{text}}");
         assert_eq!(t.render("x", "", "en", "km"), "From English into Khmer: x");
-        assert_eq!(t.render("x", "", "en", "km_KH"), "From English into Khmer: x");
-        assert_eq!(t.render("x", "", "en", "x-cafe"), "From English into x-cafe: x");
+        assert_eq!(
+            t.render("x", "", "en", "km_KH"),
+            "From English into Khmer: x"
+        );
+        assert_eq!(
+            t.render("x", "", "en", "x-cafe"),
+            "From English into x-cafe: x"
+        );
         // A glossary without `target_lang` never says "into target".
         assert_eq!(
             t.render("x", "", "en", crate::language::MISSING_TARGET),

@@ -128,11 +128,18 @@ pub fn import(
     // `--target-lang Khmer` or `km_KH`: the code, before a TBX file's
     // languages are matched against it.
     let mut opts = opts.clone();
-    for lang in [&mut opts.source_lang, &mut opts.target_lang]
-        .into_iter()
-        .flatten()
-    {
-        if let Some(known) = language::code_of(lang) {
+    let mut notes = Vec::new();
+    for (flag, lang) in [
+        ("--source-lang", &mut opts.source_lang),
+        ("--target-lang", &mut opts.target_lang),
+    ] {
+        let Some(lang) = lang else { continue };
+        if let Some(known) = language::code_of(lang).filter(|k| k.code != *lang) {
+            notes.push(format!(
+                "{flag} `{lang}` read as `{}` ({})",
+                known.code,
+                known.name.unwrap_or("private use")
+            ));
             *lang = known.code;
         }
     }
@@ -140,6 +147,7 @@ pub fn import(
         SheetFormat::Tbx => import_tbx(path, text, &opts)?,
         sheet => import_sheet(path, text, sheet, &opts)?,
     };
+    imported.warnings.splice(0..0, notes);
     let languages_given = opts.target_lang.is_some() || opts.source_lang.is_some();
     let g = &mut imported.glossary;
     let w = &mut imported.warnings;

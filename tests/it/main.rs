@@ -12,6 +12,7 @@ mod conventions;
 mod forbidden;
 mod generate;
 mod invariants;
+mod languages;
 mod lint;
 mod outputs;
 mod properties;
