@@ -125,8 +125,10 @@ pub fn import(
     format: SheetFormat,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportErrors> {
-    // `--target-lang Khmer` or `km_KH`: the code, before a TBX file's
-    // languages are matched against it.
+    // `--target-lang Khmer`: the code, before a TBX file's languages are
+    // matched against it. A locale (`de-AT`) stays as given for that
+    // match (a file may hold de-DE and de-AT) and is written as its
+    // language's code afterwards.
     let mut opts = opts.clone();
     let mut notes = Vec::new();
     for (flag, lang) in [
@@ -134,6 +136,9 @@ pub fn import(
         ("--target-lang", &mut opts.target_lang),
     ] {
         let Some(lang) = lang else { continue };
+        if language::by_name(lang).is_none() {
+            continue;
+        }
         if let Some(known) = language::code_of(lang).filter(|k| k.code != *lang) {
             notes.push(format!(
                 "{flag} `{lang}` read as `{}` ({})",

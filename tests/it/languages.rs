@@ -67,7 +67,10 @@ fn target_lang_given_by_name_or_locale_is_written_as_the_code() {
     );
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["target_lang"], "km");
-    assert!(stderr.contains("`km_KH` read as `km`"), "{stderr}");
+    assert!(
+        stderr.contains("`km_KH` written as `km` (Khmer)"),
+        "{stderr}"
+    );
     // A header's locale is normalised with a note naming both.
     let dir = dir_with("h.csv", "en-US,km_KH\ncoffee,kafe\n");
     let (stdout, stderr) = run_in(dir.path(), &["import", "h.csv"], 0);
