@@ -178,6 +178,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa import terms.tsv --out glossaries/shop.json\n  \
         glossa import terms.csv --out glossaries/shop.json --target-lang fr\n  \
+        glossa import terms.tsv --out glossaries/km.json --target-lang Khmer\n  \
         glossa import termbase.tbx --out glossaries/shop.json --source-lang en --target-lang de\n  \
         glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n  \
         glossa import export.csv --columns source=sourceString,target=targetString,sense=Note\n  \
@@ -886,10 +887,10 @@ pub struct ImportArgs {
     /// Glossary name (default: the --out file name, else the input's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// Language of the sources (default en; for TBX, which terms are sources)
+    /// Language of the sources: a code, locale or English name (default en; for TBX, which terms are sources)
     #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
-    /// Language of the targets (default: from a language-code header or the TBX file, else `target`)
+    /// Language of the targets: a code, locale or English name (`km`, `km_KH`, `Khmer`; written as `km`). Default: from a language header or the TBX file; else none, with a warning
     #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Pick a sheet's columns by their header names (any case), overriding what glossa reads from the header: e.g. source=sourceString,target=targetString,sense=Note

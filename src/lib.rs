@@ -16,6 +16,7 @@ pub mod generate;
 pub mod glossary;
 pub mod interchange;
 pub mod invariants;
+pub mod language;
 pub mod limits;
 pub mod lint;
 pub mod phrase;

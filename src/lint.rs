@@ -39,6 +39,9 @@
 //!   them apart); (warning) a glossary-wide forbidden word that is an
 //!   entry's target or form. Compared case-insensitively, accents composed
 //!   or not alike, as the output check compares.
+//! - `language` (warning): `source_lang` or `target_lang` is not an ISO 639
+//!   code (nor a locale such as `km_KH`, nor private use such as `x-cafe`);
+//!   the suggestion is the code (`French` → `fr`, `Frnch` → `fr`).
 //!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
@@ -248,13 +251,99 @@ pub fn lint(glossary: &Glossary, english: &English) -> Vec<Finding> {
     for check in Check::ALL {
         check.run(&mut keys, english, &mut out);
     }
+    out.extend(languages(glossary));
     out.sort_by(|a, b| (a.line, &a.entry).cmp(&(b.line, &b.entry)));
+    out
+}
+
+/// `language`: a `source_lang` or `target_lang` that is not an ISO 639
+/// code, a locale (`km_KH`) or private use (`x-cafe`) — a warning, naming
+/// the field, with the code to write (`French` → `fr`). A missing
+/// `target_lang` is not flagged (the prompt says "the target language").
+fn languages(glossary: &Glossary) -> Vec<Finding> {
+    use crate::language::{self, MISSING_TARGET};
+    let mut out = Vec::new();
+    for (field, value) in [
+        ("source_lang", &glossary.source_lang),
+        ("target_lang", &glossary.target_lang),
+    ] {
+        if field == "target_lang" && value == MISSING_TARGET {
+            continue;
+        }
+        let (message, suggestion) = match language::code_of(value) {
+            // A name where a code belongs: the prompt reads it, other
+            // tools and the stemmers do not.
+            Some(known) if language::by_name(value).is_some() => (
+                format!("`{field}` is the language name `{value}`, not its code"),
+                format!("write `\"{field}\": \"{}\"`", known.code),
+            ),
+            Some(_) => continue,
+            None => (
+                format!(
+                    "`{field}` `{value}` is not an ISO 639 language code (nor private use such as `x-cafe`)"
+                ),
+                match language::nearest(value) {
+                    Some(near) => format!(
+                        "did you mean {} (`\"{field}\": \"{}\"`)?",
+                        near.name.unwrap_or(""),
+                        near.code
+                    ),
+                    None => "write a code such as `fr` or `km`, or a private-use code `x-…`".into(),
+                },
+            ),
+        };
+        out.push(Finding {
+            line: 0,
+            entry: field.to_string(),
+            check: "language",
+            severity: Severity::Warning,
+            message,
+            suggestion,
+        });
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn language_codes_that_are_not_codes_are_warned_about() {
+        let found = |source: &str, target: &str| -> Vec<(String, String)> {
+            let json = format!(
+                r#"{{"source_lang":"{source}","target_lang":"{target}","entries":[{{"source":"tea","target":"te"}}]}}"#
+            );
+            let g = Glossary::parse("g.json", "g", &json).unwrap();
+            lint(&g, &English::new(&g, None))
+                .into_iter()
+                .filter(|f| f.check == "language")
+                .map(|f| (f.entry, f.suggestion))
+                .collect()
+        };
+        assert_eq!(
+            found("en", "Frnch"),
+            [(
+                "target_lang".to_string(),
+                r#"did you mean French (`"target_lang": "fr"`)?"#.to_string()
+            )]
+        );
+        assert_eq!(
+            found("English", "km"),
+            [(
+                "source_lang".to_string(),
+                r#"write `"source_lang": "en"`"#.to_string()
+            )]
+        );
+        for (s, t) in [
+            ("en", "km"),
+            ("en", "km_KH"),
+            ("eng", "x-cafe"),
+            ("en", "qaa"),
+        ] {
+            assert_eq!(found(s, t), [], "{s} {t}");
+        }
+    }
 
     #[test]
     fn a_leading_article_is_noted_and_the_note_says_whether_glossa_drops_it() {

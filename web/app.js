@@ -375,7 +375,7 @@ async function createGlossary() {
   const body = {
     name,
     source_lang: "en",
-    target_lang: $("g-lang").value.trim() || "target",
+    target_lang: $("g-lang").value.trim() || undefined,
     entries: [{ source: $("g-source").value.trim(), target: $("g-target").value.trim() }],
   };
   try {
@@ -416,7 +416,9 @@ function renderEntries() {
   const g = state.glossary;
   if (!g) return;
   $("editor-title").textContent = `Glossary: ${g.name}`;
-  $("editor-note").textContent = `${g.entries.length} entries · ${g.source_lang} → ${g.target_lang}`;
+  // A language by its name where the table knows it: "English → Khmer (km)".
+  const lang = (code, name) => (name ? `${name} (${code})` : code);
+  $("editor-note").textContent = `${g.entries.length} entries · ${lang(g.source_lang, g.source_language)} → ${lang(g.target_lang, g.target_language)}`;
   const needle = $("filter").value.trim().toLowerCase();
   const list = $("entries");
   list.replaceChildren();

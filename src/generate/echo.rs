@@ -237,6 +237,8 @@ fn holds(words: &[String], run: &[String]) -> bool {
 /// The parts of a template outside `{{text}}` and `{{glossary}}`, with the
 /// languages filled in: the text a reply must not copy.
 pub fn fixed_text(body: &str, source_lang: &str, target_lang: &str) -> Vec<String> {
+    let (source_lang, target_lang) = crate::language::prompt_names(source_lang, target_lang);
+    let (source_lang, target_lang) = (source_lang.as_ref(), target_lang.as_ref());
     body.split("{{text}}")
         .flat_map(|part| part.split("{{glossary}}"))
         .map(|part| {
@@ -551,6 +553,7 @@ mod tests {
             "en",
             "de",
         );
-        assert_eq!(parts, ["Into de:\n", "\nText:\n"]);
+        // The languages as the prompt names them.
+        assert_eq!(parts, ["Into German:\n", "\nText:\n"]);
     }
 }

@@ -2,10 +2,12 @@
 //! block they receive.
 //!
 //! Placeholders: `{{text}}` (required), `{{glossary}}`, `{{target_lang}}`,
-//! `{{source_lang}}`. The template's name and version are recorded in every
+//! `{{source_lang}}` (the languages' English names: `Khmer`; a private-use
+//! code as written: `x-cafe`; `the target language` when none is given). The template's name and version are recorded in every
 //! result, so two runs with different prompts are never confused.
 
 use crate::error::{read_text, InputError};
+use crate::language;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -132,7 +134,8 @@ impl Template {
         }
     }
 
-    /// Fill in the placeholders.
+    /// Fill in the placeholders. The languages are codes; the prompt names
+    /// them ([`language::prompt_names`]: `km` → `Khmer`, `x-cafe` as is).
     pub fn render(
         &self,
         text: &str,
@@ -140,6 +143,8 @@ impl Template {
         source_lang: &str,
         target_lang: &str,
     ) -> String {
+        let (source_lang, target_lang) = language::prompt_names(source_lang, target_lang);
+        let (source_lang, target_lang) = (source_lang.as_ref(), target_lang.as_ref());
         // One pass over the template: what is filled in (the text, the
         // glossary) is never read again for placeholders, and a template
         // of many placeholders costs its length, not length × count.
@@ -341,7 +346,8 @@ mod tests {
             "",
         ] {
             for text in ["Sticky date cake", "braces {{glossary}} in the text", ""] {
-                let want = replaced(body, text, "- date → zimbo", "en", "x-cafe");
+                // Codes in, names out: `en` is English, a private code as is.
+                let want = replaced(body, text, "- date → zimbo", "English", "x-cafe");
                 assert_eq!(
                     template(body).render(text, "- date → zimbo", "en", "x-cafe"),
                     want,
@@ -349,6 +355,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_prompt_names_the_language() {
+        let t = template("From {{source_lang}} into {{target_lang}}: {{text}}");
+        assert_eq!(t.render("x", "", "en", "km"), "From English into Khmer: x");
+        assert_eq!(
+            t.render("x", "", "en", "km_KH"),
+            "From English into Khmer: x"
+        );
+        assert_eq!(
+            t.render("x", "", "en", "x-cafe"),
+            "From English into x-cafe: x"
+        );
+        // A glossary without `target_lang` never says "into target".
+        assert_eq!(
+            t.render("x", "", "en", crate::language::MISSING_TARGET),
+            "From English into the target language: x"
+        );
     }
 
     #[test]
@@ -370,7 +395,7 @@ mod tests {
         std::fs::write(&path, &body).unwrap();
         let t = Template::load(&path).unwrap();
         let out = t.render("T", "", "en", "fr");
-        assert_eq!(out, "T en\n".repeat(20_000));
+        assert_eq!(out, "T English\n".repeat(20_000));
         // An error past them still names its line.
         std::fs::write(&path, body + "{{nope}}").unwrap();
         assert_eq!(Template::load(&path).unwrap_err().line, Some(20_001));

@@ -34,11 +34,15 @@ struct EntryOut<'a> {
 pub fn to_json(g: &Glossary) -> String {
     let s = |v: &str| serde_json::to_string(v).expect("strings serialise");
     let mut out = format!(
-        "{{\n  \"name\": {},\n  \"source_lang\": {},\n  \"target_lang\": {},\n",
+        "{{\n  \"name\": {},\n  \"source_lang\": {},\n",
         s(&g.name),
         s(&g.source_lang),
-        s(&g.target_lang)
     );
+    // A glossary with no target language is written without one, never
+    // with the stand-in it holds in memory (docs/formats.md, "Languages").
+    if g.target_lang != crate::language::MISSING_TARGET {
+        out.push_str(&format!("  \"target_lang\": {},\n", s(&g.target_lang)));
+    }
     if !g.forbidden.is_empty() {
         let words = serde_json::to_string(&g.forbidden).expect("strings serialise");
         out.push_str(&format!("  \"forbidden\": {words},\n"));

@@ -4,104 +4,13 @@
 //! English breakfast" as "full Welsh breakfast". The importer already
 //! reads language codes in a header, so names are turned into codes first.
 
-/// English names of languages and their codes (ISO 639-1 where there is
-/// one). Compared case-insensitively.
-const LANGUAGES: &[(&str, &str)] = &[
-    ("afrikaans", "af"),
-    ("albanian", "sq"),
-    ("amharic", "am"),
-    ("arabic", "ar"),
-    ("armenian", "hy"),
-    ("basque", "eu"),
-    ("belarusian", "be"),
-    ("bengali", "bn"),
-    ("bosnian", "bs"),
-    ("breton", "br"),
-    ("bulgarian", "bg"),
-    ("catalan", "ca"),
-    ("chinese", "zh"),
-    ("cornish", "kw"),
-    ("croatian", "hr"),
-    ("czech", "cs"),
-    ("danish", "da"),
-    ("dutch", "nl"),
-    ("english", "en"),
-    ("esperanto", "eo"),
-    ("estonian", "et"),
-    ("faroese", "fo"),
-    ("finnish", "fi"),
-    ("french", "fr"),
-    ("frisian", "fy"),
-    ("galician", "gl"),
-    ("georgian", "ka"),
-    ("german", "de"),
-    ("greek", "el"),
-    ("gujarati", "gu"),
-    ("hausa", "ha"),
-    ("hebrew", "he"),
-    ("hindi", "hi"),
-    ("hungarian", "hu"),
-    ("icelandic", "is"),
-    ("igbo", "ig"),
-    ("indonesian", "id"),
-    ("irish", "ga"),
-    ("italian", "it"),
-    ("japanese", "ja"),
-    ("kazakh", "kk"),
-    ("korean", "ko"),
-    ("kurdish", "ku"),
-    ("latin", "la"),
-    ("latvian", "lv"),
-    ("lithuanian", "lt"),
-    ("luxembourgish", "lb"),
-    ("macedonian", "mk"),
-    ("malay", "ms"),
-    ("maltese", "mt"),
-    ("manx", "gv"),
-    ("maori", "mi"),
-    ("marathi", "mr"),
-    ("mongolian", "mn"),
-    ("nepali", "ne"),
-    ("norwegian", "no"),
-    ("persian", "fa"),
-    ("polish", "pl"),
-    ("portuguese", "pt"),
-    ("punjabi", "pa"),
-    ("romanian", "ro"),
-    ("russian", "ru"),
-    ("scottish gaelic", "gd"),
-    ("gaelic", "gd"),
-    ("serbian", "sr"),
-    ("sinhala", "si"),
-    ("slovak", "sk"),
-    ("slovenian", "sl"),
-    ("somali", "so"),
-    ("spanish", "es"),
-    ("swahili", "sw"),
-    ("swedish", "sv"),
-    ("tagalog", "tl"),
-    ("tamil", "ta"),
-    ("telugu", "te"),
-    ("thai", "th"),
-    ("turkish", "tr"),
-    ("ukrainian", "uk"),
-    ("urdu", "ur"),
-    ("uzbek", "uz"),
-    ("vietnamese", "vi"),
-    ("welsh", "cy"),
-    ("xhosa", "xh"),
-    ("yiddish", "yi"),
-    ("yoruba", "yo"),
-    ("zulu", "zu"),
-];
-
-/// The code of a language named in English (`Welsh` → `cy`).
+/// The code of a language named in English (`Welsh` → `cy`, `Gaelic` →
+/// `gd`), from the ISO 639 table in [`crate::language`]. Names only: a
+/// header cell `id` or `no` stays a column name, not Indonesian or
+/// Norwegian.
 pub fn language_code(name: &str) -> Option<&'static str> {
-    let name = name.trim().to_lowercase();
-    LANGUAGES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, code)| *code)
+    let language = crate::language::by_name(name)?;
+    Some(language.to_639_1().unwrap_or_else(|| language.to_639_3()))
 }
 
 /// A candidate header row with language names replaced by their codes
@@ -125,6 +34,11 @@ mod tests {
             ["en", "cy", "Notes"]
         );
         assert_eq!(with_language_codes(&[" english ", "FRENCH"]), ["en", "fr"]);
+        assert_eq!(with_language_codes(&["English", "Khmer"]), ["en", "km"]);
+        assert_eq!(
+            with_language_codes(&["Gaelic", "id", "no", "pos", "en", "Lao"]),
+            ["gd", "id", "no", "pos", "en", "Lao"]
+        );
     }
 
     #[test]

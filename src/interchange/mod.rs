@@ -37,6 +37,7 @@ pub use tbx::{import_tbx, MAX_XML_DEPTH};
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary};
+use crate::language;
 use std::collections::hash_map::{Entry as Slot, HashMap};
 use std::path::Path;
 
@@ -107,7 +108,9 @@ pub struct ImportOptions {
     pub name: String,
     /// Default `en`; for TBX, the language whose terms are the sources.
     pub source_lang: Option<String>,
-    /// Default from a language-code header or the TBX file, else `target`.
+    /// Default from a language header or the TBX file, else none (the
+    /// glossary is written without `target_lang`, with a warning). A code,
+    /// locale or English name (`km`, `km_KH`, `Khmer`).
     pub target_lang: Option<String>,
     /// `--columns`: (field, header name) pairs that pick a sheet's
     /// columns by name, overriding what the header says.
@@ -131,9 +134,72 @@ pub fn import(
     format: SheetFormat,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportErrors> {
-    match format {
-        SheetFormat::Tbx => import_tbx(path, text, opts),
-        sheet => import_sheet(path, text, sheet, opts),
+    // `--target-lang Khmer`: the code, before a TBX file's languages are
+    // matched against it. A locale (`de-AT`) stays as given for that
+    // match (a file may hold de-DE and de-AT) and is written as its
+    // language's code afterwards.
+    let mut opts = opts.clone();
+    let mut notes = Vec::new();
+    for (flag, lang) in [
+        ("--source-lang", &mut opts.source_lang),
+        ("--target-lang", &mut opts.target_lang),
+    ] {
+        let Some(lang) = lang else { continue };
+        if language::by_name(lang).is_none() {
+            continue;
+        }
+        if let Some(known) = language::code_of(lang).filter(|k| k.code != *lang) {
+            notes.push(format!(
+                "{flag} `{lang}` read as `{}` ({})",
+                known.code,
+                known.name.unwrap_or("private use")
+            ));
+            *lang = known.code;
+        }
+    }
+    let mut imported = match format {
+        SheetFormat::Tbx => import_tbx(path, text, &opts)?,
+        sheet => import_sheet(path, text, sheet, &opts)?,
+    };
+    imported.warnings.splice(0..0, notes);
+    let languages_given = opts.target_lang.is_some() || opts.source_lang.is_some();
+    let g = &mut imported.glossary;
+    let w = &mut imported.warnings;
+    if g.target_lang == language::MISSING_TARGET {
+        w.push(format!(
+            "{path}: no target language (no language header): the glossary is written \
+             without `target_lang`; add --target-lang CODE or NAME (e.g. --target-lang Khmer)"
+        ));
+        if !languages_given {
+            w.push(format!(
+                "{path}: the source language is taken as `{}`; add --source-lang if it is not",
+                g.source_lang
+            ));
+        }
+    } else {
+        normalise(path, "target", &mut g.target_lang, w);
+    }
+    normalise(path, "source", &mut g.source_lang, w);
+    Ok(imported)
+}
+
+/// A language read from a file or flag as its code (`km_KH` → `km`, with a
+/// note); an unknown one is kept and warned about.
+fn normalise(path: &str, which: &str, lang: &mut String, warnings: &mut Vec<String>) {
+    match language::code_of(lang) {
+        Some(known) if known.code != *lang => {
+            warnings.push(format!(
+                "{path}: {which} language `{lang}` written as `{}` ({})",
+                known.code,
+                known.name.unwrap_or("private use")
+            ));
+            *lang = known.code;
+        }
+        Some(_) => {}
+        None => warnings.push(format!(
+            "{path}: {which} language `{lang}` is not an ISO 639 code or language name; \
+             add --{which}-lang CODE or NAME"
+        )),
     }
 }
 

@@ -197,6 +197,10 @@ pub async fn list_glossaries(State(state): State<Arc<AppState>>) -> Result<Respo
     )
 }
 
+fn language_name(code: &str) -> Option<&'static str> {
+    crate::language::code_of(code).and_then(|l| l.name)
+}
+
 /// A glossary as the API returns it, with its version also as the ETag.
 fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
     let g = &loaded.glossary;
@@ -206,6 +210,10 @@ fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
         "title": g.name,
         "source_lang": g.source_lang,
         "target_lang": g.target_lang,
+        // The languages' English names for the page (none for private use
+        // or an unknown code; docs/formats.md, "Languages").
+        "source_language": language_name(&g.source_lang),
+        "target_language": language_name(&g.target_lang),
         "entries": g.entries,
     });
     let mut body = body;
@@ -260,9 +268,12 @@ fn take_version(body: &mut Value) -> Result<Option<String>, ApiError> {
 
 /// A glossary as `GET` answers it, made the document of its file: the
 /// answer's `name` is the file's name (the URL's), its `title` the file's
-/// `name`; so what `GET` gave, `PUT` takes back.
+/// `name`; so what `GET` gave, `PUT` takes back (the languages' names it
+/// added are dropped: the file holds codes).
 fn as_file(body: &mut Value) {
     if let Some(obj) = body.as_object_mut() {
+        obj.remove("source_language");
+        obj.remove("target_language");
         if let Some(title) = obj.remove("title") {
             obj.insert("name".to_string(), title);
         }

@@ -13,6 +13,7 @@ mod forbidden;
 mod generate;
 mod import_layouts;
 mod invariants;
+mod languages;
 mod lint;
 mod outputs;
 mod properties;

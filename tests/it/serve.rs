@@ -908,6 +908,9 @@ fn a_glossary_fetched_with_get_is_taken_back_by_put() {
     let r = s.get("/api/glossaries/cafe");
     assert_eq!(r.status, 200, "{}", r.body);
     let fetched = r.json();
+    // The languages by name for the page: English; none for `x-cafe`.
+    assert_eq!(fetched["source_language"], "English");
+    assert_eq!(fetched["target_language"], Value::Null);
     let r = s.send("PUT", "/api/glossaries/cafe", &fetched, &[]);
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["title"], fetched["title"]);

@@ -182,14 +182,16 @@ impl Pipeline {
     fn repair_request(&self, prepared: &Prepared, output: &str, problems: &[String]) -> Request {
         let g = &self.glossary;
         let listed: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+        let (source_lang, target_lang) =
+            crate::language::prompt_names(&g.source_lang, &g.target_lang);
         let prompt = render(
             &Template::builtin(TEMPLATE).body,
             &[
                 ("prompt", &prepared.trace.prompt.output.text),
                 ("output", output.trim()),
                 ("problems", &listed.join("\n")),
-                ("target_lang", &g.target_lang),
-                ("source_lang", &g.source_lang),
+                ("target_lang", &target_lang),
+                ("source_lang", &source_lang),
             ],
         );
         Request {
@@ -328,7 +330,7 @@ mod tests {
     fn the_repair_template_leaves_out_what_it_quotes() {
         let fixed = fixed_text("en", "de").join("|");
         assert!(fixed.contains("Your reply was:"), "{fixed}");
-        assert!(fixed.contains("translation into de only"), "{fixed}");
+        assert!(fixed.contains("translation into German only"), "{fixed}");
         assert!(!fixed.contains("{{"), "{fixed}");
     }
 }
