@@ -1,4 +1,4 @@
-//! Glossary entries, loading and validation (SPEC.md, "Glossary").
+//! Glossary entries, loading and validation (docs/formats.md, "Glossary").
 
 use crate::error::{read_text, InputError, LineCounter};
 use crate::phrase;
@@ -53,7 +53,7 @@ pub struct Entry {
     /// this entry (deprecated or banned terms; docs/formats.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden: Vec<String>,
-    /// Phrase key of `source` (SPEC.md phrase rule 6).
+    /// Phrase key of `source` (docs/formats.md phrase rule 6).
     #[serde(skip)]
     pub key: String,
     /// Phrase keys of `aliases`, in order.
@@ -301,7 +301,7 @@ impl Glossary {
                 entry.id = entry.source.clone();
             }
             // A source of symbols only ("±", "&") has no words and an empty
-            // key: `exact` finds it as written (SPEC.md v2), nothing else
+            // key: `exact` finds it as written (docs/formats.md "v2: real glossaries"), nothing else
             // looks it up. An alias of whitespace only is a mistake.
             if let Some(alias) = entry.aliases.iter().find(|a| a.trim().is_empty()) {
                 return Err(at(format!(
