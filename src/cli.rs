@@ -927,7 +927,7 @@ pub struct ExportArgs {
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// tsv, csv or tbx (TBX-Basic: forms as admitted terms, forbidden terms as deprecated ones)
-    #[arg(long, short = 'f', value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
+    #[arg(long, short = 'f', visible_alias = "to", value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
     pub format: crate::interchange::SheetFormat,
     /// Write here instead of standard output
     #[arg(long, short = 'o')]
