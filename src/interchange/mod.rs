@@ -27,10 +27,12 @@ mod header;
 pub mod segments;
 mod sheet;
 mod tbx;
+mod workbook;
 
 pub use export::{export_sheet, export_tbx, to_json};
 pub use sheet::{decode_sheet, import_sheet};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
+pub use workbook::import_workbook;
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary};
@@ -46,19 +48,30 @@ pub enum SheetFormat {
     Csv,
     /// TermBase eXchange (XML; TBX-Basic when exported).
     Tbx,
+    /// An Excel workbook (`.xlsx`, `.xlsm`, `.xls`; import only).
+    Xlsx,
+    /// An OpenDocument spreadsheet (`.ods`; import only).
+    Ods,
 }
 
 impl SheetFormat {
     /// The format a file name implies: `.tsv`/`.tab`/`.txt`, `.csv`,
-    /// `.tbx`/`.xml`.
+    /// `.tbx`/`.xml`, `.xlsx`/`.xlsm`/`.xls`, `.ods`.
     pub fn from_path(path: &Path) -> Option<SheetFormat> {
         let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
         match ext.as_str() {
             "tsv" | "tab" | "txt" => Some(SheetFormat::Tsv),
             "csv" => Some(SheetFormat::Csv),
             "tbx" | "xml" => Some(SheetFormat::Tbx),
+            "xlsx" | "xlsm" | "xls" => Some(SheetFormat::Xlsx),
+            "ods" => Some(SheetFormat::Ods),
             _ => None,
         }
+    }
+
+    /// A spreadsheet workbook (a binary file, read from its bytes).
+    pub fn is_workbook(self) -> bool {
+        matches!(self, SheetFormat::Xlsx | SheetFormat::Ods)
     }
 
     pub(crate) fn delimiter(self) -> u8 {
@@ -115,7 +128,8 @@ pub struct Imported {
     pub warnings: Vec<String>,
 }
 
-/// Read any supported file.
+/// Read any supported file from its text (a workbook is bytes: see
+/// [`import_bytes`]).
 pub fn import(
     path: &str,
     text: &str,
@@ -124,8 +138,28 @@ pub fn import(
 ) -> Result<Imported, ImportErrors> {
     match format {
         SheetFormat::Tbx => import_tbx(path, text, opts),
+        SheetFormat::Xlsx | SheetFormat::Ods => {
+            import_workbook(path, text.as_bytes(), format, None, opts)
+        }
         sheet => import_sheet(path, text, sheet, opts),
     }
+}
+
+/// Read any supported file from its bytes: a workbook's sheet (`sheet`,
+/// default the first), else the text (UTF-8, or UTF-16 with a byte-order
+/// mark) of a sheet or TBX file.
+pub fn import_bytes(
+    path: &str,
+    bytes: Vec<u8>,
+    format: SheetFormat,
+    sheet: Option<&str>,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
+    if format.is_workbook() {
+        return import_workbook(path, &bytes, format, sheet, opts);
+    }
+    let text = decode_sheet(path, bytes)?;
+    import(path, &text, format, opts)
 }
 
 /// The line each entry id was first used on, so that a duplicate names
