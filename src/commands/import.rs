@@ -43,8 +43,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         source_lang: args.source_lang.clone(),
         target_lang: args.target_lang.clone(),
     };
-    let imported =
-        interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
+    let imported = interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
     for w in &imported.warnings {
         eprintln!("{}: {w}", super::style::warning());
     }

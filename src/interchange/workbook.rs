@@ -26,8 +26,8 @@ pub fn import_workbook(
             format!("not a readable spreadsheet workbook (.xlsx, .xlsm, .xls or .ods): {e}"),
         )
     };
-    let mut book = calamine::open_workbook_auto_from_rs(Cursor::new(bytes))
-        .map_err(|e| not_a_workbook(&e))?;
+    let mut book =
+        calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| not_a_workbook(&e))?;
     let names = book.sheet_names();
     let name = match sheet {
         Some(wanted) => names
@@ -137,7 +137,8 @@ mod tests {
             let err = import_workbook("t.xlsx", bytes, SheetFormat::Xlsx, None, &opts).unwrap_err();
             assert_eq!(err.errors.len(), 1, "{err}");
             assert!(
-                err.to_string().starts_with("t.xlsx: not a readable spreadsheet workbook"),
+                err.to_string()
+                    .starts_with("t.xlsx: not a readable spreadsheet workbook"),
                 "{err}"
             );
         }
