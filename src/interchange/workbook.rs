@@ -7,7 +7,8 @@
 use super::sheet::import_rows;
 use super::{ImportErrors, ImportOptions, Imported, SheetFormat};
 use crate::error::InputError;
-use calamine::{Data, Reader};
+use calamine::{Data, Reader, Sheets};
+use std::collections::BTreeMap;
 use std::io::Cursor;
 
 /// Read one sheet of a workbook as a glossary. `sheet` names it (default:
@@ -26,8 +27,22 @@ pub fn import_workbook(
             format!("not a readable spreadsheet workbook (.xlsx, .xlsm, .xls or .ods): {e}"),
         )
     };
-    let mut book =
-        calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| not_a_workbook(&e))?;
+    let mut book = match calamine::open_workbook_auto_from_rs(Cursor::new(bytes)) {
+        Ok(book) => book,
+        // Say why the reader of the file's own format refused it.
+        Err(e) => {
+            let own = if format == SheetFormat::Ods {
+                calamine::open_workbook_from_rs::<calamine::Ods<_>, _>(Cursor::new(bytes))
+                    .err()
+                    .map(|e| e.to_string())
+            } else {
+                calamine::open_workbook_from_rs::<calamine::Xlsx<_>, _>(Cursor::new(bytes))
+                    .err()
+                    .map(|e| e.to_string())
+            };
+            return Err(not_a_workbook(&own.unwrap_or_else(|| e.to_string())).into());
+        }
+    };
     let names = book.sheet_names();
     let name = match sheet {
         Some(wanted) => names
@@ -48,16 +63,59 @@ pub fn import_workbook(
             .cloned()
             .ok_or_else(|| InputError::file(path, "the workbook has no sheet"))?,
     };
-    let range = book
-        .worksheet_range(&name)
-        .map_err(|e| InputError::file(path, format!("sheet {name:?}: cannot read it: {e}")))?;
-    let first_row = range.start().map_or(0, |(r, _)| r as usize);
-    let rows = range.rows().enumerate().map(|(i, row)| {
-        let cells = row.iter().map(|c| cell_text(c).trim().to_string());
-        (first_row + i + 1, cells.collect::<Vec<String>>())
-    });
+    let unreadable = |e: &dyn std::fmt::Display| {
+        InputError::file(path, format!("sheet {name:?}: cannot read it: {e}"))
+    };
+    let rows = match &mut book {
+        Sheets::Xlsx(xlsx) => xlsx_rows(xlsx, &name).map_err(|e| unreadable(&e))?,
+        _ => {
+            let range = book.worksheet_range(&name).map_err(|e| unreadable(&e))?;
+            let first_row = range.start().map_or(0, |(r, _)| r as usize);
+            let rows = range.rows().enumerate().map(|(i, row)| {
+                let cells = row.iter().map(|c| cell_text(c).trim().to_string());
+                (first_row + i + 1, cells.collect::<Vec<String>>())
+            });
+            rows.collect()
+        }
+    };
     let place = format!("{path}, sheet {name}");
-    import_rows(&place, rows, format, opts).map_err(|e| in_sheet(path, &place, e))
+    import_rows(&place, rows.into_iter(), format, opts).map_err(|e| in_sheet(path, &place, e))
+}
+
+/// The non-blank rows of an XLSX sheet, read cell by cell: memory follows
+/// the cells the file holds, never the rectangle from A1 to its farthest
+/// cell (calamine's `Range` of a 5 KB file with a cell at XFD1048576 is
+/// 17 billion cells). Columns start at the first used one, as in a `Range`.
+fn xlsx_rows<RS: std::io::Read + std::io::Seek>(
+    book: &mut calamine::Xlsx<RS>,
+    name: &str,
+) -> Result<Vec<(usize, Vec<String>)>, calamine::XlsxError> {
+    let mut reader = book.worksheet_cells_reader(name)?;
+    let mut cells: BTreeMap<u32, Vec<(u32, String)>> = BTreeMap::new();
+    while let Some(cell) = reader.next_cell()? {
+        let (row, col) = cell.get_position();
+        let text = cell_text(&Data::from(cell.get_value().clone()));
+        let text = text.trim();
+        if !text.is_empty() {
+            cells.entry(row).or_default().push((col, text.to_string()));
+        }
+    }
+    let first_col = cells.values().flatten().map(|(c, _)| *c).min().unwrap_or(0);
+    Ok(cells
+        .into_iter()
+        .map(|(row, cells)| {
+            let width = cells
+                .iter()
+                .map(|(c, _)| c - first_col + 1)
+                .max()
+                .unwrap_or(0);
+            let mut out = vec![String::new(); width as usize];
+            for (c, text) in cells {
+                out[(c - first_col) as usize] = text;
+            }
+            (row as usize + 1, out)
+        })
+        .collect())
 }
 
 /// The sheet names as `"Name"`.

@@ -158,3 +158,21 @@ fn export_refuses_workbook_formats_naming_what_it_writes() {
     assert!(err.contains("export writes tsv, csv or tbx"), "{err}");
     assert!(o.stdout.is_empty());
 }
+
+/// A 5 KB workbook whose used area is A1 to AMJ1048576: read by its cells,
+/// not as a billion-cell rectangle; the far cell is a row with too many
+/// columns (XLSX), or the reader's cell limit refuses the file (ODS).
+#[test]
+fn a_far_cell_costs_no_billion_cell_rectangle() {
+    let started = std::time::Instant::now();
+    let (code, _, err) = import("far.xlsx", &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(", sheet Far, row 1048576: 1024 columns"),
+        "{err}"
+    );
+    let (code, _, err) = import("far.ods", &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
