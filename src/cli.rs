@@ -174,7 +174,7 @@ pub enum Command {
         p: a paired randomisation test over posts (each resample swaps A and B on each post with \
         probability 1/2), two-sided, on completeness and recall (run: right and completeness).")]
     Diff(DiffArgs),
-    /// Make a glossary from a spreadsheet (TSV/CSV source,target[,sense,aliases]) or a TBX file
+    /// Make a glossary from a spreadsheet (TSV/CSV/XLSX/ODS source,target[,sense,aliases]) or a TBX file
     #[command(after_help = "Examples:\n  \
         glossa import terms.tsv --out glossaries/shop.json\n  \
         glossa import terms.csv --out glossaries/shop.json --target-lang fr\n  \
@@ -182,7 +182,8 @@ pub enum Command {
         glossa import termbase.tbx --out glossaries/shop.json --source-lang en --target-lang de\n  \
         glossa import terms.tsv > shop.json                       # no --out: JSON on stdout\n  \
         glossa import export.csv --columns source=sourceString,target=targetString,sense=Note\n  \
-        glossa import google-terms.csv --source-lang en --target-lang de   # one pair of several languages\n\n\
+        glossa import google-terms.csv --source-lang en --target-lang de   # one pair of several languages\n  \
+        glossa import terms.xlsx --sheet Glossary --out glossaries/shop.json\n\n\
         Sheets (.tsv, .csv; --from to override): without a header the columns are source, target, and \
         optionally sense and aliases (several separated by `;`), the two-column layout machine-translation \
         services take for glossaries. A header row may name the columns in any order: id, source, target, \
@@ -194,6 +195,9 @@ pub enum Command {
         with a note; --columns source=sourceString,target=targetString picks them by name. A .csv may be \
         separated by `,` `;` or tabs (read from the first rows; --delimiter to force); UTF-16 files with a BOM \
         are read. Blank rows are skipped.\n\
+        Workbooks (.xlsx, .xlsm, .xls, .ods): one sheet (the first, or --sheet NAME) read by the sheet rules \
+        above; a number cell is read as written (12, 0.5), a date as 2024-03-01, a formula by its value; errors \
+        say `terms.xlsx, sheet Glossary, row 7: ...`.\n\
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; the first target-language term the \
         target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
@@ -305,7 +309,9 @@ value_enum!(crate::dataset::SplitChoice {
 value_enum!(crate::interchange::SheetFormat {
     Tsv => "tsv", "Tab-separated values";
     Csv => "csv", "Comma-separated values";
-    Tbx => "tbx", "TermBase eXchange (XML; import only)";
+    Tbx => "tbx", "TermBase eXchange (XML)";
+    Xlsx => "xlsx", "Excel workbook: .xlsx, .xlsm, .xls (import only; --sheet picks the sheet)";
+    Ods => "ods", "OpenDocument spreadsheet (import only; --sheet picks the sheet)";
 });
 
 value_enum!(crate::eval::PerPost {
@@ -876,8 +882,11 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The file to read: .tsv, .csv or .tbx
+    /// The file to read: .tsv, .csv, .tbx, .xlsx/.xlsm/.xls or .ods
     pub file: PathBuf,
+    /// The workbook sheet to read (xlsx, ods) [default: the first]
+    #[arg(long, value_name = "NAME")]
+    pub sheet: Option<String>,
     /// Where to write the glossary JSON (default: standard output)
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! `glossa import FILE`: a glossary from a TSV/CSV sheet or a TBX file.
+//! `glossa import FILE`: a glossary from a TSV/CSV sheet, a workbook (XLSX/ODS) or a TBX file.
 
 use crate::cli::ImportArgs;
 use crate::error::InputError;
@@ -15,7 +15,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .or_else(|| SheetFormat::from_path(&args.file))
         .with_context(|| {
             format!(
-                "{shown}: cannot tell the format from the file name; add --from tsv, csv or tbx"
+                "{shown}: cannot tell the format from the file name; add --from tsv, csv, tbx, xlsx or ods"
             )
         })?;
     if let Some(out) = &args.out {
@@ -35,7 +35,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| stem(&args.file));
     let bytes = std::fs::read(&args.file)
         .map_err(|e| InputError::file(&shown, format!("cannot read: {e}")))?;
-    let text = interchange::decode_sheet(&shown, bytes)?;
+    if args.sheet.is_some() && !format.is_workbook() {
+        anyhow::bail!("{shown}: --sheet is for workbooks (xlsx, ods); this file has one sheet");
+    }
     let opts = ImportOptions {
         name: name.clone(),
         source_lang: args.source_lang.clone(),
@@ -43,7 +45,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         columns: args.columns.clone().map(|c| c.0).unwrap_or_default(),
         delimiter: args.delimiter,
     };
-    let imported = interchange::import(&shown, &text, format, &opts)?;
+    let imported = interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
     for w in &imported.warnings {
         eprintln!("{}: {w}", super::style::warning());
     }

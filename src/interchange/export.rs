@@ -81,6 +81,12 @@ pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<S
     if format == SheetFormat::Tbx {
         return Ok(export_tbx(g));
     }
+    if format.is_workbook() {
+        return Err(InputError::file(
+            &g.path,
+            "xlsx and ods are import only; export writes tsv, csv or tbx (a spreadsheet opens the csv)",
+        ));
+    }
     let cols = columns(g);
     let mut w = csv::WriterBuilder::new()
         .delimiter(format.delimiter())

@@ -30,10 +30,12 @@ mod header;
 pub mod segments;
 mod sheet;
 mod tbx;
+mod workbook;
 
 pub use export::{export_sheet, export_tbx, to_json};
 pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
+pub use workbook::import_workbook;
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary};
@@ -50,19 +52,30 @@ pub enum SheetFormat {
     Csv,
     /// TermBase eXchange (XML; TBX-Basic when exported).
     Tbx,
+    /// An Excel workbook (`.xlsx`, `.xlsm`, `.xls`; import only).
+    Xlsx,
+    /// An OpenDocument spreadsheet (`.ods`; import only).
+    Ods,
 }
 
 impl SheetFormat {
     /// The format a file name implies: `.tsv`/`.tab`/`.txt`, `.csv`,
-    /// `.tbx`/`.xml`.
+    /// `.tbx`/`.xml`, `.xlsx`/`.xlsm`/`.xls`, `.ods`.
     pub fn from_path(path: &Path) -> Option<SheetFormat> {
         let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
         match ext.as_str() {
             "tsv" | "tab" | "txt" => Some(SheetFormat::Tsv),
             "csv" => Some(SheetFormat::Csv),
             "tbx" | "xml" => Some(SheetFormat::Tbx),
+            "xlsx" | "xlsm" | "xls" => Some(SheetFormat::Xlsx),
+            "ods" => Some(SheetFormat::Ods),
             _ => None,
         }
+    }
+
+    /// A spreadsheet workbook (a binary file, read from its bytes).
+    pub fn is_workbook(self) -> bool {
+        matches!(self, SheetFormat::Xlsx | SheetFormat::Ods)
     }
 
     pub(crate) fn delimiter(self) -> u8 {
@@ -127,12 +140,29 @@ pub struct Imported {
     pub warnings: Vec<String>,
 }
 
-/// Read any supported file.
+/// Read any supported file from its text (a workbook is bytes: see
+/// [`import_bytes`]).
 pub fn import(
     path: &str,
     text: &str,
     format: SheetFormat,
     opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
+    with_languages(path, opts, |opts| match format {
+        SheetFormat::Tbx => import_tbx(path, text, opts),
+        SheetFormat::Xlsx | SheetFormat::Ods => {
+            import_workbook(path, text.as_bytes(), format, None, opts)
+        }
+        sheet => import_sheet(path, text, sheet, opts),
+    })
+}
+
+/// `read` with the languages of the flags and of the result made codes
+/// (docs/formats.md, "Languages"), and a warning where there is none.
+fn with_languages(
+    path: &str,
+    opts: &ImportOptions,
+    read: impl FnOnce(&ImportOptions) -> Result<Imported, ImportErrors>,
 ) -> Result<Imported, ImportErrors> {
     // `--target-lang Khmer`: the code, before a TBX file's languages are
     // matched against it. A locale (`de-AT`) stays as given for that
@@ -157,10 +187,7 @@ pub fn import(
             *lang = known.code;
         }
     }
-    let mut imported = match format {
-        SheetFormat::Tbx => import_tbx(path, text, &opts)?,
-        sheet => import_sheet(path, text, sheet, &opts)?,
-    };
+    let mut imported = read(&opts)?;
     imported.warnings.splice(0..0, notes);
     let languages_given = opts.target_lang.is_some() || opts.source_lang.is_some();
     let g = &mut imported.glossary;
@@ -201,6 +228,25 @@ fn normalise(path: &str, which: &str, lang: &mut String, warnings: &mut Vec<Stri
              add --{which}-lang CODE or NAME"
         )),
     }
+}
+
+/// Read any supported file from its bytes: a workbook's sheet (`sheet`,
+/// default the first), else the text (UTF-8, or UTF-16 with a byte-order
+/// mark) of a sheet or TBX file.
+pub fn import_bytes(
+    path: &str,
+    bytes: Vec<u8>,
+    format: SheetFormat,
+    sheet: Option<&str>,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
+    if format.is_workbook() {
+        return with_languages(path, opts, |opts| {
+            import_workbook(path, &bytes, format, sheet, opts)
+        });
+    }
+    let text = decode_sheet(path, bytes)?;
+    import(path, &text, format, opts)
 }
 
 /// The line each entry id was first used on, so that a duplicate names

@@ -528,6 +528,24 @@ pub fn import_sheet(
     sheet.finish()
 }
 
+/// Read a glossary from rows already split into cells, each with its line
+/// (a workbook's 1-based row number): the rules of [`import_sheet`].
+pub fn import_rows(
+    path: &str,
+    rows: impl Iterator<Item = (usize, Vec<String>)>,
+    format: SheetFormat,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportErrors> {
+    let mut sheet = Sheet::new(path, format, opts);
+    for (line, row) in rows {
+        let cells: Vec<&str> = row.iter().map(|c| c.trim()).collect();
+        if !cells.iter().all(|c| c.is_empty()) {
+            sheet.row(&cells, line)?;
+        }
+    }
+    sheet.finish()
+}
+
 /// A row the csv reader could not read: reading stops there.
 fn unreadable(path: &str, e: &csv::Error) -> InputError {
     let line = e.position().map_or(0, |p| p.line() as usize);

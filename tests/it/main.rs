@@ -31,3 +31,4 @@ mod secrets;
 mod segments_real;
 mod serve;
 mod translate_posts;
+mod workbook;

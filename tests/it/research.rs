@@ -827,7 +827,7 @@ fn bad_import_rows_are_named_by_line_and_nothing_is_written() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--from tsv, csv or tbx"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from tsv, csv, tbx, xlsx or ods"));
 }
 
 /// A termbase nested 14,000 deep (98 KB) is refused with exit 2, naming the
