@@ -53,13 +53,7 @@ impl Retriever for RandomTerms {
         drawn.sort_unstable();
         drawn
             .into_iter()
-            .map(|entry| Match {
-                entry,
-                kind: MatchKind::Random,
-                phrase: String::new(),
-                score: 1.0,
-                words: None,
-            })
+            .map(|entry| Match::unplaced(entry, MatchKind::Random))
             .collect()
     }
 

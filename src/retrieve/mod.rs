@@ -150,6 +150,18 @@ impl Match {
         }
     }
 
+    /// A match from no phrase of the post (the oracle's, a random draw's):
+    /// no words, no phrase, score 1.
+    pub fn unplaced(entry: usize, kind: MatchKind) -> Match {
+        Match {
+            entry,
+            kind,
+            phrase: String::new(),
+            score: 1.0,
+            words: None,
+        }
+    }
+
     pub fn of_phrase(entry: usize, kind: MatchKind, phrase: &Phrase, score: f64) -> Match {
         Match {
             entry,

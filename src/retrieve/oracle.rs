@@ -17,13 +17,7 @@ impl Retriever for Oracle {
         post.needed
             .unwrap_or_default()
             .iter()
-            .map(|&entry| Match {
-                entry,
-                kind: MatchKind::Oracle,
-                phrase: String::new(),
-                score: 1.0,
-                words: None,
-            })
+            .map(|&entry| Match::unplaced(entry, MatchKind::Oracle))
             .collect()
     }
 

@@ -8,40 +8,13 @@ use crate::support;
 
 use serde_json::Value;
 use std::path::Path;
-use support::{fixture, glossa, glossa_in, jsonl, Response, Server};
+use support::{
+    chat_reply_with_usage, fixture, glossa, glossa_at, glossa_in, jsonl, strings, Server,
+};
 use tempfile::TempDir;
 
-fn reply(content: &str) -> Response {
-    Response::json(
-        200,
-        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                           "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
-            .to_string(),
-    )
-}
-
-/// `glossa ARGS` in `dir` off the async runtime that serves the mock:
-/// (exit code, stdout, stderr).
-async fn glossa_at(dir: &Path, args: Vec<String>) -> (i32, String, String) {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let out = glossa_in(&dir).args(&args).output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
 fn local(server: &Server) -> Vec<String> {
-    let mut out = args(&["--provider", "openai", "--model", "m", "--base-url"]);
+    let mut out = strings(&["--provider", "openai", "--model", "m", "--base-url"]);
     out.push(server.url("/v1"));
     out
 }
@@ -118,8 +91,12 @@ async fn a_run_fails_an_output_that_uses_a_deprecated_term_naming_entry_and_plac
     // forbidden term stands in it ("Email" is not in "E-Mail").
     let wrong = "Schicken Sie uns eine Email.";
     let right = "Die App herunterladen und dem Kundendienst eine E-Mail schreiben.";
-    let server = Server::start(vec![reply(wrong), reply(right)]).await;
-    let mut run = args(&[
+    let server = Server::start(vec![
+        chat_reply_with_usage(wrong),
+        chat_reply_with_usage(right),
+    ])
+    .await;
+    let mut run = strings(&[
         "run",
         "-g",
         "g.json",
@@ -169,7 +146,7 @@ async fn a_run_fails_an_output_that_uses_a_deprecated_term_naming_entry_and_plac
     assert_eq!(figures["forbidden"], 1, "{summary}");
     assert_eq!(figures["right"], 1, "{summary}");
     // Again as a table: every reply comes from the cache.
-    let mut again = args(&[
+    let mut again = strings(&[
         "run",
         "-g",
         "g.json",
@@ -201,12 +178,12 @@ async fn translate_warns_of_a_forbidden_term_and_the_repair_asks_for_the_target(
     // The first translate takes the first reply; the second gets the same
     // wrong one first, then the repaired one.
     let server = Server::start(vec![
-        reply(wrong),
-        reply(wrong),
-        reply("Bitte die App herunterladen."),
+        chat_reply_with_usage(wrong),
+        chat_reply_with_usage(wrong),
+        chat_reply_with_usage("Bitte die App herunterladen."),
     ])
     .await;
-    let mut translate = args(&[
+    let mut translate = strings(&[
         "translate",
         "Please download the app.",
         "-g",
@@ -225,7 +202,7 @@ async fn translate_warns_of_a_forbidden_term_and_the_repair_asks_for_the_target(
         "{stderr}"
     );
 
-    let mut repaired = args(&[
+    let mut repaired = strings(&[
         "translate",
         "Please download the app.",
         "-g",

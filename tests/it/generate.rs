@@ -9,16 +9,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{glossa, run_in, Response, Server};
+use support::{chat_reply, glossa, run_in, Response, Server};
 use tempfile::TempDir;
-
-fn reply(content: &str) -> Response {
-    Response::json(
-        200,
-        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
-            .to_string(),
-    )
-}
 
 fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
@@ -440,7 +432,7 @@ fn a_nested_needed_target_counts_unless_the_check_is_strict() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_against_an_openai_compatible_server_and_keys_are_never_written() {
-    let server = Server::start(vec![reply("Tan frosk mavi.")]).await;
+    let server = Server::start(vec![chat_reply("Tan frosk mavi.")]).await;
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
     let out = run_openai(
@@ -565,7 +557,7 @@ fn start_and_stop(dir: &Path, base: &str, signal: &str, min_lines: usize) -> std
 async fn resume_after_a_killed_run_makes_every_call_exactly_once() {
     let server = Server::start(vec![Response::Delayed(
         Duration::from_millis(150),
-        Box::new(reply("ok")),
+        Box::new(chat_reply("ok")),
     )])
     .await;
     let dir = TempDir::new().unwrap();
@@ -608,7 +600,7 @@ async fn resume_after_a_killed_run_makes_every_call_exactly_once() {
 async fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
     let server = Server::start(vec![Response::Delayed(
         Duration::from_millis(150),
-        Box::new(reply("ok")),
+        Box::new(chat_reply("ok")),
     )])
     .await;
     let dir = TempDir::new().unwrap();
@@ -628,8 +620,8 @@ async fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simplify_llm_is_its_own_model_call_before_translation() {
     let server = Server::start(vec![
-        reply("We sell cold coffee.\nIt is fresh."),
-        reply("Tan frosk mavi."),
+        chat_reply("We sell cold coffee.\nIt is fresh."),
+        chat_reply("Tan frosk mavi."),
     ])
     .await;
     let base = server.url("/v1");

@@ -22,18 +22,15 @@ fn catalogues() -> Option<PathBuf> {
             cache.join("django-5.2.19")
         }
     };
-    if dir.join(".complete").exists() || dir.join("django").is_dir() {
-        return Some(dir);
-    }
-    let message = format!(
+    let missing = format!(
         "Django's catalogues are not in {} (bash bench/invariants_real.sh)",
         dir.display()
     );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("the invariants real-data test is required under CI=true: {message}");
-    }
-    eprintln!("note: {message}; skipping");
-    None
+    crate::support::required_data(
+        Some(dir),
+        |dir| dir.join(".complete").exists() || dir.join("django").is_dir(),
+        &missing,
+    )
 }
 
 /// A PO string's text: the quoted pieces joined, escapes undone.
@@ -368,34 +365,11 @@ fn the_issue_example_fails_on_a_changed_price_or_a_dropped_handle() {
 }
 
 mod through_the_binary {
-    use crate::support::{glossa_in, jsonl, Response, Server};
+    use crate::support::{chat_reply, glossa_at, jsonl, Server};
     use serde_json::Value;
-    use std::path::Path;
     use tempfile::TempDir;
 
     const POST: &str = "only £3.50 until 9 a.m. @cafe #weekend";
-
-    fn reply(content: &str) -> Response {
-        Response::json(
-            200,
-            serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
-                .to_string(),
-        )
-    }
-
-    async fn glossa_at(dir: &Path, args: Vec<String>) -> (i32, String, String) {
-        let dir = dir.to_path_buf();
-        tokio::task::spawn_blocking(move || {
-            let out = glossa_in(&dir).args(&args).output().unwrap();
-            (
-                out.status.code().unwrap_or(-1),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            )
-        })
-        .await
-        .unwrap()
-    }
 
     fn args(list: &[&str], server: &Server) -> Vec<String> {
         list.iter()
@@ -410,7 +384,7 @@ mod through_the_binary {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn translate_names_a_changed_price_and_a_dropped_handle() {
         let output = "nur £3.05 bis 9 Uhr #weekend";
-        let server = Server::start(vec![reply(output)]).await;
+        let server = Server::start(vec![chat_reply(output)]).await;
         let dir = TempDir::new().unwrap();
         let (code, stdout, stderr) = glossa_at(
             dir.path(),
@@ -502,8 +476,8 @@ mod through_the_binary {
         )
         .unwrap();
         let server = Server::start(vec![
-            reply("Ein Keks für 3,05 £ bis 9 Uhr"),
-            reply("Keks-Tag: 2 für 1!"),
+            chat_reply("Ein Keks für 3,05 £ bis 9 Uhr"),
+            chat_reply("Keks-Tag: 2 für 1!"),
         ])
         .await;
         let run = [

@@ -8,45 +8,17 @@ use crate::support;
 
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::Path;
-use support::{glossa_in, jsonl, repo_file, Response, Server};
+use support::{
+    chat_reply_with_usage, glossa_at, glossa_in, jsonl, repo_file, strings, Response, Server,
+};
 use tempfile::TempDir;
 
 const REAL: &str = "tests/fixtures/real-model/smollm2-135m-cafe";
 const RETRIEVERS: [&str; 3] = ["exact", "normalised+fuzzy", "oracle"];
 
-fn reply(content: &str) -> Response {
-    Response::json(
-        200,
-        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                           "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
-            .to_string(),
-    )
-}
-
-/// `glossa ARGS` in `dir` off the async runtime that serves the mock:
-/// (exit code, stdout, stderr).
-async fn glossa_at(dir: &Path, args: Vec<String>) -> (i32, String, String) {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let out = glossa_in(&dir).args(&args).output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
 /// `--provider openai --base-url URL --model m`, as arguments.
 fn local(server: &Server) -> Vec<String> {
-    args(&["--provider", "openai", "--model", "smollm2-135m"])
+    strings(&["--provider", "openai", "--model", "smollm2-135m"])
         .into_iter()
         .chain(["--base-url".to_string(), server.url("/v1")])
         .collect()
@@ -96,14 +68,14 @@ async fn replay(set: &str) -> HashMap<String, (u64, u64, u64)> {
         for p in &posts {
             let call = recorded[&(r.to_string(), p.clone())];
             script.push(match call["output"].as_str() {
-                Some(output) => reply(output),
+                Some(output) => chat_reply_with_usage(output),
                 None => cut_off(),
             });
         }
     }
     let server = Server::start(script).await;
     let dir = TempDir::new().unwrap();
-    let mut run = args(&[
+    let mut run = strings(&[
         "run",
         "--retriever",
         "exact,normalised+fuzzy,oracle",
@@ -183,9 +155,13 @@ async fn recorded_real_model_outputs_are_echoes_exactly_where_labelled_by_hand()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt() {
     let echo = "- cookie → dorpa (meaning: a sweet baked biscuit)";
-    let server = Server::start(vec![reply(echo), reply("Frisha dorpa!")]).await;
+    let server = Server::start(vec![
+        chat_reply_with_usage(echo),
+        chat_reply_with_usage("Frisha dorpa!"),
+    ])
+    .await;
     let dir = TempDir::new().unwrap();
-    let mut translate = args(&["translate", "Fresh cookies!", "--format", "json"]);
+    let mut translate = strings(&["translate", "Fresh cookies!", "--format", "json"]);
     translate.extend(local(&server));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate.clone()).await;
     assert_eq!(code, 0, "{stderr}");
@@ -236,7 +212,7 @@ async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt()
     assert_eq!(again["turns"][1]["cached"], true);
 
     // With no repair the first reply stands, called an echo.
-    let mut plain = args(&["translate", "Fresh cookies!", "--repair", "0"]);
+    let mut plain = strings(&["translate", "Fresh cookies!", "--repair", "0"]);
     plain.extend(local(&server));
     let (code, stdout, stderr) = glossa_at(dir.path(), plain).await;
     assert_eq!(code, 0, "{stderr}");
@@ -254,12 +230,12 @@ async fn a_missing_target_and_an_excluded_sense_are_named_in_the_repair_prompt()
     // "save the date" is in the date entry's `context.not`: zimbo does not
     // fit there; brunka is missing.
     let server = Server::start(vec![
-        reply("Zimbo tan: birzo brunch 12!"),
-        reply("Retena tan: birzo brunka 12!"),
+        chat_reply_with_usage("Zimbo tan: birzo brunch 12!"),
+        chat_reply_with_usage("Retena tan: birzo brunka 12!"),
     ])
     .await;
     let dir = TempDir::new().unwrap();
-    let mut translate = args(&[
+    let mut translate = strings(&[
         "translate",
         "Save the date: our first birthday brunch is on the 12th!",
         "--retriever",
@@ -313,12 +289,12 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
     .unwrap();
     // Post a: wrong, then right after repair. Post b: right at once.
     let server = Server::start(vec![
-        reply("Frisha biskit!"),
-        reply("Frisha dorpa!"),
-        reply("Dorpa tuday."),
+        chat_reply_with_usage("Frisha biskit!"),
+        chat_reply_with_usage("Frisha dorpa!"),
+        chat_reply_with_usage("Dorpa tuday."),
     ])
     .await;
-    let mut run = args(&[
+    let mut run = strings(&[
         "run",
         "-g",
         "g.json",
@@ -378,7 +354,7 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
     // A merged copy keeps the turns and the figures.
     let (code, merged, stderr) = glossa_at(
         dir.path(),
-        args(&["merge", "r", "--out", "m", "--format", "json"]),
+        strings(&["merge", "r", "--out", "m", "--format", "json"]),
     )
     .await;
     assert_eq!(code, 0, "{stderr}");
@@ -441,7 +417,11 @@ fn post_json(addr: &str, path: &str, body: &Value) -> (u16, Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_repairs_once_and_says_what_the_first_reply_did() {
     let echo = "- cookie → dorpa (meaning: a sweet baked biscuit)";
-    let model = Server::start(vec![reply(echo), reply("Frisha dorpa!")]).await;
+    let model = Server::start(vec![
+        chat_reply_with_usage(echo),
+        chat_reply_with_usage("Frisha dorpa!"),
+    ])
+    .await;
     let base = model.url("/v1");
     let (status, v) = tokio::task::spawn_blocking(move || {
         use std::io::BufRead;
@@ -529,12 +509,12 @@ fn a_batch_file_cannot_repair() {
 async fn a_failed_repair_keeps_the_last_reply_and_says_why() {
     let echo = "- cookie → dorpa (meaning: a sweet baked biscuit)";
     let server = Server::start(vec![
-        reply(echo),
+        chat_reply_with_usage(echo),
         Response::json(400, r#"{"error": {"message": "context too long"}}"#),
     ])
     .await;
     let dir = TempDir::new().unwrap();
-    let mut translate = args(&["translate", "Fresh cookies!", "--format", "json"]);
+    let mut translate = strings(&["translate", "Fresh cookies!", "--format", "json"]);
     translate.extend(local(&server));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate).await;
     assert_eq!(code, 0, "{stderr}");

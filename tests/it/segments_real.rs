@@ -16,30 +16,13 @@
 //! `<bpt>&lt;b&gt;</bpt>` as `<b>`, glossa drops code content
 //! (docs/formats.md); Django's catalogues have no inline codes.
 
-use super::support::jsonl;
+use super::support::{catalogues, jsonl};
 use glossa::interchange::segments::{open, Options, Segment, SegmentFormat};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const LANGS: [&str; 10] = [
     "de", "fr", "cs", "ar", "hi", "ja", "zh_Hans", "ru", "th", "sw",
 ];
-
-/// The folder of .ci/catalogues.sh, when it is here; under CI=true it must be.
-fn catalogues() -> Option<PathBuf> {
-    let dir = std::env::var_os("GLOSSA_CATALOGUES").map(PathBuf::from);
-    match dir {
-        Some(dir) if dir.join("de/django.po").exists() => Some(dir),
-        _ => {
-            let message = "GLOSSA_CATALOGUES is unset or holds no de/django.po \
-                           (export GLOSSA_CATALOGUES=$(bash .ci/catalogues.sh))";
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("the real-catalogue tests are required under CI=true: {message}");
-            }
-            eprintln!("note: {message}; skipping a real-catalogue test");
-            None
-        }
-    }
-}
 
 fn read(path: &Path) -> Vec<Segment> {
     open(path, &Options::default())

@@ -307,3 +307,74 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// An OpenAI chat-completion reply holding `content`, finished by `stop`.
+pub fn chat_reply(content: &str) -> Response {
+    Response::json(
+        200,
+        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
+            .to_string(),
+    )
+}
+
+/// [`chat_reply`] that also reports its usage: 100 prompt tokens, 10
+/// completion tokens.
+pub fn chat_reply_with_usage(content: &str) -> Response {
+    Response::json(
+        200,
+        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+            .to_string(),
+    )
+}
+
+/// `glossa ARGS` in `dir` off the async runtime that serves a mock:
+/// (exit code, stdout, stderr).
+pub async fn glossa_at(dir: &std::path::Path, args: Vec<String>) -> (i32, String, String) {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let out = glossa_in(&dir).args(&args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .await
+    .unwrap()
+}
+
+/// Owned arguments.
+pub fn strings(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// `dir` when `present` says the data a test needs is there; else `None`
+/// (the test skips), except under CI=true, where it must be there.
+pub fn required_data(
+    dir: Option<std::path::PathBuf>,
+    present: impl Fn(&std::path::Path) -> bool,
+    missing: &str,
+) -> Option<std::path::PathBuf> {
+    match dir {
+        Some(dir) if present(&dir) => Some(dir),
+        _ => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("required under CI=true: {missing}");
+            }
+            eprintln!("note: {missing}; skipping");
+            None
+        }
+    }
+}
+
+/// Django's catalogues as PO, XLIFF and TMX with translate-toolkit's
+/// reading of each (.ci/catalogues.sh; .ci/run exports GLOSSA_CATALOGUES).
+pub fn catalogues() -> Option<std::path::PathBuf> {
+    required_data(
+        std::env::var_os("GLOSSA_CATALOGUES").map(std::path::PathBuf::from),
+        |dir| dir.join("de/django.po").exists(),
+        "GLOSSA_CATALOGUES is unset or holds no de/django.po \
+         (export GLOSSA_CATALOGUES=$(bash .ci/catalogues.sh))",
+    )
+}
