@@ -10,6 +10,12 @@ use std::process::ExitCode;
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let shown = args.file.display().to_string();
+    if shown.contains("://") {
+        anyhow::bail!(
+            "{shown}: glossa reads files on this computer, not addresses; download it first \
+             (e.g. `curl -LO '{shown}'`), then import the downloaded file"
+        );
+    }
     let format = args
         .from
         .or_else(|| SheetFormat::from_path(&args.file))
