@@ -504,9 +504,12 @@ pub struct TranslateArgs {
     /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: `warn` lists them, `fail` also exits 1, `off` skips the check (e.g. "£3.50" given as "£3.05")
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
     pub invariants: Mode,
-    /// Output format (json: the whole trace)
+    /// Output format (json: the whole trace; csv: the entries, the translation in its last column)
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Print only the translation (`glossa translate -q "…" > post.txt`); a problem the check found is one line on stderr
+    #[arg(long, short = 'q', conflicts_with_all = ["format", "posts"])]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
