@@ -438,3 +438,40 @@ fn sweep_list_params_in_every_format() {
         );
     }
 }
+
+/// At 80 columns the eval tables fit the window and every word, number
+/// and retriever name of the full-width output is still whole (they used
+/// to break as "0.01" / "6").
+#[test]
+fn narrow_windows_wrap_tables_at_spaces_only() {
+    let run = |columns: Option<&str>| {
+        let mut cmd = glossa();
+        cmd.args(["eval", "--no-save", "-r", "all,glossa"]);
+        match columns {
+            Some(c) => cmd.env("COLUMNS", c),
+            None => cmd.env_remove("COLUMNS"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let whole = run(None);
+    let words: std::collections::BTreeSet<&str> = whole
+        .split(|c: char| c.is_whitespace() || "│┆".contains(c))
+        .filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+        .collect();
+    assert!(words.len() > 20, "{whole}");
+    for columns in ["80", "60"] {
+        let narrow = run(Some(columns));
+        let width: usize = columns.parse().unwrap();
+        for line in narrow.lines() {
+            assert!(line.chars().count() <= width, "{columns}: {line}\n{narrow}");
+        }
+        for word in &words {
+            assert!(
+                narrow.contains(word),
+                "{columns}: `{word}` is broken\n{narrow}"
+            );
+        }
+    }
+}
