@@ -154,13 +154,25 @@ fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> 
         allow_dtd: external_doctype_only(text),
         ..roxmltree::ParsingOptions::default()
     };
-    Document::parse_with_options(text, options).map_err(|e| {
-        let pos = e.pos();
-        InputError {
-            path: path.to_string(),
-            line: Some(pos.row as usize),
-            column: Some(pos.col as usize),
-            message: format!("invalid XML: {e}"),
+    Document::parse_with_options(text, options).map_err(|e| match e {
+        // The parser places a file that stops before its root element
+        // closes at 1:1; where it stops is the line to look at.
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            InputError::at_line(
+                path,
+                crate::error::line_of(text, text.trim_end().len()),
+                "invalid XML: the file ends here, before its root element is closed \
+                 (cut off in a download or a copy?)",
+            )
+        }
+        _ => {
+            let pos = e.pos();
+            InputError {
+                path: path.to_string(),
+                line: Some(pos.row as usize),
+                column: Some(pos.col as usize),
+                message: format!("invalid XML: {e}"),
+            }
         }
     })
 }
@@ -579,6 +591,16 @@ mod tests {
             None
         );
         assert!(too_deep("<a><b></b></a>", 1).is_some());
+    }
+
+    #[test]
+    fn a_cut_off_tbx_is_named_by_its_last_line() {
+        let cut = "<martif>\n<text><body>\n<termEntry>\n<langSet xml:lang=\"en\"><term>a</term>\n";
+        let err = import_tbx("cut.tbx", cut, &opts()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cut.tbx:4: invalid XML: the file ends here"),
+            "{err}"
+        );
     }
 
     #[test]
