@@ -248,8 +248,11 @@ fn concept(
         .map(|(t, _)| t)
         .collect();
     let (mut targets, mut deprecated) = (Vec::new(), Vec::new());
+    // Weblate marks a glossary term whose translation must not be used
+    // with the status `forbidden` on its source term: its targets are.
+    let pair_forbidden = weblate_forbidden(&sections, langs.source);
     for (term, forbidden) in terms_in(&sections, langs.target).0 {
-        match forbidden {
+        match forbidden || pair_forbidden {
             true => deprecated.push(term),
             false => targets.push(term),
         }
@@ -385,15 +388,30 @@ fn text_of(node: Node) -> String {
         .to_string()
 }
 
+/// Whether a term of `lang` carries Weblate's status `forbidden`.
+fn weblate_forbidden(sections: &[(String, Node)], lang: &str) -> bool {
+    sections
+        .iter()
+        .filter(|(l, _)| lang_matches(l, lang))
+        .flat_map(|(_, n)| n.descendants())
+        .filter(|n| n.is_element() && n.tag_name().name() == "term")
+        .any(|t| has_status(t, |v| v.eq_ignore_ascii_case("forbidden")))
+}
+
 /// Whether a TBX term's group marks it deprecated, superseded, not
-/// recommended or obsolete: such a term becomes a `forbidden` term of its
-/// entry, never the target or a form. The status is read where the
-/// dialects write it: `<termNote type="administrativeStatus">` (or
-/// `normativeAuthorization`) in TBX 2008, TBX-Basic and TBX v3 DCA style,
-/// or an element of that name (`<basic:administrativeStatus>`, TBX v3 DCT
-/// style; TBX-Min) beside the term in its `tig`, `ntig`/`termGrp` or
-/// `termSec`.
+/// recommended, obsolete or (Weblate) forbidden: such a term becomes a
+/// `forbidden` term of its entry, never the target or a form.
 fn forbidden_status(term: Node) -> bool {
+    has_status(term, is_forbidden_status)
+}
+
+/// Whether a status of the term's group is one `wanted` accepts. The
+/// status is read where the dialects write it:
+/// `<termNote type="administrativeStatus">` (or `normativeAuthorization`)
+/// in TBX 2008, TBX-Basic and TBX v3 DCA style, or an element of that name
+/// (`<basic:administrativeStatus>`, TBX v3 DCT style; TBX-Min) beside the
+/// term in its `tig`, `ntig`/`termGrp` or `termSec`.
+fn has_status(term: Node, wanted: impl Fn(&str) -> bool) -> bool {
     let mut groups = term
         .ancestors()
         .skip(1)
@@ -408,19 +426,26 @@ fn forbidden_status(term: Node) -> bool {
                 ),
                 name => matches!(name, "administrativeStatus" | "normativeAuthorization"),
             };
-            n.is_element() && named && is_forbidden_status(&text_of(n))
+            n.is_element() && named && wanted(&text_of(n))
         })
     })
 }
 
 /// `deprecatedTerm-admn-sts`, `supersededTerm-admn-sts`,
 /// `notRecommendedTerm-admn-sts`, `obsoleteTerm-admn-sts`, and the bare
-/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`).
+/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`,
+/// Weblate's `forbidden`).
 fn is_forbidden_status(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
-    ["deprecated", "superseded", "notrecommended", "obsolete"]
-        .iter()
-        .any(|word| v.contains(word))
+    [
+        "deprecated",
+        "superseded",
+        "notrecommended",
+        "obsolete",
+        "forbidden",
+    ]
+    .iter()
+    .any(|word| v.contains(word))
 }
 
 /// Admitted terms first, then the forbidden ones, each in order.
@@ -591,6 +616,25 @@ mod tests {
             None
         );
         assert!(too_deep("<a><b></b></a>", 1).is_some());
+    }
+
+    #[test]
+    fn weblates_forbidden_status_forbids_the_translation() {
+        // Weblate writes the status on the source term: the pair must not
+        // be used, so its target is forbidden, never asked for.
+        let pair = r#"<martif><text><body>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet><langSet xml:lang="cs"><tig><term>brouk</term></tig></langSet></termEntry>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term></tig></langSet><langSet xml:lang="cs"><tig><term>chyba</term></tig><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet></termEntry>
+</body></text></martif>"#;
+        let got = import_tbx("w.tbx", pair, &opts()).unwrap();
+        assert_eq!(got.warnings.len(), 1, "{:?}", got.warnings);
+        assert!(got.warnings[0]
+            .starts_with("w.tbx:2: termEntry has only deprecated `cs` terms (brouk)"));
+        let e = &got.glossary.entries[0];
+        assert_eq!(
+            (e.target.as_str(), e.forbidden.as_slice()),
+            ("chyba", ["bug".to_string()].as_slice())
+        );
     }
 
     #[test]

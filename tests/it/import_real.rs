@@ -186,7 +186,8 @@ fn tbx_concepts(path: &Path) -> Vec<Concept> {
         .collect()
 }
 
-/// The statuses docs/formats.md lists as a forbidden term's.
+/// The statuses docs/formats.md lists as a forbidden term's (`forbidden`
+/// is Weblate's).
 fn forbidden_status(status: &str) -> bool {
     matches!(
         status,
@@ -198,6 +199,7 @@ fn forbidden_status(status: &str) -> bool {
             | "supersededTerm"
             | "notRecommended"
             | "obsolete"
+            | "forbidden"
     )
 }
 
@@ -206,6 +208,10 @@ fn forbidden_status(status: &str) -> bool {
 /// not; `None` when either language has none.
 fn expected_pair(c: &Concept, target: &str) -> Option<(String, String)> {
     let en = c.terms("en");
+    // Weblate's `forbidden` on the source term forbids the translation.
+    if en.iter().any(|t| t.status == "forbidden") {
+        return None;
+    }
     let source = en
         .iter()
         .find(|t| !forbidden_status(&t.status))
@@ -335,6 +341,17 @@ fn a_translate_toolkit_termbase_with_notes_and_a_one_language_concept() {
         .unwrap();
     assert!(weblate.terms("cs").is_empty());
     assert!(warns_at(&stderr, &file, weblate.line).contains("no `cs` term"));
+    // Weblate's `forbidden` on the English term: its translation must not
+    // be used, so no entry asks for it; a warning names the line and term.
+    let forbidden = concepts
+        .iter()
+        .find(|c| c.terms("en").iter().any(|t| t.status == "forbidden"))
+        .unwrap();
+    let warning = warns_at(&stderr, &file, forbidden.line);
+    for t in forbidden.terms("cs") {
+        assert!(warning.contains(&t.text), "{warning}");
+    }
+    assert_eq!(entries(&g).len(), concepts.len() - 2);
     // An untyped <descrip> and a translator's <note> are no definition: no
     // sense is made up from them.
     assert!(concepts.iter().all(|c| c.definition.is_none()));
