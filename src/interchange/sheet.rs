@@ -878,6 +878,21 @@ impl Layout {
         keep: bool,
         fail: impl Fn(String) -> InputError,
     ) -> Result<(&'c str, &'c str), InputError> {
+        // A term is one line: in a text sheet, a source or target that runs
+        // over several is a quote left open, which took in the rows below.
+        if matches!(self.format, SheetFormat::Csv | SheetFormat::Tsv) {
+            for (what, column) in [("source", Column::Source), ("target", Column::Target)] {
+                let cell = self.cell(cells, column);
+                if cell.contains('\n') {
+                    let first = cell.lines().next().unwrap_or_default();
+                    return Err(fail(format!(
+                        "the {what} `{first}…` runs over {} lines, taking in the rows below it: \
+                         is a quote left open on this line?",
+                        cell.lines().count()
+                    )));
+                }
+            }
+        }
         if cells.len() > self.columns.len() {
             let hint = if self.named {
                 format!("the header names {}", self.columns.len())
@@ -985,6 +1000,23 @@ mod tests {
         );
         assert!(text.contains("g.tsv:8: 5 columns"), "{text}");
         assert!(text.contains("6 problems in g.tsv"), "{text}");
+    }
+
+    #[test]
+    fn a_quote_left_open_is_named_not_a_target_of_many_lines() {
+        // Line 2 opens a quote that only line 4 closes: rows 3 and 4 would
+        // otherwise be part of `tea`'s target.
+        let err = sheet(
+            "coffee,kafe\ntea,\"te\nmilk,melk\ncake,kake\"\nbread,brød\n",
+            SheetFormat::Csv,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(":2: the target `te…` runs over 3 lines"),
+            "{text}"
+        );
+        assert!(text.contains("quote left open"), "{text}");
     }
 
     fn kinds(cells: &[&str]) -> bool {

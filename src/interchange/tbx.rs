@@ -154,13 +154,25 @@ fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> 
         allow_dtd: external_doctype_only(text),
         ..roxmltree::ParsingOptions::default()
     };
-    Document::parse_with_options(text, options).map_err(|e| {
-        let pos = e.pos();
-        InputError {
-            path: path.to_string(),
-            line: Some(pos.row as usize),
-            column: Some(pos.col as usize),
-            message: format!("invalid XML: {e}"),
+    Document::parse_with_options(text, options).map_err(|e| match e {
+        // The parser places a file that stops before its root element
+        // closes at 1:1; where it stops is the line to look at.
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            InputError::at_line(
+                path,
+                crate::error::line_of(text, text.trim_end().len()),
+                "invalid XML: the file ends here, before its root element is closed \
+                 (cut off in a download or a copy?)",
+            )
+        }
+        _ => {
+            let pos = e.pos();
+            InputError {
+                path: path.to_string(),
+                line: Some(pos.row as usize),
+                column: Some(pos.col as usize),
+                message: format!("invalid XML: {e}"),
+            }
         }
     })
 }
@@ -236,8 +248,11 @@ fn concept(
         .map(|(t, _)| t)
         .collect();
     let (mut targets, mut deprecated) = (Vec::new(), Vec::new());
+    // Weblate marks a glossary term whose translation must not be used
+    // with the status `forbidden` on its source term: its targets are.
+    let pair_forbidden = weblate_forbidden(&sections, langs.source);
     for (term, forbidden) in terms_in(&sections, langs.target).0 {
-        match forbidden {
+        match forbidden || pair_forbidden {
             true => deprecated.push(term),
             false => targets.push(term),
         }
@@ -373,15 +388,30 @@ fn text_of(node: Node) -> String {
         .to_string()
 }
 
+/// Whether a term of `lang` carries Weblate's status `forbidden`.
+fn weblate_forbidden(sections: &[(String, Node)], lang: &str) -> bool {
+    sections
+        .iter()
+        .filter(|(l, _)| lang_matches(l, lang))
+        .flat_map(|(_, n)| n.descendants())
+        .filter(|n| n.is_element() && n.tag_name().name() == "term")
+        .any(|t| has_status(t, |v| v.eq_ignore_ascii_case("forbidden")))
+}
+
 /// Whether a TBX term's group marks it deprecated, superseded, not
-/// recommended or obsolete: such a term becomes a `forbidden` term of its
-/// entry, never the target or a form. The status is read where the
-/// dialects write it: `<termNote type="administrativeStatus">` (or
-/// `normativeAuthorization`) in TBX 2008, TBX-Basic and TBX v3 DCA style,
-/// or an element of that name (`<basic:administrativeStatus>`, TBX v3 DCT
-/// style; TBX-Min) beside the term in its `tig`, `ntig`/`termGrp` or
-/// `termSec`.
+/// recommended, obsolete or (Weblate) forbidden: such a term becomes a
+/// `forbidden` term of its entry, never the target or a form.
 fn forbidden_status(term: Node) -> bool {
+    has_status(term, is_forbidden_status)
+}
+
+/// Whether a status of the term's group is one `wanted` accepts. The
+/// status is read where the dialects write it:
+/// `<termNote type="administrativeStatus">` (or `normativeAuthorization`)
+/// in TBX 2008, TBX-Basic and TBX v3 DCA style, or an element of that name
+/// (`<basic:administrativeStatus>`, TBX v3 DCT style; TBX-Min) beside the
+/// term in its `tig`, `ntig`/`termGrp` or `termSec`.
+fn has_status(term: Node, wanted: impl Fn(&str) -> bool) -> bool {
     let mut groups = term
         .ancestors()
         .skip(1)
@@ -396,19 +426,26 @@ fn forbidden_status(term: Node) -> bool {
                 ),
                 name => matches!(name, "administrativeStatus" | "normativeAuthorization"),
             };
-            n.is_element() && named && is_forbidden_status(&text_of(n))
+            n.is_element() && named && wanted(&text_of(n))
         })
     })
 }
 
 /// `deprecatedTerm-admn-sts`, `supersededTerm-admn-sts`,
 /// `notRecommendedTerm-admn-sts`, `obsoleteTerm-admn-sts`, and the bare
-/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`).
+/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`,
+/// Weblate's `forbidden`).
 fn is_forbidden_status(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
-    ["deprecated", "superseded", "notrecommended", "obsolete"]
-        .iter()
-        .any(|word| v.contains(word))
+    [
+        "deprecated",
+        "superseded",
+        "notrecommended",
+        "obsolete",
+        "forbidden",
+    ]
+    .iter()
+    .any(|word| v.contains(word))
 }
 
 /// Admitted terms first, then the forbidden ones, each in order.
@@ -579,6 +616,35 @@ mod tests {
             None
         );
         assert!(too_deep("<a><b></b></a>", 1).is_some());
+    }
+
+    #[test]
+    fn weblates_forbidden_status_forbids_the_translation() {
+        // Weblate writes the status on the source term: the pair must not
+        // be used, so its target is forbidden, never asked for.
+        let pair = r#"<martif><text><body>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet><langSet xml:lang="cs"><tig><term>brouk</term></tig></langSet></termEntry>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term></tig></langSet><langSet xml:lang="cs"><tig><term>chyba</term></tig><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet></termEntry>
+</body></text></martif>"#;
+        let got = import_tbx("w.tbx", pair, &opts()).unwrap();
+        assert_eq!(got.warnings.len(), 1, "{:?}", got.warnings);
+        assert!(got.warnings[0]
+            .starts_with("w.tbx:2: termEntry has only deprecated `cs` terms (brouk)"));
+        let e = &got.glossary.entries[0];
+        assert_eq!(
+            (e.target.as_str(), e.forbidden.as_slice()),
+            ("chyba", ["bug".to_string()].as_slice())
+        );
+    }
+
+    #[test]
+    fn a_cut_off_tbx_is_named_by_its_last_line() {
+        let cut = "<martif>\n<text><body>\n<termEntry>\n<langSet xml:lang=\"en\"><term>a</term>\n";
+        let err = import_tbx("cut.tbx", cut, &opts()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cut.tbx:4: invalid XML: the file ends here"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod conventions;
 mod forbidden;
 mod generate;
 mod import_layouts;
+mod import_real;
 mod invariants;
 mod languages;
 mod lint;
