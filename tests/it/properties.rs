@@ -442,7 +442,8 @@ proptest! {
         if written_twice {
             return Ok(());
         }
-        let tbx = glossa::interchange::export_tbx(&g);
+        let tbx = glossa::interchange::export_tbx(&g, glossa::interchange::TbxDialect::Basic)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let opts = glossa::interchange::ImportOptions { name: "t".into(), ..Default::default() };
         let back = glossa::interchange::import_tbx("g.tbx", &tbx, &opts)
             .map_err(|e| TestCaseError::fail(format!("{e}\n{tbx}")))?
