@@ -630,6 +630,106 @@ mod tests {
         }
     }
 
+    /// Every field of every entry, and the glossary's own, come back from
+    /// both dialects: ids that are and are not XML names (and one that
+    /// clashes with a made-up id), context, flags, a kept name, XML's
+    /// special characters, a carriage return, non-Latin scripts.
+    #[test]
+    fn both_tbx_dialects_give_back_the_same_glossary() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"name": "R&D <Khmer> \"terms\"", "source_lang": "en", "target_lang": "km",
+              "forbidden": ["ថោក", "cheap & nasty"],
+              "entries":[
+              {"id":"e1","source":"Q&A","target":"សំណួរ & ចម្លើយ","forms":["Q<A"],"forbidden":["'QA'"],"aliases":["questions \"n\" answers"],"sense":"a list\r\nof <questions>"},
+              {"source":"cold coffee","target":"កាហ្វេត្រជាក់","context":{"any":["iced & sweet"],"not":["coffee <table>"]}},
+              {"id":"my id","source":"US","target":"សហរដ្ឋ","case_sensitive":true},
+              {"source":"Glossa Café","keep":true},
+              {"id":"tab\tid","source":"date","target":"ល្មើ\tx","context":{"not":["save the date"]}}]}"#,
+        )
+        .unwrap();
+        for dialect in [TbxDialect::Basic, TbxDialect::V3] {
+            let tbx = export_tbx(&g, dialect).unwrap();
+            let doc = roxmltree::Document::parse(&tbx).unwrap_or_else(|e| panic!("{e}\n{tbx}"));
+            let root = doc.root_element();
+            let ids: Vec<&str> = doc
+                .descendants()
+                .filter(|n| matches!(n.tag_name().name(), "termEntry" | "conceptEntry"))
+                .filter_map(|n| n.attribute("id"))
+                .collect();
+            assert!(ids.iter().all(|id| is_xml_name(id)), "{ids:?}");
+            let mut unique = ids.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), ids.len(), "{ids:?}");
+            if dialect == TbxDialect::V3 {
+                assert_eq!(
+                    (root.tag_name().name(), root.tag_name().namespace()),
+                    ("tbx", Some("urn:iso:std:iso:30042:ed-2"))
+                );
+                assert_eq!(root.attribute("style"), Some("dca"));
+                // Every concept has its id, as TBX v3 requires.
+                assert_eq!(ids.len(), g.entries.len() + 1, "{tbx}");
+            } else {
+                assert_eq!(root.tag_name().name(), "martif");
+            }
+            let opts = ImportOptions {
+                name: "file-name".into(),
+                ..ImportOptions::default()
+            };
+            let back = crate::interchange::import_tbx("back.tbx", &tbx, &opts)
+                .unwrap_or_else(|e| panic!("{e}\n{tbx}"))
+                .glossary;
+            assert_eq!(
+                (
+                    &back.name,
+                    &back.source_lang,
+                    &back.target_lang,
+                    &back.forbidden
+                ),
+                (&g.name, &g.source_lang, &g.target_lang, &g.forbidden)
+            );
+            let lines_apart = |e: &Entry| Entry {
+                line: 0,
+                ..e.clone()
+            };
+            let (want, got): (Vec<Entry>, Vec<Entry>) = (
+                g.entries.iter().map(lines_apart).collect(),
+                back.entries.iter().map(lines_apart).collect(),
+            );
+            assert_eq!(want, got, "{tbx}");
+        }
+    }
+
+    #[test]
+    fn tbx_export_refuses_what_xml_or_tbx_cannot_hold() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"bell\",\"target\":\"ding\\u0007\"}]}",
+        )
+        .unwrap();
+        let err = export_tbx(&g, TbxDialect::V3).unwrap_err();
+        assert_eq!((err.path.as_str(), err.line), ("g.json", Some(3)));
+        assert!(
+            err.message
+                .contains("entry `bell`: \"ding\\u{7}\" holds U+0007"),
+            "{err}"
+        );
+        let same = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"source_lang":"en","target_lang":"en-GB","entries":[{"source":"color","target":"colour"}]}"#,
+        )
+        .unwrap();
+        let err = export_tbx(&same, TbxDialect::Basic).unwrap_err();
+        assert!(err.message.contains("one language to TBX"), "{err}");
+        // Ids: XML names as written, others not.
+        assert!(is_xml_name("cold-coffee") && is_xml_name("_x.1"));
+        assert!(!is_xml_name("cold coffee") && !is_xml_name("1st") && !is_xml_name(""));
+    }
+
     #[test]
     fn plain_glossaries_export_two_columns_without_a_header() {
         let g = Glossary::parse(

@@ -713,6 +713,61 @@ mod tests {
         assert!(too_deep("<a><b></b></a>", 1).is_some());
     }
 
+    /// `glossa.*` notes, the title and the root's language are glossa's
+    /// own export's: a termbase from elsewhere that happens to hold such a
+    /// note imports as before; in a glossa export a bad one is an error
+    /// naming its concept's line.
+    #[test]
+    fn glossa_notes_are_read_only_from_glossa_exports() {
+        let body = |desc: &str, keep: &str| {
+            format!(
+                r#"<tbx type="TBX-Basic" style="dca" xml:lang="de" xmlns="urn:iso:std:iso:30042:ed-2">
+<tbxHeader><fileDesc><titleStmt><title>Marken</title></titleStmt><sourceDesc><p>{desc}</p></sourceDesc></fileDesc></tbxHeader>
+<text><body>
+<conceptEntry id="c1"><note>glossa.keep: {keep}</note><note>glossa.context.any:  Kasse </note><note>checked by Ana</note>
+<langSec xml:lang="de"><termSec><term>Acme</term></termSec></langSec>
+<langSec xml:lang="fr"><termSec><term>Acme</term></termSec></langSec></conceptEntry>
+</body></text></tbx>"#
+            )
+        };
+        let other = body("a termbase from elsewhere", "true");
+        let err = import_tbx("other.tbx", &other, &opts()).unwrap_err();
+        // Not glossa's: the source language stays `en` (no `en` terms here).
+        assert!(
+            err.to_string().contains("several target languages"),
+            "{err}"
+        );
+        let de = ImportOptions {
+            source_lang: Some("de".into()),
+            ..opts()
+        };
+        let g = import_tbx("other.tbx", &other, &de).unwrap().glossary;
+        assert_eq!(
+            (g.name.as_str(), g.entries[0].keep, &g.entries[0].context),
+            ("t", false, &None)
+        );
+
+        let ours = body(EXPORTED_BY, "true");
+        let g = import_tbx("ours.tbx", &ours, &opts()).unwrap().glossary;
+        assert_eq!((g.name.as_str(), g.source_lang.as_str()), ("Marken", "de"));
+        let e = &g.entries[0];
+        assert!(e.keep && !e.case_sensitive);
+        assert_eq!(e.context.as_ref().unwrap().any, ["Kasse"]);
+
+        let err = import_tbx("ours.tbx", &body(EXPORTED_BY, "maybe"), &opts()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ours.tbx:4: note `glossa.keep: maybe`: glossa.keep takes `true` (or is left out), not `maybe`"
+        );
+        let unknown = body(EXPORTED_BY, "true").replace("glossa.keep", "glossa.kept");
+        let err = import_tbx("ours.tbx", &unknown, &opts()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("ours.tbx:4: note `glossa.kept: true`: not a glossa field"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn tbx_errors_name_the_line() {
         let err = import_tbx("bad.tbx", "<martif>\n<text>\n</martif>", &opts()).unwrap_err();
