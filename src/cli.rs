@@ -201,7 +201,9 @@ pub enum Command {
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; the first target-language term the \
         target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
-        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense.\n\n\
+        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense. A file \
+        `glossa export --to tbx|tbx3` wrote gives its glossary back whole: name, context, case_sensitive, keep \
+        and glossary-wide forbidden words from its `glossa.*` notes.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),
@@ -902,7 +904,7 @@ pub struct ImportArgs {
     /// The file's format, when its extension does not say
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
-    /// Glossary name (default: the --out file name, else the input's)
+    /// Glossary name (default: the title of a TBX file glossa exported, else the --out file name, else the input's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources: a code, locale or English name (default en; for TBX, which terms are sources)
