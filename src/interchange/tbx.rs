@@ -148,7 +148,7 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
             from_glossa,
         };
         match concept(*c, read, &mut first_lines) {
-            Concept::Entry(entry) => entries.push(*entry),
+            Concept::Entry(entry) => entries.push(entry),
             Concept::Forbidden(words) => wide_forbidden.extend(words),
             Concept::Skipped(warning) => warnings.push(warning),
             Concept::Bad(error) => errors.push(error),
@@ -270,7 +270,7 @@ struct Langs<'l> {
 
 /// What one concept gives.
 enum Concept {
-    Entry(Box<Entry>),
+    Entry(Entry),
     /// glossa's concept of glossary-wide forbidden words.
     Forbidden(Vec<String>),
     /// No term in the source or target language: a warning.
@@ -410,7 +410,7 @@ fn concept(c: Node, read: Reading, first_lines: &mut FirstLines) -> Concept {
         ));
     }
     let context = notes.context;
-    Concept::Entry(Box::new(Entry {
+    Concept::Entry(Entry {
         id,
         source: source.clone(),
         target: target.clone(),
@@ -426,7 +426,7 @@ fn concept(c: Node, read: Reading, first_lines: &mut FirstLines) -> Concept {
         key: String::new(),
         alias_keys: Vec::new(),
         line,
-    }))
+    })
 }
 
 /// `rest` without `first`, repeats, and what `keep` refuses; in order.
