@@ -201,7 +201,9 @@ pub enum Command {
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; the first target-language term the \
         target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
-        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense.\n\n\
+        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense. A file \
+        `glossa export --to tbx|tbx3` wrote gives its glossary back whole: name, context, case_sensitive, keep \
+        and glossary-wide forbidden words from its `glossa.*` notes.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),
@@ -209,10 +211,15 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
         glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n  \
-        glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n\n\
+        glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n  \
+        glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n\n\
         Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
-        written without a header unless --header. `glossa import` reads the result back unchanged.")]
+        written without a header unless --header. `glossa import` reads the result back unchanged.\n\
+        TBX (tbx: TBX-Basic in TBX 2008; tbx3: TBX v3): one concept per entry; sense as a definition, \
+        aliases as further source terms, forms as admitted and forbidden terms as deprecated target terms; \
+        context, case_sensitive and keep as `glossa.*` notes; the glossary-wide forbidden words as a concept \
+        of deprecated terms (docs/formats.md, \"TBX mapping\").")]
     Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = "Examples:\n  \
@@ -309,7 +316,8 @@ value_enum!(crate::dataset::SplitChoice {
 value_enum!(crate::interchange::SheetFormat {
     Tsv => "tsv", "Tab-separated values";
     Csv => "csv", "Comma-separated values";
-    Tbx => "tbx", "TermBase eXchange (XML)";
+    Tbx => "tbx", "TermBase eXchange (XML); export writes TBX-Basic in TBX 2008 (martif)";
+    Tbx3 => "tbx3", "TBX v3, ISO 30042:2019 (export; import reads it as tbx)";
     Xlsx => "xlsx", "Excel workbook: .xlsx, .xlsm, .xls (import only; --sheet picks the sheet)";
     Ods => "ods", "OpenDocument spreadsheet (import only; --sheet picks the sheet)";
 });
@@ -896,7 +904,7 @@ pub struct ImportArgs {
     /// The file's format, when its extension does not say
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
-    /// Glossary name (default: the --out file name, else the input's)
+    /// Glossary name (default: the title of a TBX file glossa exported, else the --out file name, else the input's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources: a code, locale or English name (default en; for TBX, which terms are sources)
@@ -938,7 +946,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv, csv or tbx (TBX-Basic: forms as admitted terms, forbidden terms as deprecated ones)
+    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones
     #[arg(long, short = 'f', visible_alias = "to", value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
     pub format: crate::interchange::SheetFormat,
     /// Write here instead of standard output

@@ -6,10 +6,14 @@ use std::process::ExitCode;
 
 pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let glossary = super::load_glossary(&args.glossary)?;
-    if !glossary.forbidden.is_empty() {
+    let tbx = matches!(
+        args.format,
+        interchange::SheetFormat::Tbx | interchange::SheetFormat::Tbx3
+    );
+    if !glossary.forbidden.is_empty() && !tbx {
         eprintln!(
-            "{}: the glossary-wide `forbidden` list ({} words) has no place in a sheet or TBX and is \
-             not exported; keep the JSON file for it",
+            "{}: the glossary-wide `forbidden` list ({} words) has no place in a sheet and is \
+             not exported; keep the JSON file for it, or export TBX",
             super::style::warning(),
             glossary.forbidden.len()
         );

@@ -51,7 +51,14 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         columns: args.columns.clone().map(|c| c.0).unwrap_or_default(),
         delimiter: args.delimiter,
     };
-    let imported = interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
+    let mut imported =
+        interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
+    // A TBX file glossa exported names its glossary; --name still wins.
+    let name = match &args.name {
+        Some(given) => given.clone(),
+        None => imported.glossary.name.clone(),
+    };
+    imported.glossary.name = name.clone();
     for w in &imported.warnings {
         eprintln!("{}: {w}", super::style::warning());
     }

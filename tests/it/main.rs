@@ -31,5 +31,6 @@ mod scale_out;
 mod secrets;
 mod segments_real;
 mod serve;
+mod tbx_export;
 mod translate_posts;
 mod workbook;
