@@ -321,6 +321,11 @@ pub struct Diff {
     /// Retrievers of A and of B that were not paired with any.
     pub unpaired_a: Vec<String>,
     pub unpaired_b: Vec<String>,
+    /// Settings that differ, as `threshold 0.75 → 0.85`.
+    pub settings_changed: Vec<String>,
+    /// Inputs whose contents differ (`glossary`, `posts`, `labels`,
+    /// `prompt`), by the SHA-256 each result recorded.
+    pub inputs_differ: Vec<String>,
 }
 
 /// Which retrievers to pair: `None` pairs equal names (or the only
@@ -436,7 +441,114 @@ pub fn diff(
         retrievers,
         unpaired_a: unpaired(a.names(), |p| &p.0),
         unpaired_b: unpaired(b.names(), |p| &p.1),
+        settings_changed: changes(&settings_of(a), &settings_of(b)),
+        inputs_differ: changes(&inputs_of(a), &inputs_of(b))
+            .into_iter()
+            .filter_map(|c| c.split(' ').next().map(str::to_string))
+            .collect(),
     })
+}
+
+/// A saved result's settings, `name → value`: the retriever parameters
+/// under their own names, then the rest of the run's configuration
+/// (`provider.model`, `repeat`, ...). Paths, fingerprints and cache
+/// settings are not settings of the result.
+fn settings_of(saved: &Saved) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    match saved {
+        Saved::Eval(e) => {
+            for t in crate::retrieve::TUNABLE {
+                out.insert(
+                    t.name.to_string(),
+                    crate::sweep::format_value((t.get)(&e.params)),
+                );
+            }
+            out.insert("split".into(), e.split.clone());
+        }
+        Saved::Run(r) => {
+            let Ok(config) = load_config(&r.dir) else {
+                return out;
+            };
+            let value = serde_json::to_value(&config).unwrap_or_default();
+            flatten("", &value, &mut out);
+            for key in [
+                "glossary",
+                "posts",
+                "labels",
+                "inputs",
+                "merged_from",
+                "shard",
+                "version",
+                "glossa_version",
+                "provider.cache_dir",
+                "provider.no_cache",
+                "provider.timeout",
+            ] {
+                out.retain(|k, _| k != key && !k.starts_with(&format!("{key}.")));
+            }
+            out = out
+                .into_iter()
+                .map(|(k, v)| (k.strip_prefix("params.").unwrap_or(&k).to_string(), v))
+                .collect();
+        }
+    }
+    out
+}
+
+/// The fingerprints a saved result recorded, `input → SHA-256`.
+fn inputs_of(saved: &Saved) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    match saved {
+        Saved::Eval(e) => {
+            if let Some(i) = &e.inputs {
+                out.insert("glossary".into(), i.glossary.clone());
+                out.insert("posts".into(), i.posts.clone());
+                out.insert("labels".into(), i.labels.clone());
+            }
+        }
+        Saved::Run(r) => {
+            if let Some(i) = load_config(&r.dir).ok().and_then(|c| c.inputs) {
+                out.insert("glossary".into(), i.glossary);
+                out.insert("posts".into(), i.posts);
+                out.insert("labels".into(), i.labels);
+                out.insert("prompt".into(), i.prompt);
+            }
+        }
+    }
+    out
+}
+
+/// JSON objects as dotted keys with their values as text.
+fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match value {
+        serde_json::Value::Object(fields) => {
+            for (k, v) in fields {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        serde_json::Value::String(s) => {
+            out.insert(prefix.to_string(), s.clone());
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+/// `name a → b` for each name whose values differ; only names both sides
+/// know (an older result missing a setting is not a change).
+fn changes(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
+    a.iter()
+        .filter_map(|(k, x)| {
+            let y = b.get(k)?;
+            (x != y).then(|| format!("{k} {x} → {y}"))
+        })
+        .collect()
 }
 
 fn article(kind: &str) -> String {

@@ -82,6 +82,36 @@ pub struct EvalResult {
     /// How long the whole evaluation took (not part of the stable output of docs/formats.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// SHA-256 of the files read, so that `glossa diff` can tell results
+    /// about different data apart (absent in older results, and for input
+    /// read from standard input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<InputHashes>,
+}
+
+/// SHA-256 (hex) of an evaluation's three input files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputHashes {
+    pub glossary: String,
+    pub posts: String,
+    pub labels: String,
+}
+
+impl InputHashes {
+    /// The hashes of the files at these paths; `None` when one cannot be
+    /// read again (standard input).
+    pub fn of(
+        glossary: &std::path::Path,
+        posts: &std::path::Path,
+        labels: &std::path::Path,
+    ) -> Option<InputHashes> {
+        let hash = |p: &std::path::Path| crate::fsutil::sha256_file(p).ok();
+        Some(InputHashes {
+            glossary: hash(glossary)?,
+            posts: hash(posts)?,
+            labels: hash(labels)?,
+        })
+    }
 }
 
 /// Throughput of one `glossa eval`.
@@ -271,6 +301,7 @@ pub fn evaluate_stream(
         glossa_version: env!("CARGO_PKG_VERSION").to_string(),
         retrievers: results,
         timing: None,
+        inputs: None,
     };
     if options.exit_follows {
         std::mem::forget(retrievers);

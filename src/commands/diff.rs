@@ -12,6 +12,16 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let test = TestSettings::new(args.resamples, args.seed);
     let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
     super::emit_report(&d, args.format)?;
+    for change in &d.settings_changed {
+        eprintln!("{}: changed: {change}", super::style::note());
+    }
+    if !d.inputs_differ.is_empty() {
+        eprintln!(
+            "{}: A and B differ in their {} (by SHA-256): the figures are about different data",
+            super::style::warning(),
+            d.inputs_differ.join(", ")
+        );
+    }
     if !d.unpaired_a.is_empty() {
         eprintln!(
             "{}: only in A, not compared: {}",

@@ -96,6 +96,11 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no labelled post in {labels_file} is in the {split_name} split");
     }
     let seconds = started.elapsed().as_secs_f64();
+    let stdin = |p: &std::path::Path| p.as_os_str() == "-";
+    if !stdin(&args.data.posts) && !stdin(&args.data.labels) {
+        result.inputs =
+            crate::eval::InputHashes::of(&args.data.glossary, &args.data.posts, &args.data.labels);
+    }
     result.timing = Some(Timing {
         posts: stats.posts,
         index_seconds: stats.index_seconds,

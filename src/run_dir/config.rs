@@ -200,35 +200,12 @@ impl Inputs {
     }
 }
 
-/// SHA-256 of a file's bytes, streamed (a missing demo file: of the
-/// built-in copy).
+/// SHA-256 of a file's bytes ([`crate::fsutil::sha256_file`]).
 fn fingerprint(path: &Path) -> Result<String, ConfigError> {
-    use sha2::{Digest, Sha256};
-    let unreadable = |source| ConfigError::Input {
+    crate::fsutil::sha256_file(path).map_err(|source| ConfigError::Input {
         path: path.to_path_buf(),
         source,
-    };
-    let mut hasher = Sha256::new();
-    match std::fs::File::open(path) {
-        Ok(mut file) => {
-            use std::io::Read as _;
-            let mut buf = vec![0u8; 1 << 16];
-            loop {
-                let n = file.read(&mut buf).map_err(unreadable)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-        }
-        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
-            Some(text) if e.kind() == std::io::ErrorKind::NotFound => {
-                hasher.update(text.as_bytes())
-            }
-            _ => return Err(unreadable(e)),
-        },
-    }
-    Ok(crate::generate::cache::hex(&hasher.finalize()))
+    })
 }
 
 /// Why two run folders cannot be merged: the settings that decide the

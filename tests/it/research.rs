@@ -458,6 +458,11 @@ fn diff_reads_saved_eval_files_and_run_folders() {
             .args(["--format", "json"]),
     );
     assert_eq!(d["kind"], "run");
+    assert_eq!(
+        d["settings_changed"],
+        serde_json::json!(["threshold 0.75 → 0.5"])
+    );
+    assert_eq!(d["inputs_differ"], serde_json::json!([]));
     let r = &d["retrievers"][0];
     assert_eq!(r["posts"], 24);
     assert_eq!(r["figures"][0]["figure"], "right");
@@ -998,4 +1003,65 @@ fn the_suggested_eval_command_runs_as_printed_on_the_same_data() {
     assert_eq!(v["retrievers"][0]["name"], spec);
     assert_eq!(v["params"]["threshold"].as_f64(), Some(suggested));
     assert_eq!(v["params"]["edit_two_from"], 9);
+}
+
+/// `diff` says which settings changed between two results and warns when
+/// they were made from different files (eval results record the SHA-256
+/// of their inputs, as run folders do).
+#[test]
+fn diff_names_the_changed_settings_and_warns_on_different_inputs() {
+    let dir = TempDir::new().unwrap();
+    let cafe = fs::read_to_string(root("glossaries/cafe.json")).unwrap();
+    fs::write(
+        dir.path().join("edited.json"),
+        cafe.replacen("\"frosk mavi\"", "\"frosk mavi2\"", 1),
+    )
+    .unwrap();
+    let eval_to = |name: &str, glossary: &str, threshold: &str| {
+        let (stdout, _) = run_ok(
+            glossa()
+                .current_dir(dir.path())
+                .args(["eval", "--no-save", "-f", "json", "-r", "fuzzy"])
+                .args(["--threshold", threshold, "-g", glossary])
+                .arg("-p")
+                .arg(root("posts/cafe.jsonl"))
+                .arg("-l")
+                .arg(root("labels/cafe.jsonl")),
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            v["inputs"]["glossary"].as_str().map(str::len),
+            Some(64),
+            "{v}"
+        );
+        fs::write(dir.path().join(name), stdout).unwrap();
+    };
+    let cafe_path = root("glossaries/cafe.json").display().to_string();
+    eval_to("a.json", &cafe_path, "0.75");
+    eval_to("b.json", &cafe_path, "0.85");
+    eval_to("c.json", "edited.json", "0.75");
+    let diff = |a: &str, b: &str| {
+        run_ok(
+            glossa()
+                .current_dir(dir.path())
+                .args(["diff", a, b, "--format", "json"]),
+        )
+    };
+    let (stdout, stderr) = diff("a.json", "b.json");
+    assert!(
+        stderr.contains("changed: threshold 0.75 → 0.85"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("differ in their"), "{stderr}");
+    let d: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        d["settings_changed"],
+        serde_json::json!(["threshold 0.75 → 0.85"])
+    );
+    let (_, stderr) = diff("a.json", "c.json");
+    assert!(!stderr.contains("changed:"), "{stderr}");
+    assert!(
+        stderr.contains("A and B differ in their glossary (by SHA-256)"),
+        "{stderr}"
+    );
 }
