@@ -119,6 +119,36 @@ fn sync_folder(path: &Path) {
     }
 }
 
+/// SHA-256 of a file's bytes in lower-case hex, streamed; a built-in demo
+/// file that is not on disk: of the built-in copy. Results and run folders
+/// record these so that two of them are known to be about the same inputs.
+pub fn sha256_file(path: &Path) -> io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read as _;
+    let mut hasher = Sha256::new();
+    match File::open(path) {
+        Ok(mut file) => {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = file.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+        }
+        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
+            Some(text) if e.kind() == io::ErrorKind::NotFound => hasher.update(text.as_bytes()),
+            _ => return Err(e),
+        },
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,34 +212,4 @@ mod tests {
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
         assert_eq!(mode(&path), mode(&plain));
     }
-}
-
-/// SHA-256 of a file's bytes in lower-case hex, streamed; a built-in demo
-/// file that is not on disk: of the built-in copy. Results and run folders
-/// record these so that two of them are known to be about the same inputs.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read as _;
-    let mut hasher = Sha256::new();
-    match File::open(path) {
-        Ok(mut file) => {
-            let mut buf = vec![0u8; 1 << 16];
-            loop {
-                let n = file.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-        }
-        Err(e) => match crate::demo::builtin(&path.display().to_string()) {
-            Some(text) if e.kind() == io::ErrorKind::NotFound => hasher.update(text.as_bytes()),
-            _ => return Err(e),
-        },
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }
