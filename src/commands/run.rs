@@ -230,6 +230,33 @@ fn check_config(config: &RunConfig, mode: &Mode, fresh: bool, dir: &Path) -> any
             config.repeat
         );
     }
+    let offline = config
+        .provider
+        .provider
+        .split(',')
+        .all(|p| crate::generate::provider::is_offline(p.trim()));
+    if offline && config.repeat > 1 {
+        eprintln!(
+            "{}: the offline provider writes the same output every time: --repeat {} makes {} \
+             identical calls per post and measures no variation (use --repeat 1, or a model)",
+            super::style::warning(),
+            config.repeat,
+            config.repeat
+        );
+    }
+    if offline
+        && config
+            .retrievers
+            .iter()
+            .any(|r| r.split(['+', '|']).any(|p| p == "oracle"))
+    {
+        eprintln!(
+            "{}: offline, `oracle` is not a ceiling: the offline provider can put in only the \
+             entries found at a phrase of the post, and the oracle gives the labelled entries \
+             without one; with a model it is the upper bound",
+            super::style::note()
+        );
+    }
     if mode.is_batch() {
         check_batch_config(config, mode, fresh, dir)?;
     }

@@ -1065,3 +1065,30 @@ fn diff_names_the_changed_settings_and_warns_on_different_inputs() {
         "{stderr}"
     );
 }
+
+/// Offline, repeats are identical and the oracle is no ceiling: `run`
+/// says both (it said neither, and the oracle row scored below `glossa`).
+#[test]
+fn an_offline_run_warns_on_repeats_and_notes_the_oracle_is_no_ceiling() {
+    let dir = TempDir::new().unwrap();
+    let (_, stderr) = run_ok(
+        glossa()
+            .args(["run", "-r", "glossa,oracle", "--repeat", "2", "--out"])
+            .arg(dir.path().join("r")),
+    );
+    assert!(
+        stderr.contains("the offline provider writes the same output every time: --repeat 2 makes 2 identical calls"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("offline, `oracle` is not a ceiling"),
+        "{stderr}"
+    );
+    let (_, stderr) = run_ok(
+        glossa()
+            .args(["run", "-r", "glossa", "--out"])
+            .arg(dir.path().join("r2")),
+    );
+    assert!(!stderr.contains("same output every time"), "{stderr}");
+    assert!(!stderr.contains("not a ceiling"), "{stderr}");
+}
