@@ -43,6 +43,12 @@
 //!   code (nor a locale such as `km_KH`, nor private use such as `x-cafe`);
 //!   the suggestion is the code (`French` → `fr`, `Frnch` → `fr`).
 //!
+//! - `deepl-duplicate`, `deepl-characters`, `deepl-entry-size`,
+//!   `deepl-file-size`, `amazon-term-size`, `amazon-file-size`,
+//!   `google-size` (errors: the engine refuses the file) and
+//!   `amazon-duplicate` (warning), only with `--for ENGINE`
+//!   ([`engine_findings`]; docs/formats.md, "Exporting to MT engines").
+//!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
 
@@ -87,6 +93,32 @@ pub struct Finding {
     pub severity: Severity,
     pub message: String,
     pub suggestion: String,
+}
+
+/// `glossa lint --for ENGINE`: what `glossa export --to ENGINE` would write
+/// that the engine refuses (an error) or reads otherwise than the glossary
+/// means (a warning). Refused like the export when the engine's file needs
+/// a target language the glossary lacks.
+pub fn engine_findings(
+    glossary: &Glossary,
+    engine: crate::interchange::Engine,
+) -> Result<Vec<Finding>, crate::error::InputError> {
+    let file = crate::interchange::export_engine(glossary, engine)?;
+    Ok(crate::interchange::engine_limits(&file)
+        .into_iter()
+        .map(|i| Finding {
+            line: i.line,
+            entry: i.entry,
+            check: i.check,
+            severity: if i.refused {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            message: i.message,
+            suggestion: i.suggestion,
+        })
+        .collect())
 }
 
 /// The shipped ambiguous words: `(word, senses)`.

@@ -25,6 +25,7 @@
 //! reads TBX ([`import_tbx`]), `export` writes JSON and sheets
 //! ([`to_json`], [`export_sheet`]); this module holds what they share.
 
+mod engine;
 mod export;
 mod header;
 pub mod segments;
@@ -32,6 +33,9 @@ mod sheet;
 mod tbx;
 mod workbook;
 
+pub use engine::{
+    engine_limits, export_engine, Engine, EngineFile, EngineIssue, EngineRow, ExportFormat,
+};
 pub use export::{export_sheet, export_tbx, to_json};
 pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
