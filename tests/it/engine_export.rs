@@ -68,13 +68,14 @@ fn each_engine_file_imports_back_as_the_same_pairs_and_languages() {
         );
         assert!(stderr.contains("context (1 entry)"), "{engine}: {stderr}");
         // Headerless files need the languages at import, as at the engine.
-        let mut args = vec!["import", out.as_str(), "--out", "back.json"];
+        let back_file = format!("back-{engine}.json");
+        let mut args = vec!["import", out.as_str(), "--out", back_file.as_str()];
         if matches!(engine, "deepl" | "google") {
             assert!(stderr.contains("give source en and target km"), "{stderr}");
             args.extend(["--source-lang", "en", "--target-lang", "km"]);
         }
         run_in(dir.path(), &args, 0);
-        let back = read_json(&dir.path().join("back.json"));
+        let back = read_json(&dir.path().join(&back_file));
         assert_eq!(pairs(&back), expected, "{engine}");
         assert_eq!(
             (back["source_lang"].as_str(), back["target_lang"].as_str()),
@@ -434,6 +435,55 @@ fn freedict_glossary(dir: &Path) -> Option<String> {
     Some("deu.json".into())
 }
 
+/// The (check, entry) of each finding `export --to ENGINE` prints.
+fn export_findings(stderr: &str) -> HashSet<(String, String)> {
+    const CHECKS: [&str; 8] = [
+        "deepl-duplicate",
+        "deepl-characters",
+        "deepl-entry-size",
+        "deepl-file-size",
+        "amazon-duplicate",
+        "amazon-term-size",
+        "amazon-file-size",
+        "google-size",
+    ];
+    stderr
+        .lines()
+        .filter_map(|line| {
+            let check = CHECKS.iter().find(|c| line.contains(&format!(" [{c}]")))?;
+            let entry = line
+                .split_once(": entry `")
+                .and_then(|(_, rest)| rest.split_once("`: "))
+                .map_or("", |(id, _)| id);
+            Some((check.to_string(), entry.to_string()))
+        })
+        .collect()
+}
+
+/// What DeepL's documented rules refuse in a source or target, restated:
+/// empty, a control character or line/paragraph separator, white space at
+/// an end, over 1,024 bytes.
+fn deepl_refuses(text: &str) -> Option<&'static str> {
+    if text.is_empty()
+        || text
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+        || text.trim() != text
+    {
+        Some("deepl-characters")
+    } else if text.len() > 1024 {
+        Some("deepl-entry-size")
+    } else {
+        None
+    }
+}
+
+fn field<'a>(e: &'a Value, key: &str) -> &'a str {
+    e[key]
+        .as_str()
+        .unwrap_or_else(|| e["source"].as_str().unwrap())
+}
+
 #[test]
 fn a_real_dictionary_breaks_only_the_rules_it_truly_breaks() {
     let dir = tempfile::tempdir().unwrap();
@@ -442,27 +492,30 @@ fn a_real_dictionary_breaks_only_the_rules_it_truly_breaks() {
     };
     let glossary = read_json(&dir.path().join(&g));
     let entries = glossary["entries"].as_array().unwrap();
-    assert!(entries.len() > 10_000, "{}", entries.len());
-    // The sources written before, as written: what DeepL refuses.
+    assert!(entries.len() > 100_000, "{}", entries.len());
+    // What DeepL refuses, computed here from the dictionary: each source
+    // written before (FreeDict repeats headwords, `source (2)` ids), each
+    // term with a control character (FreeDict has U+0096, a Windows-1252
+    // dash read as Latin-1), and the whole file, 17 MB.
+    let mut expected = HashSet::new();
     let mut seen = HashSet::new();
-    let repeated: Vec<String> = entries
+    for e in entries {
+        let id = field(e, "id").to_string();
+        if !seen.insert(field(e, "source")) {
+            expected.insert(("deepl-duplicate".to_string(), id.clone()));
+        }
+        for text in [field(e, "source"), field(e, "target")] {
+            if let Some(check) = deepl_refuses(text) {
+                expected.insert((check.to_string(), id.clone()));
+            }
+        }
+    }
+    let bytes: usize = entries
         .iter()
-        .filter(|e| !seen.insert(e["source"].as_str().unwrap()))
-        .map(|e| e["id"].as_str().unwrap().to_string())
-        .collect();
-    assert!(
-        !repeated.is_empty(),
-        "FreeDict repeats headwords (`source (2)` ids)"
-    );
-    let found = lint_for(dir.path(), &g, "deepl");
-    // Every finding is a repeated source, each named once: no term of a
-    // real dictionary trips the length or character rules.
-    let named: Vec<String> = found.iter().map(|f| f.1.clone()).collect();
-    assert!(found.iter().all(|f| f.0 == "deepl-duplicate"), "{found:?}");
-    assert_eq!(named, repeated);
-    // Refused as a whole; with the repeats left out it goes out and comes
-    // back with one entry a source.
-    refused(dir.path(), &g, "deepl");
+        .map(|e| field(e, "source").len() + field(e, "target").len() + 2)
+        .sum();
+    assert!(bytes > 10 * 1024 * 1024, "{bytes}");
+    expected.insert(("deepl-file-size".to_string(), String::new()));
     let (_, stderr) = run_in(
         dir.path(),
         &[
@@ -470,24 +523,47 @@ fn a_real_dictionary_breaks_only_the_rules_it_truly_breaks() {
             &g,
             "--to",
             "deepl",
-            "--drop-refused",
             "--target-lang",
             "de",
             "--out",
             "deu.csv",
         ],
+        1,
+    );
+    assert!(!dir.path().join("deu.csv").exists());
+    let found = export_findings(&stderr);
+    assert!(found.contains(&("deepl-characters".to_string(), "I\u{96}V curve".to_string())));
+    assert_eq!(found.len(), expected.len());
+    assert_eq!(found, expected);
+
+    // Its first 30,000 entries, under every size limit: with the refused
+    // rows left out, the file imports back as the first entry of each
+    // source, every other pair as it was.
+    let slice = serde_json::json!({
+        "name": "deu", "source_lang": "en", "target_lang": "de",
+        "entries": entries[..30_000].to_vec(),
+    });
+    std::fs::write(dir.path().join("slice.json"), slice.to_string()).unwrap();
+    let (_, stderr) = run_in(
+        dir.path(),
+        &[
+            "export",
+            "slice.json",
+            "--to",
+            "deepl",
+            "--drop-refused",
+            "--out",
+            "slice.csv",
+        ],
         0,
     );
-    assert_eq!(
-        stderr.matches("left out").count(),
-        repeated.len(),
-        "{stderr}"
-    );
+    let dropped = export_findings(&stderr);
+    assert!(stderr.lines().filter(|l| l.ends_with("left out")).count() >= dropped.len());
     run_in(
         dir.path(),
         &[
             "import",
-            "deu.csv",
+            "slice.csv",
             "--source-lang",
             "en",
             "--target-lang",
@@ -499,9 +575,43 @@ fn a_real_dictionary_breaks_only_the_rules_it_truly_breaks() {
     );
     let back = pairs(&read_json(&dir.path().join("back.json")));
     let mut first = HashSet::new();
-    let expected: Vec<(String, String)> = pairs(&glossary)
-        .into_iter()
-        .filter(|(s, _)| first.insert(s.clone()))
+    let kept: Vec<(String, String)> = entries[..30_000]
+        .iter()
+        .filter(|e| {
+            first.insert(field(e, "source"))
+                && deepl_refuses(field(e, "source")).is_none()
+                && deepl_refuses(field(e, "target")).is_none()
+        })
+        .map(|e| {
+            (
+                field(e, "source").to_string(),
+                field(e, "target").to_string(),
+            )
+        })
         .collect();
-    assert_eq!(back, expected);
+    assert_eq!(back, kept);
+
+    // Amazon on the same slice: a warning for each source that an earlier
+    // one is, whatever the case, with another target; an error for a term
+    // over 200 bytes (FreeDict has a 206-byte example sentence).
+    let mut expected = HashSet::new();
+    let mut first_target = std::collections::HashMap::new();
+    for e in &entries[..30_000] {
+        let (source, target, id) = (field(e, "source"), field(e, "target"), field(e, "id"));
+        match first_target.get(&source.to_lowercase()) {
+            Some(t) if t != &target => {
+                expected.insert(("amazon-duplicate".to_string(), id.to_string()));
+            }
+            Some(_) => {}
+            None => {
+                first_target.insert(source.to_lowercase(), target);
+            }
+        }
+        if source.len() > 200 || target.len() > 200 {
+            expected.insert(("amazon-term-size".to_string(), id.to_string()));
+        }
+    }
+    assert!(expected.iter().any(|f| f.0 == "amazon-term-size"));
+    let (_, stderr) = run_in(dir.path(), &["export", "slice.json", "--to", "amazon"], 1);
+    assert_eq!(export_findings(&stderr), expected);
 }
