@@ -23,7 +23,9 @@
 //!
 //! One module a concern: `sheet` reads TSV/CSV ([`import_sheet`]), `tbx`
 //! reads TBX ([`import_tbx`]), `export` writes JSON and sheets
-//! ([`to_json`], [`export_sheet`]); this module holds what they share.
+//! ([`to_json`], [`export_sheet`]), `engine` writes the MT engines'
+//! glossary files and checks their limits ([`export_engine`],
+//! [`engine_limits`]); this module holds what they share.
 
 mod engine;
 mod export;
