@@ -73,7 +73,7 @@ pub enum Command {
         restricted to each entry's sense; nothing is written, a person decides.\n\n\
         --for ENGINE (deepl, google, google-sets, amazon, amazon-tsv) also checks the limits of the file \
         `glossa export --to ENGINE` would write (errors: deepl-duplicate, deepl-characters, deepl-entry-size, \
-        deepl-file-size, amazon-term-size, amazon-file-size, google-size; warning: amazon-duplicate).\n\n\
+        deepl-file-size, amazon-term-size, amazon-file-size, google-size, engine-language; warning: amazon-duplicate).\n\n\
         Exit codes: 0 no warnings (notes may be listed), 1 at least one warning, \
         2 the glossary cannot be read, or --suggest-aliases without WordNet data files.\n\n\
         Examples:\n  \

@@ -73,8 +73,9 @@ impl Engine {
         }
     }
 
-    /// Whether the file names the languages in a header row.
-    fn has_header(self) -> bool {
+    /// Whether the file names the languages in a header row (and so needs
+    /// a target language).
+    pub fn has_header(self) -> bool {
         matches!(
             self,
             Engine::GoogleSets | Engine::Amazon | Engine::AmazonTsv

@@ -402,6 +402,21 @@ fn no_target_language_is_refused_where_the_file_names_it() {
         );
         assert!(!dir.path().join("x.csv").exists());
     }
+    // lint --for says so as a finding of its own, and checks the rest.
+    let out = crate::support::glossa_in(dir.path())
+        .args(["lint", &g, "--for", "amazon", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .filter(|c| c.starts_with("engine") || c.starts_with("amazon"))
+        .collect();
+    assert_eq!(checks, ["engine-language"]);
     // The fix the message names works, a language name read as its code.
     let (text, _) = run_in(
         dir.path(),
