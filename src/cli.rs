@@ -205,7 +205,9 @@ pub enum Command {
         TBX (.tbx): termEntry/langSet/tig/term (TBX-Basic) or conceptEntry/langSec/termSec/term (TBX v3); \
         the first source-language term is the source, others aliases; the first target-language term the \
         target, others its forms; deprecated, superseded, not recommended or obsolete target terms \
-        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense.\n\n\
+        (administrativeStatus) become the entry's `forbidden` terms; a definition becomes the sense. A file \
+        `glossa export --to tbx|tbx3` wrote gives its glossary back whole: name, context, case_sensitive, keep \
+        and glossary-wide forbidden words from its `glossa.*` notes.\n\n\
         Every bad row is reported as FILE:LINE: what is wrong, and nothing is written. The result is checked \
         by the same rules as a glossary file before it is written. Exit codes: 0 ok, 2 bad input.")]
     Import(ImportArgs),
@@ -214,11 +216,16 @@ pub enum Command {
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
         glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n  \
         glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n  \
+        glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n  \
         glossa export glossaries/shop.json --to deepl --out shop.csv          # DeepL glossary entries (CSV)\n  \
         glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n\n\
         Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.\n\
+        TBX (tbx: TBX-Basic in TBX 2008; tbx3: TBX v3): one concept per entry; sense as a definition, \
+        aliases as further source terms, forms as admitted and forbidden terms as deprecated target terms; \
+        context, case_sensitive and keep as `glossa.*` notes; the glossary-wide forbidden words as a concept \
+        of deprecated terms (docs/formats.md, \"TBX mapping\").\n\
         Engines (--to deepl, google, google-sets, amazon, amazon-tsv): one row source,target an entry and one an alias \
         (alias,target) unless it is already a source; what the file cannot carry (sense, context, forms...) is named \
         in one note. A file the engine would refuse (DeepL: a source twice, a term over 1,024 bytes, control \
@@ -321,7 +328,8 @@ value_enum!(crate::dataset::SplitChoice {
 value_enum!(crate::interchange::SheetFormat {
     Tsv => "tsv", "Tab-separated values";
     Csv => "csv", "Comma-separated values";
-    Tbx => "tbx", "TermBase eXchange (XML)";
+    Tbx => "tbx", "TermBase eXchange (XML); export writes TBX-Basic in TBX 2008 (martif)";
+    Tbx3 => "tbx3", "TBX v3, ISO 30042:2019 (export; import reads it as tbx)";
     Xlsx => "xlsx", "Excel workbook: .xlsx, .xlsm, .xls (import only; --sheet picks the sheet)";
     Ods => "ods", "OpenDocument spreadsheet (import only; --sheet picks the sheet)";
 });
@@ -546,9 +554,12 @@ pub struct TranslateArgs {
     /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: `warn` lists them, `fail` also exits 1, `off` skips the check (e.g. "£3.50" given as "£3.05")
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
     pub invariants: Mode,
-    /// Output format (json: the whole trace)
+    /// Output format (json: the whole trace; csv: the entries, the translation in its last column)
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Print only the translation (`glossa translate -q "…" > post.txt`); a problem the check found is one line on stderr
+    #[arg(long, short = 'q', conflicts_with_all = ["format", "posts"])]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -938,7 +949,7 @@ pub struct ImportArgs {
     /// The file's format, when its extension does not say
     #[arg(long, value_enum)]
     pub from: Option<crate::interchange::SheetFormat>,
-    /// Glossary name (default: the --out file name, else the input's)
+    /// Glossary name (default: the title of a TBX file glossa exported, else the --out file name, else the input's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Language of the sources: a code, locale or English name (default en; for TBX, which terms are sources)
@@ -980,7 +991,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv, csv or tbx (TBX-Basic: forms as admitted terms, forbidden terms as deprecated ones), or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv
+    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv
     #[arg(long, short = 'f', visible_alias = "to", value_enum,
           default_value_t = crate::interchange::ExportFormat::Sheet(crate::interchange::SheetFormat::Tsv))]
     pub format: crate::interchange::ExportFormat,

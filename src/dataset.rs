@@ -194,7 +194,7 @@ pub fn jsonl<'a, T: DeserializeOwned + 'a>(
         Some(
             serde_json::from_str::<T>(line)
                 .map(|record| (i + 1, record))
-                .map_err(|e| InputError::json(path, i + 1, &e)),
+                .map_err(|e| json_line_error(path, i + 1, line, &e)),
         )
     })
 }
@@ -384,10 +384,38 @@ impl<R: BufRead, T: DeserializeOwned> Iterator for JsonlReader<R, T> {
             return Some(
                 serde_json::from_str::<T>(line)
                     .map(|r| (i + 1, r))
-                    .map_err(|e| InputError::json(&self.path, i + 1, &e)),
+                    .map_err(|e| json_line_error(&self.path, i + 1, line, &e)),
             );
         }
     }
+}
+
+/// A JSON-lines record that does not parse. A post where a label was
+/// expected, or the other way round, says the files look swapped: "missing
+/// field `post`" alone does not tell a user what to do.
+fn json_line_error(path: &str, line_no: usize, line: &str, e: &serde_json::Error) -> InputError {
+    let mut err = InputError::json(path, line_no, e);
+    let message = e.to_string();
+    if !message.starts_with("missing field") && !message.starts_with("unknown field") {
+        return err;
+    }
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(line) else {
+        return err;
+    };
+    let has = |k: &str| fields.contains_key(k);
+    let is_label = has("post") && has("needed") && !has("text");
+    let is_post = has("id") && has("text") && !has("post");
+    let hint = if is_label && (message.contains("`id`") || message.contains("`text`")) {
+        Some("this line is a label (it has `post` and `needed`), not a post")
+    } else if is_post && message.contains("`post`") {
+        Some("this line is a post (it has `id` and `text`), not a label")
+    } else {
+        None
+    };
+    if let Some(hint) = hint {
+        err.message = format!("{}; {hint}: are --posts and --labels swapped?", err.message);
+    }
+    err
 }
 
 /// A 64-bit fingerprint of an id: sets of these detect duplicates in

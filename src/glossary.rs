@@ -162,7 +162,7 @@ impl Glossary {
             ));
         }
         let file: GlossaryFile =
-            serde_json::from_str(text).map_err(|e| InputError::json(path, 1, &e))?;
+            serde_json::from_str(text).map_err(|e| explain_json_error(path, text, &e))?;
         // Entries come in file order, so lines are counted in one pass.
         let mut counter = LineCounter::new(text);
         let positions: Vec<(usize, usize)> = file
@@ -375,6 +375,51 @@ impl Glossary {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// A glossary file that is not valid JSON, said so that its owner can act:
+/// a sheet or TBX given where the JSON belongs points at `glossa import`,
+/// and a comma after the last item (serde_json says "key must be a string"
+/// or "expected value") is named as such, at the comma.
+fn explain_json_error(path: &str, text: &str, e: &serde_json::Error) -> InputError {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if e.is_syntax() && !body.starts_with('{') && !body.starts_with('[') {
+        let first = body.lines().next().unwrap_or("");
+        let shown: String = first.chars().take(40).collect();
+        return InputError::at_line(
+            path,
+            1,
+            format!(
+                "not a glossary JSON file (it starts with `{shown}`): a sheet (CSV, TSV, XLSX, ODS) \
+                 or a TBX file becomes one with `glossa import {path} -o glossary.json`"
+            ),
+        );
+    }
+    if e.is_syntax() && e.line() > 0 {
+        // serde_json's column counts bytes from 1 on its line.
+        let line_start: usize = text
+            .split_inclusive('\n')
+            .take(e.line() - 1)
+            .map(str::len)
+            .sum();
+        let at = (line_start + e.column().saturating_sub(1)).min(text.len());
+        let before = text[..at].trim_end();
+        let after = text[at..].trim_start();
+        if before.ends_with(',') && (after.starts_with('}') || after.starts_with(']')) {
+            let comma = before.len() - 1;
+            let line = text[..comma].matches('\n').count() + 1;
+            let column = comma - text[..comma].rfind('\n').map_or(0, |i| i + 1) + 1;
+            return InputError {
+                path: path.to_string(),
+                line: Some(line),
+                column: Some(column),
+                message: "a comma after the last item of a list or object: JSON allows none \
+                          there; remove it"
+                    .to_string(),
+            };
+        }
+    }
+    InputError::json(path, 1, e)
 }
 
 #[cfg(test)]

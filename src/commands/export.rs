@@ -26,10 +26,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             *lang = language_flag(flag, given)?;
         }
     }
-    if !glossary.forbidden.is_empty() {
+    let tbx = matches!(
+        args.format,
+        ExportFormat::Sheet(interchange::SheetFormat::Tbx | interchange::SheetFormat::Tbx3)
+    );
+    if !glossary.forbidden.is_empty() && !tbx {
         eprintln!(
-            "{}: the glossary-wide `forbidden` list ({} words) has no place in a sheet, TBX or an \
-             engine's file and is not exported; keep the JSON file for it",
+            "{}: the glossary-wide `forbidden` list ({} words) has no place in a sheet or an \
+             engine's file and is not exported; keep the JSON file for it, or export TBX",
             super::style::warning(),
             glossary.forbidden.len()
         );

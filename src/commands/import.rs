@@ -10,6 +10,12 @@ use std::process::ExitCode;
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let shown = args.file.display().to_string();
+    if shown.contains("://") {
+        anyhow::bail!(
+            "{shown}: glossa reads files on this computer, not addresses; download it first \
+             (e.g. `curl -LO '{shown}'`), then import the downloaded file"
+        );
+    }
     let format = args
         .from
         .or_else(|| SheetFormat::from_path(&args.file))
@@ -45,7 +51,14 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         columns: args.columns.clone().map(|c| c.0).unwrap_or_default(),
         delimiter: args.delimiter,
     };
-    let imported = interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
+    let mut imported =
+        interchange::import_bytes(&shown, bytes, format, args.sheet.as_deref(), &opts)?;
+    // A TBX file glossa exported names its glossary; --name still wins.
+    let name = match &args.name {
+        Some(given) => given.clone(),
+        None => imported.glossary.name.clone(),
+    };
+    imported.glossary.name = name.clone();
     for w in &imported.warnings {
         eprintln!("{}: {w}", super::style::warning());
     }

@@ -105,7 +105,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "suggested on {}: {} = {} ({} of {} posts complete, {} extra, {} wrong sense: \
              the fewest extras within one point of the most complete posts); \
-             report it once on test with `glossa eval --split test`",
+             report it once on test with\n  {}",
             result.split,
             result.param,
             format_value(best.value),
@@ -113,9 +113,56 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             best.counts.posts,
             best.counts.extra,
             best.counts.wrong_sense,
+            eval_command(&args, &base, param, best.value),
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `glossa eval` that scores the suggested value on test: the same
+/// files (none named when they are the demo's), retriever and parameters,
+/// ready to copy.
+fn eval_command(args: &SweepArgs, base: &Params, swept: &sweep::Tunable, value: f64) -> String {
+    let mut words = vec!["glossa".to_string(), "eval".to_string()];
+    for (flag, path, demo) in [
+        ("-g", &args.data.glossary, crate::cli::DEMO_GLOSSARY),
+        ("-p", &args.data.posts, crate::cli::DEMO_POSTS),
+        ("-l", &args.data.labels, crate::cli::DEMO_LABELS),
+    ] {
+        if path.as_os_str() != demo {
+            words.push(flag.to_string());
+            words.push(shell_word(&path.display().to_string()));
+        }
+    }
+    words.push("-r".to_string());
+    words.push(shell_word(&args.retriever));
+    for t in crate::retrieve::TUNABLE {
+        let v = if t.name == swept.name {
+            value
+        } else {
+            (t.get)(base)
+        };
+        if (v - t.default).abs() > 1e-9 || t.name == swept.name {
+            words.push(format!(
+                "--{} {}",
+                t.name.replace('_', "-"),
+                format_value(v)
+            ));
+        }
+    }
+    words.push("--split test".to_string());
+    words.join(" ")
+}
+
+/// A word as a POSIX shell reads it back: bare when it holds only safe
+/// characters, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:,+=@%".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// `sweep::sweep`, one value at a time so that a terminal sees progress.

@@ -27,10 +27,29 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let pipeline = pipeline(&args)?;
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
 
-    super::emit_report(&trace, args.format)?;
+    if args.quiet {
+        if let Some(text) = crate::report::translate::translation_only(&trace) {
+            super::emit(&text)?;
+        }
+    } else {
+        super::emit_report(&trace, args.format)?;
+    }
+    // With --quiet only a failure is said, in one line each.
+    let said_in_notes = !args.quiet && args.format != crate::report::Format::Json;
+    let review = &trace.review;
+    let flagged = review.missing().next().is_some()
+        || !review.forbidden.is_empty()
+        || review.echo.is_some()
+        || !trace.invariants.is_empty();
+    if args.quiet && flagged && trace.generate.output.error.is_none() {
+        eprintln!(
+            "{}: the check found a problem in this translation; run without --quiet to see it",
+            super::style::warning()
+        );
+    }
     if args.invariants == crate::invariants::Mode::Fail && !trace.invariants.is_empty() {
         // The table and markdown formats listed them in their notes.
-        if args.format == crate::report::Format::Json {
+        if !said_in_notes {
             for issue in &trace.invariants {
                 eprintln!(
                     "{}: invariant not kept: {}",
@@ -44,7 +63,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     match &trace.generate.output.error {
         Some(err) => {
             // The other formats said "no output: the call failed (…)".
-            if args.format == crate::report::Format::Json {
+            if !said_in_notes {
                 eprintln!("{}: {err}", super::style::error());
             }
             Ok(crate::exit::Exit::Failed.into())

@@ -1,6 +1,10 @@
 //! Glossaries out: the JSON file `import` writes, TSV/CSV sheets and TBX.
 
 use super::sheet::{is_lang_code, Column};
+use super::tbx::{
+    lang_matches, EXPORTED_BY, FIELD_CASE_SENSITIVE, FIELD_CONTEXT_ANY, FIELD_CONTEXT_NOT,
+    FIELD_ID, FIELD_KEEP, FIELD_WIDE_FORBIDDEN, NOTE, WIDE_FORBIDDEN,
+};
 use super::SheetFormat;
 use crate::error::InputError;
 use crate::glossary::{Context, Entry, Glossary};
@@ -75,11 +79,13 @@ pub fn to_json(g: &Glossary) -> String {
 /// Write a glossary as TSV or CSV. Columns beyond `source, target` appear
 /// only when some entry needs them; a header is written when there are
 /// such columns, or when `header` is set. A plain two-column file is what
-/// machine-translation services take. TBX is [`export_tbx`]. Neither holds
-/// the glossary-wide `forbidden` list (it has no source).
+/// machine-translation services take. TBX is [`export_tbx`]. A sheet does
+/// not hold the glossary-wide `forbidden` list (it has no source).
 pub fn export_sheet(g: &Glossary, format: SheetFormat, header: bool) -> Result<String, InputError> {
-    if format == SheetFormat::Tbx {
-        return Ok(export_tbx(g));
+    match format {
+        SheetFormat::Tbx => return export_tbx(g, TbxDialect::Basic),
+        SheetFormat::Tbx3 => return export_tbx(g, TbxDialect::V3),
+        _ => {}
     }
     if format.is_workbook() {
         return Err(InputError::file(
@@ -193,38 +199,142 @@ fn yes(flag: bool) -> String {
     if flag { "yes" } else { "" }.to_string()
 }
 
-/// A glossary as TBX-Basic (TBX 2008, `martif`): one `termEntry` per
-/// entry; in the source `langSet` the source then the aliases (and the
-/// sense as a `definition`); in the target `langSet` the target
+/// The TBX dialect `glossa export` writes (docs/formats.md, "TBX mapping").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TbxDialect {
+    /// TBX-Basic in TBX 2008 (`martif`, `termEntry`/`langSet`/`tig`):
+    /// `--to tbx`.
+    Basic,
+    /// TBX-Basic in TBX v3, ISO 30042:2019, DCA style (`tbx`,
+    /// `conceptEntry`/`langSec`/`termSec`): `--to tbx3`.
+    V3,
+}
+
+/// Element names of a dialect: root, header, concept, language section,
+/// term group.
+struct Names {
+    root: &'static str,
+    header: &'static str,
+    concept: &'static str,
+    lang: &'static str,
+    term: &'static str,
+}
+
+impl TbxDialect {
+    fn names(self) -> Names {
+        match self {
+            TbxDialect::Basic => Names {
+                root: "martif",
+                header: "martifHeader",
+                concept: "termEntry",
+                lang: "langSet",
+                term: "tig",
+            },
+            TbxDialect::V3 => Names {
+                root: "tbx",
+                header: "tbxHeader",
+                concept: "conceptEntry",
+                lang: "langSec",
+                term: "termSec",
+            },
+        }
+    }
+}
+
+/// A glossary as TBX (docs/formats.md, "TBX mapping"): one concept per
+/// entry; in the source language section the sense (a `definition`), the
+/// source, then the aliases; in the target section the target
 /// (`preferredTerm-admn-sts`), its forms (`admittedTerm-admn-sts`) and its
-/// forbidden terms (`deprecatedTerm-admn-sts`), which `glossa import` reads
-/// back as they were. `context` has no place in TBX and is left out.
-pub fn export_tbx(g: &Glossary) -> String {
+/// forbidden terms (`deprecatedTerm-admn-sts`). What TBX has no data
+/// category for (`context`, `case_sensitive`, `keep`, an id that is no XML
+/// name) is a `<note>glossa.FIELD: value</note>` of the concept, and the
+/// glossary-wide `forbidden` words are the deprecated terms of a concept
+/// marked `glossa.forbidden`; `glossa import` reads them back in a file
+/// whose header says `exported by glossa`, so the import of the export is
+/// the same glossary. Refused: a character XML 1.0 cannot carry (U+0001),
+/// and a target language TBX cannot tell from the source (`en`, `en-GB`).
+pub fn export_tbx(g: &Glossary, dialect: TbxDialect) -> Result<String, InputError> {
+    refuse_what_tbx_cannot_hold(g)?;
+    let n = dialect.names();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let root_attrs = match dialect {
+        TbxDialect::Basic => format!("type=\"TBX-Basic\" xml:lang=\"{}\"", attr(&g.source_lang)),
+        TbxDialect::V3 => format!(
+            "type=\"TBX-Basic\" style=\"dca\" xml:lang=\"{}\" xmlns=\"urn:iso:std:iso:30042:ed-2\"",
+            attr(&g.source_lang)
+        ),
+    };
     out.push_str(&format!(
-        "<martif type=\"TBX-Basic\" xml:lang=\"{}\">\n  <martifHeader>\n    <fileDesc>\n      \
+        "<{root} {root_attrs}>\n  <{header}>\n    <fileDesc>\n      \
          <titleStmt><title>{}</title></titleStmt>\n      \
-         <sourceDesc><p>exported by glossa</p></sourceDesc>\n    </fileDesc>\n  </martifHeader>\n  \
+         <sourceDesc><p>{EXPORTED_BY}</p></sourceDesc>\n    </fileDesc>\n  </{header}>\n  \
          <text>\n    <body>\n",
-        xml(&g.source_lang),
-        xml(&g.name)
+        xml(&g.name),
+        root = n.root,
+        header = n.header,
     ));
-    let tig = |term: &str, status: Option<&str>| {
+    let group = |term: &str, status: Option<&str>| {
         let note = status.map_or(String::new(), |s| {
             format!("<termNote type=\"administrativeStatus\">{s}</termNote>")
         });
-        format!("          <tig><term>{}</term>{note}</tig>\n", xml(term))
+        format!(
+            "          <{t}><term>{}</term>{note}</{t}>\n",
+            xml(term),
+            t = n.term
+        )
     };
-    for e in &g.entries {
-        // Without an id attribute the import takes the source as the id.
-        let id = match e.id != e.source {
-            true => format!(" id=\"{}\"", xml(&e.id)),
-            false => String::new(),
-        };
-        out.push_str(&format!("      <termEntry{id}>\n"));
+    let note =
+        |field: &str, value: &str| format!("        <note>{NOTE}{field}: {}</note>\n", xml(value));
+    // Ids are XML IDs (names, unique in the file): an entry id that is no
+    // XML name is a note, and the attribute a fresh name.
+    let mut ids = FreshIds::new(g);
+    if !g.forbidden.is_empty() {
         out.push_str(&format!(
-            "        <langSet xml:lang=\"{}\">\n",
-            xml(&g.source_lang)
+            "      <{c} id=\"{}\">\n{}        <{l} xml:lang=\"{}\">\n",
+            ids.fresh("glossa-forbidden"),
+            note(FIELD_WIDE_FORBIDDEN, WIDE_FORBIDDEN),
+            attr(&g.target_lang),
+            c = n.concept,
+            l = n.lang,
+        ));
+        for word in &g.forbidden {
+            out.push_str(&group(word, Some("deprecatedTerm-admn-sts")));
+        }
+        out.push_str(&format!("        </{}>\n      </{}>\n", n.lang, n.concept));
+    }
+    for (i, e) in g.entries.iter().enumerate() {
+        let (id, id_note) = if dialect == TbxDialect::Basic && e.id == e.source {
+            // Without an id attribute the import takes the source as the id
+            // (TBX v3 requires the attribute).
+            (None, false)
+        } else if is_xml_name(&e.id) {
+            (Some(e.id.clone()), false)
+        } else {
+            (Some(ids.fresh(&format!("e{}", i + 1))), true)
+        };
+        let id = id.map_or(String::new(), |id| format!(" id=\"{id}\""));
+        out.push_str(&format!("      <{}{id}>\n", n.concept));
+        if id_note {
+            out.push_str(&note(FIELD_ID, &e.id));
+        }
+        if let Some(c) = &e.context {
+            for phrase in &c.any {
+                out.push_str(&note(FIELD_CONTEXT_ANY, phrase));
+            }
+            for phrase in &c.not {
+                out.push_str(&note(FIELD_CONTEXT_NOT, phrase));
+            }
+        }
+        if e.case_sensitive {
+            out.push_str(&note(FIELD_CASE_SENSITIVE, "true"));
+        }
+        if e.keep {
+            out.push_str(&note(FIELD_KEEP, "true"));
+        }
+        out.push_str(&format!(
+            "        <{} xml:lang=\"{}\">\n",
+            n.lang,
+            attr(&g.source_lang)
         ));
         if let Some(sense) = &e.sense {
             out.push_str(&format!(
@@ -233,27 +343,118 @@ pub fn export_tbx(g: &Glossary) -> String {
             ));
         }
         for term in std::iter::once(&e.source).chain(&e.aliases) {
-            out.push_str(&tig(term, None));
+            out.push_str(&group(term, None));
         }
-        out.push_str("        </langSet>\n");
+        out.push_str(&format!("        </{}>\n", n.lang));
         out.push_str(&format!(
-            "        <langSet xml:lang=\"{}\">\n",
-            xml(&g.target_lang)
+            "        <{} xml:lang=\"{}\">\n",
+            n.lang,
+            attr(&g.target_lang)
         ));
-        out.push_str(&tig(&e.target, Some("preferredTerm-admn-sts")));
+        out.push_str(&group(&e.target, Some("preferredTerm-admn-sts")));
         for form in &e.forms {
-            out.push_str(&tig(form, Some("admittedTerm-admn-sts")));
+            out.push_str(&group(form, Some("admittedTerm-admn-sts")));
         }
         for word in &e.forbidden {
-            out.push_str(&tig(word, Some("deprecatedTerm-admn-sts")));
+            out.push_str(&group(word, Some("deprecatedTerm-admn-sts")));
         }
-        out.push_str("        </langSet>\n      </termEntry>\n");
+        out.push_str(&format!("        </{}>\n      </{}>\n", n.lang, n.concept));
     }
-    out.push_str("    </body>\n  </text>\n</martif>\n");
-    out
+    out.push_str(&format!("    </body>\n  </text>\n</{}>\n", n.root));
+    Ok(out)
 }
 
-/// Text or an attribute value escaped for XML.
+/// Concept ids made up where an entry's id is no XML name: unique among
+/// the entry ids written as they are and each other.
+struct FreshIds(std::collections::HashSet<String>);
+
+impl FreshIds {
+    fn new(g: &Glossary) -> FreshIds {
+        FreshIds(
+            g.entries
+                .iter()
+                .filter(|e| is_xml_name(&e.id))
+                .map(|e| e.id.clone())
+                .collect(),
+        )
+    }
+
+    /// `wanted`, or `wanted` with `_` added until it is unused.
+    fn fresh(&mut self, wanted: &str) -> String {
+        let mut id = wanted.to_string();
+        while self.0.contains(&id) {
+            id.push('_');
+        }
+        self.0.insert(id.clone());
+        id
+    }
+}
+
+/// Whether `id` can be an XML ID as written (an NCName; ASCII only, to be
+/// sure): a letter or `_`, then letters, digits, `_`, `-` and `.`.
+fn is_xml_name(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// A character XML 1.0 cannot hold, even as a reference.
+fn not_xml(c: char) -> bool {
+    !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// The refusals of [`export_tbx`], naming the entry and its line.
+fn refuse_what_tbx_cannot_hold(g: &Glossary) -> Result<(), InputError> {
+    if lang_matches(&g.target_lang, &g.source_lang) || lang_matches(&g.source_lang, &g.target_lang)
+    {
+        return Err(InputError::file(
+            &g.path,
+            format!(
+                "source language `{}` and target language `{}` are one language to TBX, which \
+                 tells a concept's terms apart by language; set a distinct target_lang",
+                g.source_lang, g.target_lang
+            ),
+        ));
+    }
+    let bad = |what: String, line: usize, text: &str| -> Result<(), InputError> {
+        match text.chars().find(|&c| not_xml(c)) {
+            Some(c) => Err(InputError {
+                path: g.path.clone(),
+                line: (line > 0).then_some(line),
+                column: None,
+                message: format!(
+                    "{what} {text:?} holds U+{:04X}, a control character XML cannot carry; \
+                     remove it to export TBX",
+                    c as u32
+                ),
+            }),
+            None => Ok(()),
+        }
+    };
+    for word in &g.forbidden {
+        bad("glossary-wide forbidden word".into(), 0, word)?;
+    }
+    bad("glossary name".into(), 0, &g.name)?;
+    for e in &g.entries {
+        let context = e.context.iter().flat_map(|c| c.any.iter().chain(&c.not));
+        let texts = [&e.id, &e.source, &e.target]
+            .into_iter()
+            .chain(e.sense.as_ref())
+            .chain(&e.aliases)
+            .chain(&e.forms)
+            .chain(&e.forbidden)
+            .chain(context);
+        for text in texts {
+            bad(format!("entry `{}`:", e.id), e.line, text)?;
+        }
+    }
+    Ok(())
+}
+
+/// Text escaped for XML element content (a carriage return as a reference,
+/// which a parser would otherwise read as a line break).
 fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -263,10 +464,17 @@ fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
+            '\r' => out.push_str("&#xD;"),
             c => out.push(c),
         }
     }
     out
+}
+
+/// An attribute value escaped for XML (tabs and line breaks as references,
+/// which a parser would otherwise read as spaces).
+fn attr(text: &str) -> String {
+    xml(text).replace('\t', "&#x9;").replace('\n', "&#xA;")
 }
 
 #[cfg(test)]
@@ -377,7 +585,7 @@ mod tests {
               {"source":"tea","target":"Tee"}]}"#,
         )
         .unwrap();
-        let tbx = export_tbx(&g);
+        let tbx = export_tbx(&g, TbxDialect::Basic).unwrap();
         assert!(
             tbx.contains("<title>R&amp;D &lt;terms&gt;</title>"),
             "{tbx}"
@@ -420,6 +628,106 @@ mod tests {
                 )
             );
         }
+    }
+
+    /// Every field of every entry, and the glossary's own, come back from
+    /// both dialects: ids that are and are not XML names (and one that
+    /// clashes with a made-up id), context, flags, a kept name, XML's
+    /// special characters, a carriage return, non-Latin scripts.
+    #[test]
+    fn both_tbx_dialects_give_back_the_same_glossary() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"name": "R&D <Khmer> \"terms\"", "source_lang": "en", "target_lang": "km",
+              "forbidden": ["ថោក", "cheap & nasty"],
+              "entries":[
+              {"id":"e1","source":"Q&A","target":"សំណួរ & ចម្លើយ","forms":["Q<A"],"forbidden":["'QA'"],"aliases":["questions \"n\" answers"],"sense":"a list\r\nof <questions>"},
+              {"source":"cold coffee","target":"កាហ្វេត្រជាក់","context":{"any":["iced & sweet"],"not":["coffee <table>"]}},
+              {"id":"my id","source":"US","target":"សហរដ្ឋ","case_sensitive":true},
+              {"source":"Glossa Café","keep":true},
+              {"id":"tab\tid","source":"date","target":"ល្មើ\tx","context":{"not":["save the date"]}}]}"#,
+        )
+        .unwrap();
+        for dialect in [TbxDialect::Basic, TbxDialect::V3] {
+            let tbx = export_tbx(&g, dialect).unwrap();
+            let doc = roxmltree::Document::parse(&tbx).unwrap_or_else(|e| panic!("{e}\n{tbx}"));
+            let root = doc.root_element();
+            let ids: Vec<&str> = doc
+                .descendants()
+                .filter(|n| matches!(n.tag_name().name(), "termEntry" | "conceptEntry"))
+                .filter_map(|n| n.attribute("id"))
+                .collect();
+            assert!(ids.iter().all(|id| is_xml_name(id)), "{ids:?}");
+            let mut unique = ids.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), ids.len(), "{ids:?}");
+            if dialect == TbxDialect::V3 {
+                assert_eq!(
+                    (root.tag_name().name(), root.tag_name().namespace()),
+                    ("tbx", Some("urn:iso:std:iso:30042:ed-2"))
+                );
+                assert_eq!(root.attribute("style"), Some("dca"));
+                // Every concept has its id, as TBX v3 requires.
+                assert_eq!(ids.len(), g.entries.len() + 1, "{tbx}");
+            } else {
+                assert_eq!(root.tag_name().name(), "martif");
+            }
+            let opts = ImportOptions {
+                name: "file-name".into(),
+                ..ImportOptions::default()
+            };
+            let back = crate::interchange::import_tbx("back.tbx", &tbx, &opts)
+                .unwrap_or_else(|e| panic!("{e}\n{tbx}"))
+                .glossary;
+            assert_eq!(
+                (
+                    &back.name,
+                    &back.source_lang,
+                    &back.target_lang,
+                    &back.forbidden
+                ),
+                (&g.name, &g.source_lang, &g.target_lang, &g.forbidden)
+            );
+            let lines_apart = |e: &Entry| Entry {
+                line: 0,
+                ..e.clone()
+            };
+            let (want, got): (Vec<Entry>, Vec<Entry>) = (
+                g.entries.iter().map(lines_apart).collect(),
+                back.entries.iter().map(lines_apart).collect(),
+            );
+            assert_eq!(want, got, "{tbx}");
+        }
+    }
+
+    #[test]
+    fn tbx_export_refuses_what_xml_or_tbx_cannot_hold() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"bell\",\"target\":\"ding\\u0007\"}]}",
+        )
+        .unwrap();
+        let err = export_tbx(&g, TbxDialect::V3).unwrap_err();
+        assert_eq!((err.path.as_str(), err.line), ("g.json", Some(3)));
+        assert!(
+            err.message
+                .contains("entry `bell`: \"ding\\u{7}\" holds U+0007"),
+            "{err}"
+        );
+        let same = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"source_lang":"en","target_lang":"en-GB","entries":[{"source":"color","target":"colour"}]}"#,
+        )
+        .unwrap();
+        let err = export_tbx(&same, TbxDialect::Basic).unwrap_err();
+        assert!(err.message.contains("one language to TBX"), "{err}");
+        // Ids: XML names as written, others not.
+        assert!(is_xml_name("cold-coffee") && is_xml_name("_x.1"));
+        assert!(!is_xml_name("cold coffee") && !is_xml_name("1st") && !is_xml_name(""));
     }
 
     #[test]

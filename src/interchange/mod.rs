@@ -38,7 +38,7 @@ mod workbook;
 pub use engine::{
     engine_limits, export_engine, Engine, EngineFile, EngineIssue, EngineRow, ExportFormat,
 };
-pub use export::{export_sheet, export_tbx, to_json};
+pub use export::{export_sheet, export_tbx, to_json, TbxDialect};
 pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
 pub use workbook::import_workbook;
@@ -56,8 +56,10 @@ pub enum SheetFormat {
     Tsv,
     /// Comma-separated values.
     Csv,
-    /// TermBase eXchange (XML; TBX-Basic when exported).
+    /// TermBase eXchange (XML; TBX-Basic in TBX 2008 when exported).
     Tbx,
+    /// TBX v3 (ISO 30042:2019) when exported; read as [`SheetFormat::Tbx`].
+    Tbx3,
     /// An Excel workbook (`.xlsx`, `.xlsm`, `.xls`; import only).
     Xlsx,
     /// An OpenDocument spreadsheet (`.ods`; import only).
@@ -155,7 +157,7 @@ pub fn import(
     opts: &ImportOptions,
 ) -> Result<Imported, ImportErrors> {
     with_languages(path, opts, |opts| match format {
-        SheetFormat::Tbx => import_tbx(path, text, opts),
+        SheetFormat::Tbx | SheetFormat::Tbx3 => import_tbx(path, text, opts),
         SheetFormat::Xlsx | SheetFormat::Ods => {
             import_workbook(path, text.as_bytes(), format, None, opts)
         }

@@ -511,15 +511,21 @@ pub fn import_sheet(
         .delimiter(delimiter)
         .from_reader(text.as_bytes());
     let mut sheet = Sheet::new(path, format, opts);
-    for record in reader.records() {
-        let record = match record {
-            Ok(r) => r,
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
             Err(e) => {
                 sheet.errors.push(unreadable(path, &e));
                 break;
             }
-        };
+        }
         let line = record_line(text, record.position());
+        if let Some(err) = unclosed_quote(path, text, &record, &reader, line) {
+            sheet.errors.push(err);
+            break;
+        }
         let cells: Vec<&str> = record.iter().map(str::trim).collect();
         if !cells.iter().all(|c| c.is_empty()) {
             sheet.row(&cells, line)?;
@@ -544,6 +550,36 @@ pub fn import_rows(
         }
     }
     sheet.finish()
+}
+
+/// A quote opened in a cell and never closed makes the csv reader take the
+/// rest of the file as that one cell; said as such, at the row where it
+/// opened (an odd number of quotes from the row to the end of the file, and
+/// a cell running over several lines).
+fn unclosed_quote(
+    path: &str,
+    text: &str,
+    record: &csv::StringRecord,
+    reader: &csv::Reader<&[u8]>,
+    line: usize,
+) -> Option<InputError> {
+    let at_end = reader.position().byte() as usize >= text.len();
+    if !at_end || !record.iter().any(|c| c.contains('\n')) {
+        return None;
+    }
+    let start = record.position().map_or(0, |p| p.byte() as usize);
+    let quotes = text.get(start..)?.matches('"').count();
+    (quotes % 2 == 1).then(|| {
+        InputError::at_line(
+            path,
+            line,
+            format!(
+                "a quote opened on this row is never closed, so the rest of the file ({} lines) \
+                 would be one cell: close it, or write a quote inside a quoted cell twice (\"\")",
+                text[start..].lines().count()
+            ),
+        )
+    })
 }
 
 /// A row the csv reader could not read: reading stops there.
@@ -842,6 +878,21 @@ impl Layout {
         keep: bool,
         fail: impl Fn(String) -> InputError,
     ) -> Result<(&'c str, &'c str), InputError> {
+        // A term is one line: in a text sheet, a source or target that runs
+        // over several is a quote left open, which took in the rows below.
+        if matches!(self.format, SheetFormat::Csv | SheetFormat::Tsv) {
+            for (what, column) in [("source", Column::Source), ("target", Column::Target)] {
+                let cell = self.cell(cells, column);
+                if cell.contains('\n') {
+                    let first = cell.lines().next().unwrap_or_default();
+                    return Err(fail(format!(
+                        "the {what} `{first}…` runs over {} lines, taking in the rows below it: \
+                         is a quote left open on this line?",
+                        cell.lines().count()
+                    )));
+                }
+            }
+        }
         if cells.len() > self.columns.len() {
             let hint = if self.named {
                 format!("the header names {}", self.columns.len())
@@ -949,6 +1000,23 @@ mod tests {
         );
         assert!(text.contains("g.tsv:8: 5 columns"), "{text}");
         assert!(text.contains("6 problems in g.tsv"), "{text}");
+    }
+
+    #[test]
+    fn a_quote_left_open_is_named_not_a_target_of_many_lines() {
+        // Line 2 opens a quote that only line 4 closes: rows 3 and 4 would
+        // otherwise be part of `tea`'s target.
+        let err = sheet(
+            "coffee,kafe\ntea,\"te\nmilk,melk\ncake,kake\"\nbread,brød\n",
+            SheetFormat::Csv,
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(":2: the target `te…` runs over 3 lines"),
+            "{text}"
+        );
+        assert!(text.contains("quote left open"), "{text}");
     }
 
     fn kinds(cells: &[&str]) -> bool {

@@ -2,12 +2,32 @@
 
 use super::{FirstLines, ImportErrors, ImportOptions, Imported};
 use crate::error::{InputError, LineCounter};
-use crate::glossary::Entry;
+use crate::glossary::{Context, Entry};
 use roxmltree::{Document, Node};
 
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 
-fn lang_matches(lang: &str, wanted: &str) -> bool {
+/// The header line (`<sourceDesc><p>`) of a file `glossa export` wrote:
+/// only in such a file are the title, the root's `xml:lang` and the
+/// concepts' `glossa.*` notes read back (docs/formats.md, "TBX mapping"),
+/// so a termbase from elsewhere imports as it always did.
+pub(super) const EXPORTED_BY: &str = "exported by glossa";
+/// The start of a concept's `<note>` holding a field TBX has no data
+/// category for: `glossa.FIELD: value`.
+pub(super) const NOTE: &str = "glossa.";
+pub(super) const FIELD_ID: &str = "id";
+pub(super) const FIELD_CONTEXT_ANY: &str = "context.any";
+pub(super) const FIELD_CONTEXT_NOT: &str = "context.not";
+pub(super) const FIELD_CASE_SENSITIVE: &str = "case_sensitive";
+pub(super) const FIELD_KEEP: &str = "keep";
+/// `glossa.forbidden: glossary-wide` marks the concept whose (deprecated)
+/// target terms are the glossary-wide `forbidden` words.
+pub(super) const FIELD_WIDE_FORBIDDEN: &str = "forbidden";
+pub(super) const WIDE_FORBIDDEN: &str = "glossary-wide";
+
+/// Whether a language tag is `wanted` or one of its regions (`en-GB` for
+/// `en`), in any case and with `_` or `-`.
+pub(super) fn lang_matches(lang: &str, wanted: &str) -> bool {
     let (l, w) = (
         lang.to_ascii_lowercase().replace('_', "-"),
         wanted.to_ascii_lowercase().replace('_', "-"),
@@ -97,7 +117,15 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         )
         .into());
     }
-    let source_lang = opts.source_lang.clone().unwrap_or_else(|| "en".to_string());
+    let from_glossa = exported_by_glossa(&doc);
+    // glossa's own export names its source language on the root.
+    let root_lang = || {
+        let root = doc.root_element();
+        root.attribute((XML_NS, "lang")).map(str::to_string)
+    };
+    let source_lang = (opts.source_lang.clone())
+        .or_else(|| from_glossa.then(root_lang).flatten())
+        .unwrap_or_else(|| "en".to_string());
     let target_lang = match &opts.target_lang {
         Some(t) => t.clone(),
         None => the_target_lang(path, &concepts, &source_lang)?,
@@ -110,10 +138,18 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
     let mut lines = LineCounter::new(text);
     let mut first_lines = FirstLines::default();
     let (mut entries, mut warnings, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    let mut wide_forbidden = Vec::new();
     for c in &concepts {
         let line = lines.line_at(c.range().start);
-        match concept(*c, langs, path, line, &mut first_lines) {
+        let read = Reading {
+            langs,
+            path,
+            line,
+            from_glossa,
+        };
+        match concept(*c, read, &mut first_lines) {
             Concept::Entry(entry) => entries.push(entry),
+            Concept::Forbidden(words) => wide_forbidden.extend(words),
             Concept::Skipped(warning) => warnings.push(warning),
             Concept::Bad(error) => errors.push(error),
         }
@@ -127,7 +163,30 @@ pub fn import_tbx(path: &str, text: &str, opts: &ImportOptions) -> Result<Import
         opts,
         (source_lang.clone(), target_lang.clone()),
     )?;
+    let mut glossary = glossary.with_forbidden(wide_forbidden);
+    if let Some(title) = from_glossa.then(|| title(&doc)).flatten() {
+        glossary.name = title;
+    }
     Ok(Imported { glossary, warnings })
+}
+
+/// Whether `glossa export` wrote the file: its header's `sourceDesc` says
+/// [`EXPORTED_BY`].
+fn exported_by_glossa(doc: &Document) -> bool {
+    doc.descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "sourceDesc")
+        .flat_map(|n| n.children())
+        .any(|p| p.is_element() && p.tag_name().name() == "p" && text_of(p) == EXPORTED_BY)
+}
+
+/// The header's `<title>`, when not empty.
+fn title(doc: &Document) -> Option<String> {
+    doc.descendants()
+        .find(|n| n.is_element() && n.tag_name().name() == "titleStmt")?
+        .children()
+        .find(|n| n.is_element() && n.tag_name().name() == "title")
+        .map(text_of)
+        .filter(|t| !t.is_empty())
 }
 
 /// Refused before parsing: the parser would overflow the stack.
@@ -154,13 +213,25 @@ fn parse_xml<'i>(path: &str, text: &'i str) -> Result<Document<'i>, InputError> 
         allow_dtd: external_doctype_only(text),
         ..roxmltree::ParsingOptions::default()
     };
-    Document::parse_with_options(text, options).map_err(|e| {
-        let pos = e.pos();
-        InputError {
-            path: path.to_string(),
-            line: Some(pos.row as usize),
-            column: Some(pos.col as usize),
-            message: format!("invalid XML: {e}"),
+    Document::parse_with_options(text, options).map_err(|e| match e {
+        // The parser places a file that stops before its root element
+        // closes at 1:1; where it stops is the line to look at.
+        roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+            InputError::at_line(
+                path,
+                crate::error::line_of(text, text.trim_end().len()),
+                "invalid XML: the file ends here, before its root element is closed \
+                 (cut off in a download or a copy?)",
+            )
+        }
+        _ => {
+            let pos = e.pos();
+            InputError {
+                path: path.to_string(),
+                line: Some(pos.row as usize),
+                column: Some(pos.col as usize),
+                message: format!("invalid XML: {e}"),
+            }
         }
     })
 }
@@ -212,21 +283,93 @@ struct Langs<'l> {
 /// What one concept gives.
 enum Concept {
     Entry(Entry),
+    /// glossa's concept of glossary-wide forbidden words.
+    Forbidden(Vec<String>),
     /// No term in the source or target language: a warning.
     Skipped(String),
     Bad(InputError),
 }
 
-/// The entry of one concept (`termEntry`, `conceptEntry`) on `line`.
-fn concept(
-    c: Node,
-    langs: Langs,
-    path: &str,
+/// Where a concept is read: its languages, file and line, and whether
+/// glossa wrote the file.
+#[derive(Clone, Copy)]
+struct Reading<'r> {
+    langs: Langs<'r>,
+    path: &'r str,
     line: usize,
-    first_lines: &mut FirstLines,
-) -> Concept {
-    let id = c.attribute("id").unwrap_or("").to_string();
+    from_glossa: bool,
+}
+
+/// The fields of an entry a glossa export keeps in `glossa.*` notes.
+#[derive(Default)]
+struct Notes {
+    id: Option<String>,
+    context: Context,
+    case_sensitive: bool,
+    keep: bool,
+    wide_forbidden: bool,
+}
+
+impl Notes {
+    /// The `<note>glossa.FIELD: value</note>` children of a concept (other
+    /// notes are a person's and ignored); an unknown field or value is an
+    /// error naming the note.
+    fn read(c: Node) -> Result<Notes, String> {
+        let mut notes = Notes::default();
+        for n in c.children() {
+            if !(n.is_element() && n.tag_name().name() == "note") {
+                continue;
+            }
+            let text = text_of(n);
+            let Some(rest) = text.strip_prefix(NOTE) else {
+                continue;
+            };
+            let (field, value) = rest.split_once(':').unwrap_or((rest, ""));
+            let (field, value) = (field.trim(), value.trim());
+            let flag = |what: &str| match value {
+                "true" => Ok(true),
+                _ => Err(format!(
+                    "note `{text}`: glossa.{what} takes `true` (or is left out), not `{value}`"
+                )),
+            };
+            match field {
+                FIELD_ID => notes.id = Some(value.to_string()),
+                FIELD_CONTEXT_ANY => notes.context.any.push(value.to_string()),
+                FIELD_CONTEXT_NOT => notes.context.not.push(value.to_string()),
+                FIELD_CASE_SENSITIVE => notes.case_sensitive = flag(field)?,
+                FIELD_KEEP => notes.keep = flag(field)?,
+                FIELD_WIDE_FORBIDDEN if value == WIDE_FORBIDDEN => notes.wide_forbidden = true,
+                _ => {
+                    return Err(format!(
+                        "note `{text}`: not a glossa field (glossa.id, glossa.context.any, \
+                         glossa.context.not, glossa.case_sensitive: true, glossa.keep: true, \
+                         glossa.forbidden: glossary-wide)"
+                    ))
+                }
+            }
+        }
+        Ok(notes)
+    }
+}
+
+/// The entry of one concept (`termEntry`, `conceptEntry`) on `line`.
+fn concept(c: Node, read: Reading, first_lines: &mut FirstLines) -> Concept {
+    let Reading {
+        langs, path, line, ..
+    } = read;
     let sections = lang_sections(c);
+    let notes = match read.from_glossa {
+        true => match Notes::read(c) {
+            Ok(notes) => notes,
+            Err(message) => return Concept::Bad(InputError::at_line(path, line, message)),
+        },
+        false => Notes::default(),
+    };
+    if notes.wide_forbidden {
+        let words = terms_in(&sections, langs.target).0;
+        return Concept::Forbidden(words.into_iter().map(|(t, _)| t).collect());
+    }
+    let id = (notes.id.clone()).unwrap_or_else(|| c.attribute("id").unwrap_or("").to_string());
     let (sources, source_node) = terms_in(&sections, langs.source);
     // A deprecated source term still names the concept in a post (writers
     // do not follow the termbase): it stays, as an alias, and an admitted
@@ -236,8 +379,11 @@ fn concept(
         .map(|(t, _)| t)
         .collect();
     let (mut targets, mut deprecated) = (Vec::new(), Vec::new());
+    // Weblate marks a glossary term whose translation must not be used
+    // with the status `forbidden` on its source term: its targets are.
+    let pair_forbidden = weblate_forbidden(&sections, langs.source);
     for (term, forbidden) in terms_in(&sections, langs.target).0 {
-        match forbidden {
+        match forbidden || pair_forbidden {
             true => deprecated.push(term),
             false => targets.push(term),
         }
@@ -278,15 +424,16 @@ fn concept(
             "duplicate id `{shown_id}` (first on line {first}); ids must be unique"
         ));
     }
+    let context = notes.context;
     Concept::Entry(Entry {
         id,
         source: source.clone(),
         target: target.clone(),
         sense: source_node.and_then(definition).or_else(|| definition(c)),
-        case_sensitive: false,
-        keep: false,
+        case_sensitive: notes.case_sensitive,
+        keep: notes.keep,
         aliases: others(source, &sources[1..], |alias| !alias.trim().is_empty()),
-        context: None,
+        context: (!context.any.is_empty() || !context.not.is_empty()).then_some(context),
         forms: others(target, &targets[1..], |_| true),
         // A term both admitted and deprecated (two statuses, or two
         // `tig`s) is allowed: forbidding it would fail its own target.
@@ -373,15 +520,30 @@ fn text_of(node: Node) -> String {
         .to_string()
 }
 
+/// Whether a term of `lang` carries Weblate's status `forbidden`.
+fn weblate_forbidden(sections: &[(String, Node)], lang: &str) -> bool {
+    sections
+        .iter()
+        .filter(|(l, _)| lang_matches(l, lang))
+        .flat_map(|(_, n)| n.descendants())
+        .filter(|n| n.is_element() && n.tag_name().name() == "term")
+        .any(|t| has_status(t, |v| v.eq_ignore_ascii_case("forbidden")))
+}
+
 /// Whether a TBX term's group marks it deprecated, superseded, not
-/// recommended or obsolete: such a term becomes a `forbidden` term of its
-/// entry, never the target or a form. The status is read where the
-/// dialects write it: `<termNote type="administrativeStatus">` (or
-/// `normativeAuthorization`) in TBX 2008, TBX-Basic and TBX v3 DCA style,
-/// or an element of that name (`<basic:administrativeStatus>`, TBX v3 DCT
-/// style; TBX-Min) beside the term in its `tig`, `ntig`/`termGrp` or
-/// `termSec`.
+/// recommended, obsolete or (Weblate) forbidden: such a term becomes a
+/// `forbidden` term of its entry, never the target or a form.
 fn forbidden_status(term: Node) -> bool {
+    has_status(term, is_forbidden_status)
+}
+
+/// Whether a status of the term's group is one `wanted` accepts. The
+/// status is read where the dialects write it:
+/// `<termNote type="administrativeStatus">` (or `normativeAuthorization`)
+/// in TBX 2008, TBX-Basic and TBX v3 DCA style, or an element of that name
+/// (`<basic:administrativeStatus>`, TBX v3 DCT style; TBX-Min) beside the
+/// term in its `tig`, `ntig`/`termGrp` or `termSec`.
+fn has_status(term: Node, wanted: impl Fn(&str) -> bool) -> bool {
     let mut groups = term
         .ancestors()
         .skip(1)
@@ -396,19 +558,26 @@ fn forbidden_status(term: Node) -> bool {
                 ),
                 name => matches!(name, "administrativeStatus" | "normativeAuthorization"),
             };
-            n.is_element() && named && is_forbidden_status(&text_of(n))
+            n.is_element() && named && wanted(&text_of(n))
         })
     })
 }
 
 /// `deprecatedTerm-admn-sts`, `supersededTerm-admn-sts`,
 /// `notRecommendedTerm-admn-sts`, `obsoleteTerm-admn-sts`, and the bare
-/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`).
+/// values (`deprecatedTerm`, TBX-Min's `notRecommended`, `obsolete`,
+/// Weblate's `forbidden`).
 fn is_forbidden_status(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
-    ["deprecated", "superseded", "notrecommended", "obsolete"]
-        .iter()
-        .any(|word| v.contains(word))
+    [
+        "deprecated",
+        "superseded",
+        "notrecommended",
+        "obsolete",
+        "forbidden",
+    ]
+    .iter()
+    .any(|word| v.contains(word))
 }
 
 /// Admitted terms first, then the forbidden ones, each in order.
@@ -579,6 +748,90 @@ mod tests {
             None
         );
         assert!(too_deep("<a><b></b></a>", 1).is_some());
+    }
+
+    /// `glossa.*` notes, the title and the root's language are glossa's
+    /// own export's: a termbase from elsewhere that happens to hold such a
+    /// note imports as before; in a glossa export a bad one is an error
+    /// naming its concept's line.
+    #[test]
+    fn glossa_notes_are_read_only_from_glossa_exports() {
+        let body = |desc: &str, keep: &str| {
+            format!(
+                r#"<tbx type="TBX-Basic" style="dca" xml:lang="de" xmlns="urn:iso:std:iso:30042:ed-2">
+<tbxHeader><fileDesc><titleStmt><title>Marken</title></titleStmt><sourceDesc><p>{desc}</p></sourceDesc></fileDesc></tbxHeader>
+<text><body>
+<conceptEntry id="c1"><note>glossa.keep: {keep}</note><note>glossa.context.any:  Kasse </note><note>checked by Ana</note>
+<langSec xml:lang="de"><termSec><term>Acme</term></termSec></langSec>
+<langSec xml:lang="fr"><termSec><term>Acme</term></termSec></langSec></conceptEntry>
+</body></text></tbx>"#
+            )
+        };
+        let other = body("a termbase from elsewhere", "true");
+        let err = import_tbx("other.tbx", &other, &opts()).unwrap_err();
+        // Not glossa's: the source language stays `en` (no `en` terms here).
+        assert!(
+            err.to_string().contains("several target languages"),
+            "{err}"
+        );
+        let de = ImportOptions {
+            source_lang: Some("de".into()),
+            ..opts()
+        };
+        let g = import_tbx("other.tbx", &other, &de).unwrap().glossary;
+        assert_eq!(
+            (g.name.as_str(), g.entries[0].keep, &g.entries[0].context),
+            ("t", false, &None)
+        );
+
+        let ours = body(EXPORTED_BY, "true");
+        let g = import_tbx("ours.tbx", &ours, &opts()).unwrap().glossary;
+        assert_eq!((g.name.as_str(), g.source_lang.as_str()), ("Marken", "de"));
+        let e = &g.entries[0];
+        assert!(e.keep && !e.case_sensitive);
+        assert_eq!(e.context.as_ref().unwrap().any, ["Kasse"]);
+
+        let err = import_tbx("ours.tbx", &body(EXPORTED_BY, "maybe"), &opts()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ours.tbx:4: note `glossa.keep: maybe`: glossa.keep takes `true` (or is left out), not `maybe`"
+        );
+        let unknown = body(EXPORTED_BY, "true").replace("glossa.keep", "glossa.kept");
+        let err = import_tbx("ours.tbx", &unknown, &opts()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("ours.tbx:4: note `glossa.kept: true`: not a glossa field"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn weblates_forbidden_status_forbids_the_translation() {
+        // Weblate writes the status on the source term: the pair must not
+        // be used, so its target is forbidden, never asked for.
+        let pair = r#"<martif><text><body>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet><langSet xml:lang="cs"><tig><term>brouk</term></tig></langSet></termEntry>
+<termEntry><langSet xml:lang="en"><tig><term>bug</term></tig></langSet><langSet xml:lang="cs"><tig><term>chyba</term></tig><tig><term>bug</term><termNote type="administrativeStatus">forbidden</termNote></tig></langSet></termEntry>
+</body></text></martif>"#;
+        let got = import_tbx("w.tbx", pair, &opts()).unwrap();
+        assert_eq!(got.warnings.len(), 1, "{:?}", got.warnings);
+        assert!(got.warnings[0]
+            .starts_with("w.tbx:2: termEntry has only deprecated `cs` terms (brouk)"));
+        let e = &got.glossary.entries[0];
+        assert_eq!(
+            (e.target.as_str(), e.forbidden.as_slice()),
+            ("chyba", ["bug".to_string()].as_slice())
+        );
+    }
+
+    #[test]
+    fn a_cut_off_tbx_is_named_by_its_last_line() {
+        let cut = "<martif>\n<text><body>\n<termEntry>\n<langSet xml:lang=\"en\"><term>a</term>\n";
+        let err = import_tbx("cut.tbx", cut, &opts()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("cut.tbx:4: invalid XML: the file ends here"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ const PRECISION: RGBColor = RGBColor(44, 160, 44);
 const COMPLETE: RGBColor = RGBColor(148, 103, 189);
 const WRONG: RGBColor = RGBColor(214, 39, 40);
 const DEFAULT: RGBColor = RGBColor(110, 110, 110);
+const SUGGESTED: RGBColor = RGBColor(230, 120, 0);
 
 /// Reads one ratio of a sweep row.
 type RatioOf = fn(&SweepRow) -> Option<f64>;
@@ -132,6 +133,20 @@ fn draw(result: &SweepResult, svg: &mut String) -> Result<(), Box<dyn std::error
             .label(format!("default {}", format_value(d)))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], DEFAULT.stroke_width(1)));
     }
+    // The value the sweep suggests (what `glossa sweep` prints to try on
+    // test), when the figures moved at all.
+    if let Some(best) = result.suggested().filter(|_| !result.flat()) {
+        let v = best.value;
+        chart
+            .draw_series(LineSeries::new(
+                vec![(v, 0.0), (v, 1.02)],
+                SUGGESTED.stroke_width(2),
+            ))?
+            .label(format!("suggested {}", format_value(v)))
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], SUGGESTED.stroke_width(2))
+            });
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
@@ -203,6 +218,25 @@ mod tests {
         ] {
             assert!(texts.iter().any(|t| t == want), "no {want:?} in {texts:?}");
         }
+    }
+
+    #[test]
+    fn the_suggested_value_is_marked_beside_the_default() {
+        let mut r = result(vec![row(0.5, 6, 3), row(0.75, 5, 1), row(1.0, 2, 0)]);
+        r.default = 0.5;
+        let svg = sweep_svg(&r).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter_map(|n| n.text())
+            .map(str::trim)
+            .collect();
+        assert!(texts.contains(&"suggested 0.75"), "{texts:?}");
+        assert!(texts.contains(&"default 0.5"), "{texts:?}");
+        // Flat figures suggest nothing.
+        let flat = result(vec![row(0.5, 4, 1), row(0.75, 4, 1)]);
+        let svg = sweep_svg(&flat).unwrap();
+        assert!(!svg.contains("suggested"), "{svg}");
     }
 
     #[test]

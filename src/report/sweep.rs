@@ -31,11 +31,18 @@ pub fn table(result: &SweepResult) -> Table {
             ("Extra", Align::Right),
         ],
     );
+    let suggested = result
+        .suggested()
+        .filter(|_| !result.flat())
+        .map(|s| s.value);
     for r in &result.rows {
         let c = &r.counts;
         let mut value = format_value(r.value);
         if (r.value - result.default).abs() < 1e-9 {
             value.push_str(" (default)");
+        }
+        if suggested.is_some_and(|s| (r.value - s).abs() < 1e-9) {
+            value.push_str(" (suggested)");
         }
         t.push(vec![
             value,

@@ -16,9 +16,16 @@ impl Report for Trace {
         super::pretty_json(self)
     }
 
-    fn tables(&self, _: Format) -> Vec<Table> {
+    fn tables(&self, format: Format) -> Vec<Table> {
         // Without an output no target can have reached it: no table.
-        match self.generate.output.text {
+        match &self.generate.output.text {
+            // CSV is read by programs, whose only input is standard
+            // output: the translation rides along on every row (one row
+            // with no entry when none matched), where the other formats
+            // print it above the table.
+            Some(text) if format == Format::Csv => {
+                vec![with_translation(entries_table(self), text)]
+            }
             Some(_) => vec![entries_table(self)],
             None => Vec::new(),
         }
@@ -72,6 +79,27 @@ fn entries_table(trace: &Trace) -> Table {
         ]);
     }
     t
+}
+
+/// The entries table with a last column holding the translation.
+fn with_translation(mut table: Table, translation: &str) -> Table {
+    let text = translation.trim_end().to_string();
+    if table.rows.is_empty() {
+        table.rows.push(vec![String::new(); table.headers.len()]);
+    }
+    table.headers.push("Translation".to_string());
+    table.align.push(Align::Left);
+    for row in &mut table.rows {
+        row.push(text.clone());
+    }
+    table
+}
+
+/// Only the translation, for `translate --quiet` (nothing when the call
+/// failed: the exit code and the error line say so).
+pub fn translation_only(trace: &Trace) -> Option<String> {
+    let text = trace.generate.output.text.as_deref()?;
+    Some(format!("{}\n", text.trim_end()))
 }
 
 /// The check, the words worth a look, and how the output was made.

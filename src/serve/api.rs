@@ -310,8 +310,13 @@ pub async fn put_glossary(
 fn entry_from(body: Value) -> Result<Entry, ApiError> {
     let mut entry: Entry =
         serde_json::from_value(body).map_err(|e| ApiError::bad(format!("entry: {e}")))?;
-    entry.id = entry.id.trim().to_string();
     entry.source = entry.source.trim().to_string();
+    // An entry sent without an id is saved under its source, as the CLI
+    // names it, never as `"id": ""`.
+    entry.id = match entry.id.trim() {
+        "" => entry.source.clone(),
+        id => id.to_string(),
+    };
     // A blank target stays as sent, for the glossary's own message about
     // it; "keep as written" with none: the target is the source.
     let target = entry.target.trim();
@@ -354,16 +359,13 @@ pub async fn add_entry(
     let entry = entry_from(body)?;
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
-            let id = if entry.id.is_empty() {
-                &entry.source
-            } else {
-                &entry.id
-            };
+            let id = &entry.id;
             if entries.iter().any(|e| &e.id == id) {
                 return Err(StoreError::Invalid(format!(
                     "there is already an entry `{id}`; edit it, or give the new one another id"
                 )));
             }
+            refuse_duplicate_key(entries, &entry, None)?;
             entries.push(entry);
             Ok(())
         })
@@ -383,6 +385,7 @@ pub async fn edit_entry(
     let loaded = blocking(move || {
         state.store.edit(&name, version.as_deref(), |entries| {
             let i = find(entries, &id, &name)?;
+            refuse_duplicate_key(entries, &entry, Some(i))?;
             entries[i] = entry;
             Ok(())
         })
@@ -414,6 +417,50 @@ pub async fn delete_entry(
     })
     .await?;
     Ok(glossary_response(StatusCode::OK, &loaded))
+}
+
+/// The page's editor refuses a second entry for a source or alias another
+/// entry already has ("Coffee" beside "coffee": a post naming it retrieves
+/// both), unless the new entry says which meaning it is (a `sense` or a
+/// `context`) or either is case-sensitive and they differ as written.
+/// `glossa lint` reports such a pair in files written by hand.
+fn refuse_duplicate_key(
+    entries: &[Entry],
+    entry: &Entry,
+    replacing: Option<usize>,
+) -> Result<(), StoreError> {
+    use crate::phrase::{key, nfc};
+    if entry.sense.is_some() || entry.context.is_some() {
+        return Ok(());
+    }
+    let written: Vec<&str> = std::iter::once(entry.source.as_str())
+        .chain(entry.aliases.iter().map(String::as_str))
+        .collect();
+    for (i, other) in entries.iter().enumerate() {
+        if Some(i) == replacing {
+            continue;
+        }
+        let theirs: Vec<&str> = std::iter::once(other.source.as_str())
+            .chain(other.aliases.iter().map(String::as_str))
+            .collect();
+        for mine in &written {
+            let k = key(&nfc(mine));
+            let clash = theirs.iter().find(|t| {
+                key(&nfc(t)) == k
+                    && !k.is_empty()
+                    && !((entry.case_sensitive || other.case_sensitive) && t != &mine)
+            });
+            if let Some(t) = clash {
+                return Err(StoreError::Invalid(format!(
+                    "`{mine}` is already written as `{t}` in entry `{}`: a post naming it would \
+                     retrieve both. Edit that entry instead, or give this one a sense or a context \
+                     if both meanings are real",
+                    other.id
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn find(entries: &[Entry], id: &str, glossary: &str) -> Result<usize, StoreError> {

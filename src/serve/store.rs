@@ -299,15 +299,21 @@ impl Store {
         // The CLI's rules and messages, about the entries (no file line:
         // the editor did not write one).
         let g = &current.glossary;
-        Glossary::new(
+        let validated = Glossary::new(
             &path.display().to_string(),
             g.name.clone(),
             g.source_lang.clone(),
             g.target_lang.clone(),
-            entries.clone(),
+            entries,
         )
         .map_err(|e| StoreError::Invalid(e.message))?;
-        self.commit(name, &path, Some(&bytes), &render(&current.head, &entries))
+        // The entries as validated: an id left empty is filled in there.
+        self.commit(
+            name,
+            &path,
+            Some(&bytes),
+            &render(&current.head, &validated.entries),
+        )
     }
 
     /// Validate `text`, then write it over `path` atomically, keeping

@@ -502,3 +502,78 @@ fn an_own_glossary_without_labels_never_falls_back_to_the_demo_labels() {
         .assert()
         .success();
 }
+
+/// Mistakes a non-developer makes, each answered with what to do rather
+/// than with the parser's words ("key must be a string", "invalid JSON",
+/// "empty target", "cannot read", "unknown field").
+#[test]
+fn common_mistakes_are_explained_with_what_to_do() {
+    let dir = TempDir::new().unwrap();
+    let write = |name: &str, text: &str| fs::write(dir.path().join(name), text).unwrap();
+    write(
+        "comma.json",
+        "{\n  \"entries\": [\n    {\"source\": \"tea\", \"target\": \"Tee\"},\n  ]\n}\n",
+    );
+    write(
+        "comma-in-entry.json",
+        "{\"entries\": [{\"source\": \"tea\", \"target\": \"Tee\",}]}",
+    );
+    write("sheet.csv", "source,target\ntea,Tee\n");
+    write(
+        "quote.csv",
+        "source,target\n\"tea,Tee\ncup,Tasse\nmug,Becher\n",
+    );
+    let posts = support::repo_file("posts/cafe.jsonl");
+    let labels = support::repo_file("labels/cafe.jsonl");
+    let cafe = support::repo_file("glossaries/cafe.json");
+    let (posts, labels, cafe) = (
+        posts.to_str().unwrap(),
+        labels.to_str().unwrap(),
+        cafe.to_str().unwrap(),
+    );
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["lint", "comma.json"],
+            "comma.json:3:39: a comma after the last item".into(),
+        ),
+        (
+            vec!["lint", "comma-in-entry.json"],
+            "comma-in-entry.json:1:47: a comma after the last item".into(),
+        ),
+        (
+            vec!["translate", "-g", "sheet.csv", "tea"],
+            "sheet.csv:1: not a glossary JSON file (it starts with `source,target`): a sheet \
+             (CSV, TSV, XLSX, ODS) or a TBX file becomes one with `glossa import sheet.csv"
+                .into(),
+        ),
+        (
+            vec!["import", "quote.csv", "-o", "out.json"],
+            "quote.csv:2: a quote opened on this row is never closed, so the rest of the file \
+             (3 lines)"
+                .into(),
+        ),
+        (
+            vec!["import", "https://example.com/terms.csv", "-o", "out.json"],
+            "glossa reads files on this computer, not addresses; download it first".into(),
+        ),
+        (
+            vec!["eval", "--no-save", "-g", cafe, "-p", labels, "-l", posts],
+            "this line is a label (it has `post` and `needed`), not a post: are --posts and \
+             --labels swapped?"
+                .into(),
+        ),
+        (
+            vec!["eval", "--no-save", "-g", cafe, "-p", posts, "-l", posts],
+            "this line is a post (it has `id` and `text`), not a label: are --posts and \
+             --labels swapped?"
+                .into(),
+        ),
+    ];
+    for (args, message) in cases {
+        let out = support::glossa_in(dir.path()).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&message), "{args:?}: {stderr}");
+    }
+    assert!(!dir.path().join("out.json").exists());
+}

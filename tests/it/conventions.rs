@@ -202,17 +202,89 @@ fn translate_csv_writes_only_csv_to_stdout() {
     let mut reader = csv::Reader::from_reader(stdout.as_bytes());
     assert_eq!(
         reader.headers().unwrap().iter().collect::<Vec<_>>(),
-        ["Entry", "Target", "Phrase", "Match", "In output"]
+        [
+            "Entry",
+            "Target",
+            "Phrase",
+            "Match",
+            "In output",
+            "Translation"
+        ]
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     assert!(rows.iter().any(|r| &r[0] == "cold-coffee"), "{stdout}");
-    // The translation and the notes are prose: stderr.
-    assert!(!stdout.contains("Try our frosk mavi"), "{stdout}");
+    // The translation is on standard output as in every format: in its
+    // column, on every row. The notes are for the person: stderr.
     assert!(
-        stderr.contains("Try our frosk mavi this weekend."),
-        "{stderr}"
+        rows.iter()
+            .all(|r| &r[5] == "Try our frosk mavi this weekend."),
+        "{stdout}"
     );
     assert!(stderr.contains("Check:"), "{stderr}");
+    assert!(!stdout.contains("Check:"), "{stdout}");
+}
+
+#[test]
+fn translate_quiet_prints_only_the_translation_and_every_format_has_it_on_stdout() {
+    let post = "Try our cold coffee this weekend.";
+    let translation = "Try our frosk mavi this weekend.";
+    let out = glossa().args(["translate", "-q", post]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{translation}\n")
+    );
+    // No warning: every target is in the output.
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("problem"), "{stderr}");
+    for format in ["table", "markdown", "json", "csv"] {
+        let out = glossa()
+            .args(["translate", "--format", format, post])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains(translation), "{format}: {stdout}");
+    }
+    // -q is a format of its own.
+    let out = glossa()
+        .args(["translate", "-q", "--format", "json", post])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A model that drops a target: with -q, standard output is still the
+/// translation alone, and one line on stderr says there is something to see.
+#[tokio::test]
+async fn translate_quiet_says_in_one_line_that_the_check_found_a_problem() {
+    let reply = "Probieren Sie diese Woche unseren Kaffee.";
+    let server = support::Server::start(vec![support::chat_reply_with_usage(reply)]).await;
+    let mut args = support::strings(&[
+        "translate",
+        "-q",
+        "--repair",
+        "0",
+        "--provider",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+    ]);
+    args.push(server.url("/v1"));
+    args.push("Try our cold coffee this weekend.".into());
+    let dir = tempfile::TempDir::new().unwrap();
+    let (code, stdout, stderr) = support::glossa_at(dir.path(), args).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, format!("{reply}\n"));
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains("the check found a problem"))
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Check:"), "{stderr}");
 }
 
 #[test]
@@ -364,5 +436,42 @@ fn sweep_list_params_in_every_format() {
             format!("sweep_list_params_{format}"),
             stdout_of(&["sweep", "--list-params", "-f", format])
         );
+    }
+}
+
+/// At 80 columns the eval tables fit the window and every word, number
+/// and retriever name of the full-width output is still whole (they used
+/// to break as "0.01" / "6").
+#[test]
+fn narrow_windows_wrap_tables_at_spaces_only() {
+    let run = |columns: Option<&str>| {
+        let mut cmd = glossa();
+        cmd.args(["eval", "--no-save", "-r", "all,glossa"]);
+        match columns {
+            Some(c) => cmd.env("COLUMNS", c),
+            None => cmd.env_remove("COLUMNS"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let whole = run(None);
+    let words: std::collections::BTreeSet<&str> = whole
+        .split(|c: char| c.is_whitespace() || "│┆".contains(c))
+        .filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+        .collect();
+    assert!(words.len() > 20, "{whole}");
+    for columns in ["80", "60"] {
+        let narrow = run(Some(columns));
+        let width: usize = columns.parse().unwrap();
+        for line in narrow.lines() {
+            assert!(line.chars().count() <= width, "{columns}: {line}\n{narrow}");
+        }
+        for word in &words {
+            assert!(
+                narrow.contains(word),
+                "{columns}: `{word}` is broken\n{narrow}"
+            );
+        }
     }
 }

@@ -936,3 +936,66 @@ fn control_conditions_run_beside_the_real_retrievers() {
         assert!(drawn.iter().all(|e| !needed.contains(e)), "{call}");
     }
 }
+
+/// The command `sweep` suggests, run as printed (through a shell), scores
+/// the swept files, retriever and parameters on test: it used to say
+/// `glossa eval --split test`, which scores the built-in demo.
+#[test]
+fn the_suggested_eval_command_runs_as_printed_on_the_same_data() {
+    let dir = TempDir::new().unwrap();
+    let cafe = fs::read_to_string(root("glossaries/cafe.json")).unwrap();
+    fs::write(
+        dir.path().join("my glossary.json"),
+        cafe.replacen(r#""name": "cafe""#, r#""name": "mine""#, 1),
+    )
+    .unwrap();
+    let posts = root("posts/cafe.jsonl").display().to_string();
+    let labels = root("labels/cafe.jsonl").display().to_string();
+    let spec = "normalised+fuzzy|sense";
+    let (_, stderr) = run_ok(
+        glossa()
+            .current_dir(dir.path())
+            .args(["sweep", "--no-save", "-r", spec, "--edit-two-from", "9"])
+            .args(["-g", "my glossary.json", "-p", &posts, "-l", &labels]),
+    );
+    let command = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("glossa eval "))
+        .unwrap_or_else(|| panic!("no command in {stderr}"));
+    assert!(command.contains("-g 'my glossary.json'"), "{command}");
+    assert!(command.contains(&format!("-r '{spec}'")), "{command}");
+    assert!(command.ends_with("--split test"), "{command}");
+    let suggested: f64 = command
+        .split("--threshold ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no threshold in {command}"));
+    // The table marks the same value.
+    let (table, _) = run_ok(
+        glossa()
+            .current_dir(dir.path())
+            .args(["sweep", "--no-save", "-r", spec, "--edit-two-from", "9"])
+            .args(["-g", "my glossary.json", "-p", &posts, "-l", &labels]),
+    );
+    assert!(table.contains("(suggested)"), "{table}");
+
+    let binary = assert_cmd::cargo::cargo_bin("glossa");
+    let out = std::process::Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(format!(
+            "'{}' eval {command} --no-save --format json",
+            binary.display()
+        ))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["glossary"], "mine");
+    assert_eq!(v["posts_file"], posts);
+    assert_eq!(v["split"], "test");
+    assert_eq!(v["retrievers"][0]["name"], spec);
+    assert_eq!(v["params"]["threshold"].as_f64(), Some(suggested));
+    assert_eq!(v["params"]["edit_two_from"], 9);
+}

@@ -646,6 +646,81 @@ fn retrieve_lists_entries_with_how_they_matched_and_words_no_entry_covers() {
 // Editing
 
 #[test]
+fn the_editor_refuses_a_second_entry_for_a_written_word_and_never_saves_an_empty_id() {
+    let s = serve_in_process(cafe_folder());
+    let version = |s: &Served| {
+        s.get("/api/glossaries/cafe").json()["version"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let before = std::fs::read(s.file("cafe.json")).unwrap();
+    // `Coffee` beside `coffee`, as a source or as an alias: a post naming
+    // it would retrieve both.
+    for body in [
+        json!({"source": "Coffee", "target": "kofi"}),
+        json!({"source": "java", "target": "kofi", "aliases": ["COFFEE"]}),
+    ] {
+        let v = version(&s);
+        let r = s.send(
+            "POST",
+            "/api/glossaries/cafe/entries",
+            &body,
+            &[("If-Match", &v)],
+        );
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert!(
+            r.error()
+                .contains("is already written as `coffee` in entry `coffee`"),
+            "{body}: {}",
+            r.body
+        );
+    }
+    assert_eq!(std::fs::read(s.file("cafe.json")).unwrap(), before);
+    // Editing an entry into a clash is refused too; editing it in place is not.
+    let v = version(&s);
+    let r = s.send(
+        "PUT",
+        "/api/glossaries/cafe/entries/cold-coffee",
+        &json!({"id": "cold-coffee", "source": "coffee", "target": "frosk mavi"}),
+        &[("If-Match", &v)],
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = s.send(
+        "PUT",
+        "/api/glossaries/cafe/entries/coffee",
+        &json!({"id": "coffee", "source": "Coffee", "target": "mavi"}),
+        &[("If-Match", &v)],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A second meaning that says which it is stays allowed.
+    let v = version(&s);
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"id": "coffee-colour", "source": "coffee", "target": "mavi-tun", "sense": "the brown colour"}),
+        &[("If-Match", &v)],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    // An entry sent with an empty id is saved under its source.
+    let v = version(&s);
+    let r = s.send(
+        "POST",
+        "/api/glossaries/cafe/entries",
+        &json!({"id": "", "source": "cortado", "target": "kortada"}),
+        &[("If-Match", &v)],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let text = std::fs::read_to_string(s.file("cafe.json")).unwrap();
+    assert!(!text.contains(r#""id": """#), "{text}");
+    assert!(
+        text.contains(r#"{"id": "cortado", "source": "cortado""#),
+        "{text}"
+    );
+    Glossary::load(&s.file("cafe.json")).unwrap();
+}
+
+#[test]
 fn add_edit_delete_entries_with_the_cli_rules_and_a_backup_of_each_version() {
     let s = serve_in_process(cafe_folder());
     let original = std::fs::read_to_string(s.file("cafe.json")).unwrap();
@@ -694,7 +769,7 @@ fn add_edit_delete_entries_with_the_cli_rules_and_a_backup_of_each_version() {
             "there is already an entry `tea`",
         ),
         (
-            json!({"source": "scone", "target": " ", "id": "scone2"}),
+            json!({"source": "oat scone", "target": " ", "id": "scone2"}),
             "entry `scone2`: `target` is empty",
         ),
         (json!({"source": " ", "target": "x"}), "`source` is empty"),
