@@ -71,12 +71,16 @@ pub enum Command {
         Notes: nested, redundant-alias, one-letter, symbols-only, leading-article, form, ambiguous (no `sense`).\n\n\
         --suggest-aliases proposes synonyms from WordNet's data files (Debian: `apt-get install wordnet-base`), \
         restricted to each entry's sense; nothing is written, a person decides.\n\n\
+        --for ENGINE (deepl, google, google-sets, amazon, amazon-tsv) also checks the limits of the file \
+        `glossa export --to ENGINE` would write (errors: deepl-duplicate, deepl-characters, deepl-entry-size, \
+        deepl-file-size, amazon-term-size, amazon-file-size, google-size, engine-language; warning: amazon-duplicate).\n\n\
         Exit codes: 0 no warnings (notes may be listed), 1 at least one warning, \
         2 the glossary cannot be read, or --suggest-aliases without WordNet data files.\n\n\
         Examples:\n  \
         glossa lint glossaries/cafe.json\n  \
         glossa lint my.json --format json\n  \
-        glossa lint my.json --suggest-aliases --domain food"
+        glossa lint my.json --suggest-aliases --domain food\n  \
+        glossa lint my.json --for deepl                    # what DeepL would refuse"
     )]
     Lint(LintArgs),
     /// Translate a post (or a file of posts: --posts) with its glossary entries, and check the output
@@ -212,14 +216,22 @@ pub enum Command {
         glossa export glossaries/cafe.json --format tsv > cafe.tsv\n  \
         glossa export glossaries/cafe.json --format csv --out cafe.csv --header\n  \
         glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n  \
-        glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n\n\
+        glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n  \
+        glossa export glossaries/shop.json --to deepl --out shop.csv          # DeepL glossary entries (CSV)\n  \
+        glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n\n\
         Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.\n\
         TBX (tbx: TBX-Basic in TBX 2008; tbx3: TBX v3): one concept per entry; sense as a definition, \
         aliases as further source terms, forms as admitted and forbidden terms as deprecated target terms; \
         context, case_sensitive and keep as `glossa.*` notes; the glossary-wide forbidden words as a concept \
-        of deprecated terms (docs/formats.md, \"TBX mapping\").")]
+        of deprecated terms (docs/formats.md, \"TBX mapping\").\n\
+        Engines (--to deepl, google, google-sets, amazon, amazon-tsv): one row source,target an entry and one an alias \
+        (alias,target) unless it is already a source; what the file cannot carry (sense, context, forms...) is named \
+        in one note. A file the engine would refuse (DeepL: a source twice, a term over 1,024 bytes, control \
+        characters, over 10 MiB; Amazon: a term over 200 bytes, over 10 MB; Google: over 10M code points) is \
+        not written: exit 1, each problem by line and entry; --drop-refused leaves those rows out instead. \
+        `glossa lint GLOSSARY --for ENGINE` lists the same. Exit codes: 0 written, 1 refused, 2 bad input.")]
     Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = "Examples:\n  \
@@ -321,6 +333,36 @@ value_enum!(crate::interchange::SheetFormat {
     Xlsx => "xlsx", "Excel workbook: .xlsx, .xlsm, .xls (import only; --sheet picks the sheet)";
     Ods => "ods", "OpenDocument spreadsheet (import only; --sheet picks the sheet)";
 });
+
+value_enum!(crate::interchange::Engine {
+    Deepl => "deepl", "DeepL glossary CSV: source,target, no header";
+    Google => "google", "Google Cloud Translation unidirectional glossary: source,target, no header";
+    GoogleSets => "google-sets", "Google Cloud Translation equivalent term sets: a header of language codes (+ description)";
+    Amazon => "amazon", "Amazon Translate custom terminology CSV: a header of language codes";
+    AmazonTsv => "amazon-tsv", "Amazon Translate custom terminology TSV";
+});
+
+/// `export --to`: every sheet format (`SheetFormat`'s words), then the engines.
+impl ValueEnum for crate::interchange::ExportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        use crate::interchange::{Engine, ExportFormat, SheetFormat};
+        static ALL: std::sync::LazyLock<Vec<ExportFormat>> = std::sync::LazyLock::new(|| {
+            SheetFormat::value_variants()
+                .iter()
+                .map(|f| ExportFormat::Sheet(*f))
+                .chain(Engine::ALL.map(ExportFormat::Engine))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self {
+            crate::interchange::ExportFormat::Sheet(f) => f.to_possible_value(),
+            crate::interchange::ExportFormat::Engine(e) => e.to_possible_value(),
+        }
+    }
+}
 
 value_enum!(crate::eval::PerPost {
     Auto => "auto", "Keep them up to 10,000 posts, then leave them out";
@@ -655,6 +697,9 @@ pub struct LintArgs {
     /// Sense domain for --suggest-aliases: `auto`, `any`, or WordNet lexicographer files (noun.food, or just food)
     #[arg(long, default_value = "auto")]
     pub domain: String,
+    /// Also check the limits of an MT engine's glossary file (what `glossa export --to ENGINE` would write)
+    #[arg(long = "for", value_enum, value_name = "ENGINE")]
+    pub engine: Option<crate::interchange::Engine>,
     /// Output format
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -946,15 +991,25 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones
-    #[arg(long, short = 'f', visible_alias = "to", value_enum, default_value_t = crate::interchange::SheetFormat::Tsv)]
-    pub format: crate::interchange::SheetFormat,
+    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv
+    #[arg(long, short = 'f', visible_alias = "to", value_enum,
+          default_value_t = crate::interchange::ExportFormat::Sheet(crate::interchange::SheetFormat::Tsv))]
+    pub format: crate::interchange::ExportFormat,
     /// Write here instead of standard output
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
     /// Write a header row even for a plain two-column glossary
     #[arg(long)]
     pub header: bool,
+    /// Language of the targets when the glossary names none (or another): a code, locale or English name
+    #[arg(long, value_name = "LANG")]
+    pub target_lang: Option<String>,
+    /// Language of the sources, instead of the glossary's
+    #[arg(long, value_name = "LANG")]
+    pub source_lang: Option<String>,
+    /// For an engine's file: leave out the rows the engine would refuse (each listed on stderr) instead of writing nothing
+    #[arg(long)]
+    pub drop_refused: bool,
 }
 
 /// `--invariants off|warn|fail`, its values listed in help and completions.

@@ -43,6 +43,13 @@
 //!   code (nor a locale such as `km_KH`, nor private use such as `x-cafe`);
 //!   the suggestion is the code (`French` → `fr`, `Frnch` → `fr`).
 //!
+//! - `deepl-duplicate`, `deepl-characters`, `deepl-entry-size`,
+//!   `deepl-file-size`, `amazon-term-size`, `amazon-file-size`,
+//!   `google-size` (errors: the engine refuses the file) and
+//!   `amazon-duplicate` (warning), and `engine-language` (error: the
+//!   engine's header needs a target language), only with `--for ENGINE`
+//!   ([`engine_findings`]; docs/formats.md, "Exporting to MT engines").
+//!
 //! [`suggest_aliases`] proposes synonyms from WordNet's plain data files,
 //! restricted to the entry's sense; it never changes the glossary.
 
@@ -87,6 +94,60 @@ pub struct Finding {
     pub severity: Severity,
     pub message: String,
     pub suggestion: String,
+}
+
+/// `glossa lint --for ENGINE`: what `glossa export --to ENGINE` would write
+/// that the engine refuses (an error) or reads otherwise than the glossary
+/// means (a warning). A glossary without the target language the engine's
+/// header names is an `engine-language` error, and the rest is checked as
+/// if it had one.
+pub fn engine_findings(
+    glossary: &Glossary,
+    engine: crate::interchange::Engine,
+) -> Result<Vec<Finding>, crate::error::InputError> {
+    let mut findings = Vec::new();
+    let missing = glossary.target_lang == crate::language::MISSING_TARGET;
+    let stand_in;
+    let glossary = if missing && engine.has_header() {
+        findings.push(Finding {
+            line: 0,
+            entry: String::new(),
+            check: "engine-language",
+            severity: Severity::Error,
+            message: format!(
+                "the glossary has no target language, which the {} file names in its header",
+                engine.name()
+            ),
+            suggestion: format!(
+                "add \"target_lang\" to the glossary, or export with --to {} --target-lang CODE",
+                engine.name()
+            ),
+        });
+        let mut with_target = glossary.clone();
+        with_target.target_lang = "und".into();
+        stand_in = with_target;
+        &stand_in
+    } else {
+        glossary
+    };
+    let file = crate::interchange::export_engine(glossary, engine)?;
+    findings.extend(
+        crate::interchange::engine_limits(&file)
+            .into_iter()
+            .map(|i| Finding {
+                line: i.line,
+                entry: i.entry,
+                check: i.check,
+                severity: if i.refused {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                message: i.message,
+                suggestion: i.suggestion,
+            }),
+    );
+    Ok(findings)
 }
 
 /// The shipped ambiguous words: `(word, senses)`.

@@ -19,7 +19,10 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
         Err(_) => None,
     };
     let english = English::new(&glossary, wordnet.as_ref());
-    let findings = lint::lint(&glossary, &english);
+    let mut findings = lint::lint(&glossary, &english);
+    if let Some(engine) = args.engine {
+        findings.extend(lint::engine_findings(&glossary, engine)?);
+    }
     let suggestions = match (&wordnet, args.suggest_aliases) {
         (Some(wn), true) => {
             Some(lint::suggest_aliases(&glossary, wn, &args.domain).map_err(anyhow::Error::msg)?)

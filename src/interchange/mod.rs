@@ -23,8 +23,11 @@
 //!
 //! One module a concern: `sheet` reads TSV/CSV ([`import_sheet`]), `tbx`
 //! reads TBX ([`import_tbx`]), `export` writes JSON and sheets
-//! ([`to_json`], [`export_sheet`]); this module holds what they share.
+//! ([`to_json`], [`export_sheet`]), `engine` writes the MT engines'
+//! glossary files and checks their limits ([`export_engine`],
+//! [`engine_limits`]); this module holds what they share.
 
+mod engine;
 mod export;
 mod header;
 pub mod segments;
@@ -32,6 +35,9 @@ mod sheet;
 mod tbx;
 mod workbook;
 
+pub use engine::{
+    engine_limits, export_engine, Engine, EngineFile, EngineIssue, EngineRow, ExportFormat,
+};
 pub use export::{export_sheet, export_tbx, to_json, TbxDialect};
 pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};

@@ -9,6 +9,7 @@ mod check;
 mod check_real;
 mod cli;
 mod conventions;
+mod engine_export;
 mod forbidden;
 mod generate;
 mod import_layouts;
