@@ -407,6 +407,15 @@ fn not_xml(c: char) -> bool {
 
 /// The refusals of [`export_tbx`], naming the entry and its line.
 fn refuse_what_tbx_cannot_hold(g: &Glossary) -> Result<(), InputError> {
+    // TBX names each language section's language: a stand-in would be
+    // written as if it were one (docs/formats.md, "Languages").
+    if g.target_lang == crate::language::MISSING_TARGET {
+        return Err(InputError::file(
+            &g.path,
+            "the glossary names no target language, and TBX must: add `\"target_lang\": \"de\"` \
+             to it, or give `--target-lang de` (a code or an English name)",
+        ));
+    }
     if lang_matches(&g.target_lang, &g.source_lang) || lang_matches(&g.source_lang, &g.target_lang)
     {
         return Err(InputError::file(
@@ -481,6 +490,21 @@ fn attr(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::interchange::{import_sheet, ImportOptions};
+
+    #[test]
+    fn a_glossary_without_a_target_language_is_not_written_as_tbx() {
+        let g = Glossary::parse(
+            "g.json",
+            "g",
+            r#"{"entries":[{"source":"tea","target":"Tee"}]}"#,
+        )
+        .unwrap();
+        for dialect in [TbxDialect::Basic, TbxDialect::V3] {
+            let err = export_tbx(&g, dialect).unwrap_err().to_string();
+            assert!(err.contains("names no target language"), "{err}");
+            assert!(err.contains("--target-lang"), "{err}");
+        }
+    }
 
     #[test]
     fn export_refuses_a_list_item_holding_the_separator() {
@@ -707,7 +731,7 @@ mod tests {
         let g = Glossary::parse(
             "g.json",
             "g",
-            "{\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"bell\",\"target\":\"ding\\u0007\"}]}",
+            "{\"target_lang\":\"de\",\"entries\":[\n{\"source\":\"tea\",\"target\":\"te\"},\n{\"source\":\"bell\",\"target\":\"ding\\u0007\"}]}",
         )
         .unwrap();
         let err = export_tbx(&g, TbxDialect::V3).unwrap_err();
