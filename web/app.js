@@ -42,6 +42,11 @@ async function api(method, path, body, headers) {
 
 const glossaryPath = (name) => `/api/glossaries/${encodeURIComponent(name)}`;
 
+// "1 entry", "2 entries".
+function count(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -113,8 +118,8 @@ async function start() {
     const select = $("glossary");
     const usable = list.glossaries.filter((g) => !g.error);
     for (const g of list.glossaries) {
-      const label = g.error ? `${g.name} (cannot be read)` : `${g.name} (${g.entries} entries)`;
-      select.append(el("option", { value: g.name, disabled: !!g.error }, label));
+      const label = g.error ? `${g.name} (cannot be read)` : `${g.name} (${count(g.entries, "entry", "entries")})`;
+      select.append(el("option", { value: g.name, disabled: !!g.error, title: g.error || "" }, label));
     }
     if (usable.length === 0) {
       setStatus(`No glossary yet in ${list.dir}: create one with “New glossary” below.`, "error");
@@ -128,6 +133,9 @@ async function start() {
     const pick = usable.find((g) => g.name === saved) || usable.find((g) => g.name === "cafe") || usable[0];
     select.value = pick.name;
     await loadGlossary(pick.name);
+    // A file that cannot be read says why, even when others can.
+    const broken = list.glossaries.filter((g) => g.error);
+    if (broken.length > 0) setStatus(broken.map((g) => g.error).join(" · "), "error");
     document.body.dataset.ready = "true";
   } catch (e) {
     setStatus(e.message, "error");
@@ -382,7 +390,7 @@ async function createGlossary() {
     const g = await api("PUT", glossaryPath(name), body);
     $("glossary-dialog").close();
     const select = $("glossary");
-    select.append(el("option", { value: g.name }, `${g.name} (${g.entries.length} entries)`));
+    select.append(el("option", { value: g.name }, `${g.name} (${count(g.entries.length, "entry", "entries")})`));
     select.value = g.name;
     localStorage.setItem("glossa.glossary", g.name);
     $("translate").disabled = false;
@@ -408,7 +416,7 @@ async function loadGlossary(name) {
 function setGlossary(g) {
   state.glossary = g;
   const option = [...$("glossary").options].find((o) => o.value === g.name);
-  if (option) option.textContent = `${g.name} (${g.entries.length} entries)`;
+  if (option) option.textContent = `${g.name} (${count(g.entries.length, "entry", "entries")})`;
   renderEntries();
 }
 
@@ -418,7 +426,7 @@ function renderEntries() {
   $("editor-title").textContent = `Glossary: ${g.name}`;
   // A language by its name where the table knows it: "English → Khmer (km)".
   const lang = (code, name) => (name ? `${name} (${code})` : code);
-  $("editor-note").textContent = `${g.entries.length} entries · ${lang(g.source_lang, g.source_language)} → ${lang(g.target_lang, g.target_language)}`;
+  $("editor-note").textContent = `${count(g.entries.length, "entry", "entries")} · ${lang(g.source_lang, g.source_language)} → ${lang(g.target_lang, g.target_language)}`;
   const needle = $("filter").value.trim().toLowerCase();
   const list = $("entries");
   list.replaceChildren();

@@ -1918,6 +1918,51 @@ fn browser_creates_a_glossary_in_an_empty_folder() {
     assert!(b.find("#entries").text().contains("gift card"));
 }
 
+/// A folder with a glossary that cannot be read beside ones that can: the
+/// page says why that file is refused (it only did when none could be
+/// read), and counts take their noun in the right number.
+#[test]
+fn browser_says_why_a_glossary_is_refused_and_counts_entries_right() {
+    let Some((chromium, chromedriver)) =
+        browser_tools("browser_says_why_a_glossary_is_refused_and_counts_entries_right")
+    else {
+        return;
+    };
+    let dir = cafe_folder();
+    std::fs::write(
+        dir.path().join("broken.json"),
+        "{\"entries\": [{\"source\": \"tea\", \"target\": \"Tee\"},]}",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("one.json"),
+        "{\"target_lang\": \"de\", \"entries\": [{\"source\": \"tea\", \"target\": \"Tee\"}]}",
+    )
+    .unwrap();
+    let s = serve_in_process(dir);
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1000, 900);
+    b.goto(&format!("http://{}/", s.addr));
+    b.find("body[data-ready='true']");
+    let status = b.find("#status").text();
+    assert!(status.contains("broken.json"), "{status}");
+    assert!(status.contains("a comma after the last item"), "{status}");
+    let options = b.eval(
+        "return [...document.querySelectorAll('#glossary option')].map((o) => o.textContent)",
+    );
+    let options: Vec<&str> = options
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(options.contains(&"one (1 entry)"), "{options:?}");
+    assert!(options.contains(&"broken (cannot be read)"), "{options:?}");
+    assert!(
+        !options.iter().any(|o| o.contains("1 entries")),
+        "{options:?}"
+    );
+}
+
 #[test]
 fn browser_translate_add_an_alias_translate_again() {
     let Some((chromium, chromedriver)) =
