@@ -39,6 +39,13 @@
 //!   them apart); (warning) a glossary-wide forbidden word that is an
 //!   entry's target or form. Compared case-insensitively, accents composed
 //!   or not alike, as the output check compares.
+//! - `misspelt-source` (note): in an English glossary, a source word that
+//!   is not English but one slip (a letter left out, added or two swapped;
+//!   two for words of eight letters or more) from an English word of the
+//!   shipped list: "rasberry", did you mean "raspberry"? Posts spell it
+//!   right and are not read as typos, so the entry would never be found.
+//!   Sources with a capital, `keep` and `case_sensitive` entries are names
+//!   and left alone.
 //! - `language` (warning): `source_lang` or `target_lang` is not an ISO 639
 //!   code (nor a locale such as `km_KH`, nor private use such as `x-cafe`);
 //!   the suggestion is the code (`French` → `fr`, `Frnch` → `fr`).

@@ -5,7 +5,9 @@
 use super::{ambiguous_by_stem, keys_of, Ambiguous, English, Finding, Key, Severity};
 use crate::glossary::{Entry, Glossary};
 use crate::phrase::{self, Skip};
-use crate::retrieve::{is_english_word, targets_agree, without_leading_article, Stems};
+use crate::retrieve::{
+    is_english_word, nearest_english, targets_agree, without_leading_article, Stems,
+};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -26,11 +28,13 @@ pub enum Check {
     /// `case-no-letters` and `keep-common-word`.
     Flags,
     Forbidden,
+    /// `misspelt-source`.
+    Spelling,
 }
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 12] = [
+    pub const ALL: [Check; 13] = [
         Check::DuplicateKey,
         Check::NeverMatches,
         Check::OneLetter,
@@ -43,6 +47,7 @@ impl Check {
         Check::Ambiguous,
         Check::Flags,
         Check::Forbidden,
+        Check::Spelling,
     ];
 
     /// Append this check's findings.
@@ -60,6 +65,7 @@ impl Check {
             Check::Ambiguous => ambiguous(keys, out),
             Check::Flags => flags(keys.entries, out),
             Check::Forbidden => forbidden(keys.entries, keys.forbidden, out),
+            Check::Spelling => misspelt_sources(keys.source_lang, keys.entries, out),
         }
     }
 }
@@ -69,6 +75,7 @@ pub(super) struct Keys<'a> {
     entries: &'a [Entry],
     /// The glossary-wide forbidden words.
     forbidden: &'a [String],
+    source_lang: &'a str,
     keys: Vec<Key<'a>>,
     /// Each entry's keys, which `keys_of` lists together: looking them up
     /// by entry keeps lint linear in the size of the glossary.
@@ -97,6 +104,7 @@ impl<'a> Keys<'a> {
         Keys {
             entries: &glossary.entries,
             forbidden: &glossary.forbidden,
+            source_lang: &glossary.source_lang,
             keys,
             by_entry,
             by_stems,
@@ -402,6 +410,50 @@ fn target_english(entries: &[Entry], english: &English, out: &mut Vec<Finding>) 
                     e.target
                 ),
                 "nothing to fix if it is the right term; otherwise use the real target term (a passing check proves less for this entry)",
+            ));
+        }
+    }
+}
+
+/// `misspelt-source`: a word of an English source that is not an English
+/// word but is one or two edits from one ("rasberry" → raspberry). Posts
+/// spell it right, and a correctly spelled word is never read as a typo,
+/// so such an entry is never found. Names are left alone: sources with a
+/// capital, `keep` and `case_sensitive` entries; so are sources with more
+/// than one unknown word (a phrase in another language).
+fn misspelt_sources(g_source_lang: &str, entries: &[Entry], out: &mut Vec<Finding>) {
+    if crate::language::code_of(g_source_lang).is_none_or(|l| l.code != "en") {
+        return;
+    }
+    let name_like =
+        |e: &&Entry| e.keep || e.case_sensitive || e.source.chars().any(char::is_uppercase);
+    for e in entries.iter().filter(|e| !name_like(e)) {
+        let unknown: Vec<String> = phrase::words(&e.source)
+            .iter()
+            .map(|w| w.text.to_string())
+            .filter(|w| {
+                w.chars().all(|c| c.is_alphabetic() && c.is_lowercase())
+                    && w.chars().count() >= 4
+                    && !is_english_word(w)
+            })
+            .collect();
+        let [word] = unknown.as_slice() else { continue };
+        let max = if word.chars().count() >= 8 { 2 } else { 1 };
+        if let Some(nearest) = nearest_english(word, max) {
+            // A note: a term of a trade ("backend") or a word of another
+            // language ("pain au chocolat") may be one slip from English.
+            out.push(finding(
+                e,
+                "misspelt-source",
+                Severity::Note,
+                format!(
+                    "`{word}` in the source is not an English word; did you mean `{nearest}`? \
+                     Posts that spell it right would not find this entry"
+                ),
+                format!(
+                    "write the source with `{nearest}` (keep `{word}` as an alias if posts misspell \
+                     it too); nothing to fix if `{word}` is a word of another language"
+                ),
             ));
         }
     }

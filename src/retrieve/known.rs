@@ -33,6 +33,49 @@ pub fn is_english(word: &str) -> bool {
     ENGLISH.contains(word)
 }
 
+/// The English word a misspelling of it most likely meant: at most `max`
+/// slips away, where a letter left out, one too many or two swapped is
+/// one slip and a letter replaced by another is two ("muxer" is not read
+/// as "mixer", "rasberry" is "raspberry"). Only words with the same first
+/// letter are tried (a typo rarely changes it, and it keeps the search to
+/// a few thousand words); ties go to the earlier word of the list.
+pub fn nearest_english(word: &str, max: usize) -> Option<&'static str> {
+    let first = word.chars().next()?;
+    let typed: Vec<char> = word.chars().collect();
+    ENGLISH_FILE
+        .lines()
+        .filter(|w| w.starts_with(first) && w.chars().count().abs_diff(typed.len()) <= max)
+        .map(|w| (slips(&typed, &w.chars().collect::<Vec<_>>()), w))
+        .filter(|&(d, _)| d > 0 && d <= max)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, w)| w)
+}
+
+/// Optimal string alignment distance with a substitution costing two
+/// (strsim's distances weigh every edit alike).
+fn slips(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let same = a[i - 1] == b[j - 1];
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + if same { 0 } else { 2 });
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && !same {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// The words a typo tier leaves alone.
 #[derive(Debug, Default)]
 pub struct KnownWords {

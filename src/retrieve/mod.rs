@@ -38,7 +38,7 @@ mod wordmap;
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use keys::without_leading_article;
-pub use known::is_english as is_english_word;
+pub use known::{is_english as is_english_word, nearest_english};
 pub use longer::Longer;
 pub use longest::targets_agree;
 pub use normalised::{stem_word, Stems};

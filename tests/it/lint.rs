@@ -209,3 +209,56 @@ fn wordnet_suggestions_stay_in_the_entry_sense() {
     let text = std::fs::read_to_string(fixture("lint-clean.json")).unwrap();
     assert!(!text.contains("takeout"));
 }
+
+/// A source word that is not English but one slip from an English word is
+/// named with that word ("rasberry" → raspberry); words one letter
+/// *replaced* from English ("muxer"), capitalised names and sources of a
+/// glossary from another language are left alone.
+#[test]
+fn a_misspelt_source_is_named_with_the_word_it_likely_meant() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let write = |name: &str, lang: &str| {
+        let text = format!(
+            r#"{{"source_lang": "{lang}", "target_lang": "de", "entries": [
+  {{"source": "rasberry", "target": "Himbeere"}},
+  {{"source": "accomodation", "target": "Unterkunft"}},
+  {{"source": "muxer", "target": "Muxer"}},
+  {{"source": "Glosa", "target": "Glosa"}},
+  {{"source": "raspberry jam", "target": "Himbeermarmelade"}}
+]}}"#
+        );
+        std::fs::write(dir.path().join(name), text).unwrap();
+    };
+    write("en.json", "en");
+    write("fr.json", "fr");
+    let lint = |name: &str| {
+        let out = support::glossa_in(dir.path())
+            .args(["lint", name, "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let findings = v["findings"].as_array().cloned().unwrap_or_default();
+        findings
+            .into_iter()
+            .filter(|f| f["check"] == "misspelt-source")
+            .map(|f| {
+                (
+                    f["entry"].as_str().unwrap().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let found = lint("en.json");
+    let entries: Vec<&str> = found.iter().map(|(e, _)| e.as_str()).collect();
+    assert_eq!(entries, ["rasberry", "accomodation"], "{found:?}");
+    assert!(
+        found[0].1.contains("did you mean `raspberry`?"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].1.contains("did you mean `accommodation`?"),
+        "{found:?}"
+    );
+    assert!(lint("fr.json").is_empty());
+}
