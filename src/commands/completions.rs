@@ -7,11 +7,37 @@ use clap::CommandFactory;
 use std::process::ExitCode;
 
 pub fn completions(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
-    let mut command = Cli::command();
+    let mut command = with_retriever_names(Cli::command());
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "glossa", &mut script);
     super::emit(&String::from_utf8(script).context("the completion script is not UTF-8")?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--retriever` takes a spec (`a+b|filter`, lists), so clap parses it as
+/// free text and the shells would offer file names. For the completion
+/// scripts only, the flag lists the names a spec is made of: every
+/// registered retriever and filter, the named compositions and `all`.
+fn with_retriever_names(command: clap::Command) -> clap::Command {
+    use crate::retrieve::{COMPOSITIONS, FILTERS, REGISTRY};
+    use clap::builder::PossibleValue;
+    let value = |name: &'static str, summary: &'static str| PossibleValue::new(name).help(summary);
+    let mut names = vec![value("all", "the five reference retrievers")];
+    names.extend(COMPOSITIONS.iter().map(|c| value(c.name, c.summary)));
+    names.extend(REGISTRY.iter().map(|r| value(r.name, r.summary)));
+    names.extend(FILTERS.iter().map(|f| value(f.name, f.summary)));
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_id() == "retriever"))
+        .map(|c| c.get_name().to_string())
+        .collect();
+    subcommands.into_iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| {
+            sub.mut_arg("retriever", |arg| {
+                arg.value_parser(clap::builder::PossibleValuesParser::new(names.clone()))
+            })
+        })
+    })
 }
 
 pub fn man(args: ManArgs) -> anyhow::Result<ExitCode> {

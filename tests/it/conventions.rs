@@ -56,6 +56,37 @@ fn completions_exist_for_the_other_shells() {
     }
 }
 
+/// `--retriever` completes to retriever names (it offered file names), in
+/// every shell, while the flag itself still takes any spec.
+#[test]
+fn completions_offer_retriever_names_for_retriever() {
+    let names = stdout_of(&["retrievers"]);
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout_of(&["completions", shell]);
+        for name in [
+            "glossa",
+            "normalised",
+            "fuzzy",
+            "oracle",
+            "sense",
+            "longest",
+        ] {
+            assert!(names.contains(name), "{name} is not a retriever: {names}");
+            let offered = script.lines().any(|l| match shell {
+                "bash" => l.contains("compgen -W") && l.split(['"', ' ']).any(|w| w == name),
+                "zsh" => {
+                    l.starts_with(&format!("{name}\\:")) || l.contains(&format!("(({name}\\:"))
+                }
+                _ => l.starts_with(&format!("{name}\\t")),
+            });
+            assert!(offered, "{shell}: {name}");
+        }
+    }
+    // The real flag still parses a composition.
+    let spec = stdout_of(&["retrieve", "-r", "normalised+fuzzy|sense", "cold coffee"]);
+    assert!(spec.contains("cold-coffee"), "{spec}");
+}
+
 #[test]
 fn man_page_names_every_subcommand() {
     let page = stdout_of(&["man"]);
