@@ -23,7 +23,7 @@
 #    as posts: the other five novels' people and places are in no glossary
 #    ("Knightley", "Dashwood", "Hartfield").
 # Each post is labelled with the entries written in it as in the glossary
-# (SPEC.md "v2: real glossaries", an independent Python implementation:
+# (docs/formats.md "v2: real glossaries", an independent Python implementation:
 # bench/real_data.py), except those written only inside a longer such term
 # whose target conflicts ("miss" -> Fehlschuss inside "Miss Bennet"), which
 # are labelled wrong_sense (docs/formats.md, `longest`). `glossa eval` (release build) then scores exact,

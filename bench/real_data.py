@@ -2,7 +2,7 @@
 """Real-data benchmark helpers for bench/real.sh and tests/it/real_data.rs.
 
 Independent of glossa's code on purpose: the labels are the oracle the
-retrievers are measured against, so they are computed here from SPEC.md's
+retrievers are measured against, so they are computed here from docs/formats.md's
 wording ("v2: real glossaries") with Python regexes, not with glossa's
 phrase rules.
 

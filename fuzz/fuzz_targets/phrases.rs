@@ -1,5 +1,5 @@
 //! Phrase enumeration on arbitrary UTF-8: words, phrases, tokens and keys
-//! never panic and keep SPEC.md's shape (keys without double spaces or
+//! never panic and keep docs/formats.md's shape (keys without double spaces or
 //! line breaks, byte ranges on character boundaries, in order).
 #![no_main]
 

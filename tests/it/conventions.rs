@@ -506,3 +506,35 @@ fn narrow_windows_wrap_tables_at_spaces_only() {
         }
     }
 }
+
+/// The rules are in docs/formats.md; nothing in the repository cites a
+/// specification file it does not hold.
+#[test]
+fn nothing_cites_a_spec_file_outside_the_repository() {
+    let cited = concat!("SPEC", ".md");
+    let mut offenders = Vec::new();
+    for dir in [
+        "src",
+        "tests",
+        "fuzz/fuzz_targets",
+        "bench",
+        "docs",
+        "web",
+        ".ci",
+    ] {
+        for path in support::files_below(&repo_file(dir)) {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                if text.contains(cited) {
+                    offenders.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    if std::fs::read_to_string(repo_file("README.md"))
+        .unwrap()
+        .contains(cited)
+    {
+        offenders.push("README.md".into());
+    }
+    assert!(offenders.is_empty(), "{offenders:?} cite {cited}");
+}

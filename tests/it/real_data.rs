@@ -5,7 +5,7 @@
 //! names of Pride and Prejudice and FreeDict English-German
 //! (dict-freedict-eng-deu) over Jane Austen's novels (r-cran-janeaustenr,
 //! unpacked by bench/austen.sh); and labels from bench/real_data.py, an independent Python reading of
-//! SPEC.md's "written as in the glossary ⇒ found". The data is installed by .ci/run,
+//! docs/formats.md's "written as in the glossary ⇒ found". The data is installed by .ci/run,
 //! never committed; without it these tests fail under CI=true and skip
 //! with a note elsewhere.
 

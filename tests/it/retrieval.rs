@@ -289,7 +289,7 @@ fn a_leading_article_is_not_needed_to_find_a_term() {
     // article behind punctuation is part of the term.
     assert!(ids("glossa", &g, "I fed the cat.").is_empty());
     assert!(ids("glossa", &g, "an old city wall").is_empty());
-    // The reference `exact` reads sources as written (SPEC.md).
+    // The reference `exact` reads sources as written (docs/formats.md).
     assert!(ids("exact", &g, "He founded a martial arts training institute.").is_empty());
     // Found as written, it is not hidden inside a longer term.
     let nested = glossary(&[
@@ -458,7 +458,7 @@ fn retrievers_lists_every_retriever_filter_and_composition() {
 
 #[test]
 fn reference_retrievers_are_unchanged_on_the_demo() {
-    // The README's table for the reference five (SPEC.md behaviour).
+    // The README's table for the reference five (docs/formats.md behaviour).
     let out = glossa()
         .args(["eval", "--format", "json", "--no-save"])
         .output()
