@@ -503,16 +503,16 @@ pub struct ProviderArgs {
     #[arg(long, value_name = "FIELD")]
     pub max_tokens_field: Option<crate::generate::provider::MaxTokensField>,
     /// Seconds before one attempt is abandoned
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = crate::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
     /// Attempts per provider before failing over (429, 5xx, timeouts are retried with backoff)
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = crate::generate::retry::DEFAULT_ATTEMPTS)]
     pub attempts: u32,
     /// Do not read or write the response cache
     #[arg(long)]
     pub no_cache: bool,
     /// Where model replies are cached
-    #[arg(long, default_value = "runs/cache")]
+    #[arg(long, default_value = crate::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
     /// How the text is simplified before retrieval and translation
     #[arg(long, value_enum, default_value_t = crate::generate::simplify::Simplify::Rules)]
@@ -731,7 +731,7 @@ pub struct ServeArgs {
     #[arg(long = "api-key-env", value_name = "PROVIDER=VAR", value_parser = provider_value, help = serve_key_help())]
     pub api_key_envs: Vec<(String, String)>,
     /// Seconds before one model attempt is abandoned
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = crate::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
     /// Sampling temperature of the model providers (0: the same post gives the same translation)
     #[arg(long)]
@@ -743,7 +743,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N|none", value_parser = parse_max_tokens, help = max_tokens_help())]
     pub max_tokens: Option<MaxTokens>,
     /// Where model replies are cached
-    #[arg(long, default_value = "runs/cache")]
+    #[arg(long, default_value = crate::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
     /// Do not read or write the reply cache
     #[arg(long)]

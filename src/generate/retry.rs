@@ -20,10 +20,13 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
 }
 
+/// Attempts per provider when none is given (`--attempts`).
+pub const DEFAULT_ATTEMPTS: u32 = 5;
+
 impl Default for RetryPolicy {
     fn default() -> RetryPolicy {
         RetryPolicy {
-            max_attempts: 5,
+            max_attempts: DEFAULT_ATTEMPTS,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(30),
         }
