@@ -202,9 +202,10 @@ fn deletion_hashes(word: &[char], max: usize) -> Vec<(u64, usize)> {
     out
 }
 
-/// The flag on an entry's word id for a word that tolerates two edits: a
-/// post word's string with two deletions finds only such words (a word of
-/// bound 1 is never two deletions away from a neighbour).
+/// The flag on a word id, while words are collected, for a word that
+/// tolerates two edits: a post word's string with two deletions finds
+/// only such words (a word of bound 1 is never two deletions away from a
+/// neighbour). In the finished index the flag sits right above the id.
 const TOLERATES_TWO: u32 = 1 << 31;
 
 /// Every word's deletion hashes, bucketed by the hash's top bits so that a
@@ -217,14 +218,16 @@ struct DeletionIndex {
     /// Per word: where its characters start in `chars`, how many, its
     /// bound and its id (with the flag).
     words: Vec<(u32, u32, usize, u32)>,
-    /// Per entry: the hash's top 32 bits and the word id (with
-    /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare
-    /// false match only adds a candidate, and every candidate's distance is
-    /// computed.
-    entries: Vec<(u32, u32)>,
+    /// Per deletion, one `u32` (a 1M-entry glossary has some 70 million
+    /// deletions): from the top, `fingerprint_bits` of the hash right after
+    /// the bucket's bits, the flag, then the word id in `id_bits`. The
+    /// fingerprint only thins a bucket: a rare false match adds a
+    /// candidate, and every candidate's distance is computed.
+    entries: Vec<u32>,
     /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
     directory: Vec<u32>,
     bits: u32,
+    id_bits: u32,
 }
 
 /// The bucketing is done in two steps (the SymSpell index of a 100k-entry
@@ -253,6 +256,25 @@ impl DeletionIndex {
         })
     }
 
+    /// The bits of an entry above the id and the flag.
+    fn fingerprint_bits(&self) -> u32 {
+        31 - self.id_bits
+    }
+
+    /// The hash's bits right after the bucket's, as an entry holds them
+    /// (at the top of the `u32`; zero when the ids take every bit).
+    fn fingerprint(&self, hash: u64) -> u32 {
+        match self.fingerprint_bits() {
+            0 => 0,
+            f => (((hash << self.bits) >> (64 - f)) as u32) << (32 - f),
+        }
+    }
+
+    /// The flag's bit in an entry.
+    fn flag(&self) -> u32 {
+        1 << self.id_bits
+    }
+
     fn finish(&mut self) {
         // At most 1 + n + n(n−1)/2 deletions per word: a few entries per
         // bucket, and a directory a fraction of their size.
@@ -261,8 +283,20 @@ impl DeletionIndex {
             .map(|(w, _, _)| 1 + w.len() * (w.len() + 1) / 2)
             .sum();
         self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
+        let largest_id = self
+            .words
+            .iter()
+            .map(|&(_, _, _, id)| id & !TOLERATES_TWO)
+            .max()
+            .unwrap_or(0);
+        self.id_bits = u32::BITS - largest_id.leading_zeros();
         let spread = self.bits.min(PARTITION_BITS);
         let partition_of = |h: u64| (h >> (64 - spread)) as usize;
+        // The bucket inside its partition: at most 24 − 10 bits.
+        let local_of = |h: u64| match self.bits - spread {
+            0 => 0,
+            l => ((h << spread) >> (64 - l)) as u16,
+        };
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
         let mut scratch = DeletionScratch::new();
@@ -274,12 +308,22 @@ impl DeletionIndex {
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
         }
-        let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
+        let total = starts[1 << spread] as usize;
+        let mut entries = vec![0u32; total];
+        // Each entry's bucket inside its partition, until it is in place.
+        let mut locals = vec![0u16; total];
         let mut next = starts.clone();
         for (word, max, id) in self.added() {
+            let entry = (id & !TOLERATES_TWO)
+                | if id & TOLERATES_TWO != 0 {
+                    self.flag()
+                } else {
+                    0
+                };
             for_each_deletion(word, max, &mut scratch, |h, _| {
                 let at = &mut next[partition_of(h)];
-                entries[*at as usize] = ((h >> 32) as u32, id);
+                entries[*at as usize] = self.fingerprint(h) | entry;
+                locals[*at as usize] = local_of(h);
                 *at += 1;
             });
         }
@@ -290,21 +334,25 @@ impl DeletionIndex {
         for p in 0..1usize << spread {
             let (from, to) = (starts[p] as usize, starts[p + 1] as usize);
             partition.clear();
-            partition.extend_from_slice(&entries[from..to]);
+            partition.extend(
+                entries[from..to]
+                    .iter()
+                    .copied()
+                    .zip(locals[from..to].iter().copied()),
+            );
             let first_bucket = p * per_partition;
-            let local = |top: u32| (top >> (32 - self.bits)) as usize - first_bucket;
             slot.fill(0);
-            for &(top, _) in &partition {
-                slot[local(top)] += 1;
+            for &(_, local) in &partition {
+                slot[local as usize] += 1;
             }
             let mut at = from as u32;
             for (b, count) in slot.iter_mut().enumerate() {
                 directory[first_bucket + b] = at;
                 (*count, at) = (at, at + *count);
             }
-            for &(top, id) in &partition {
-                let s = &mut slot[local(top)];
-                entries[*s as usize] = (top, id);
+            for &(entry, local) in &partition {
+                let s = &mut slot[local as usize];
+                entries[*s as usize] = entry;
                 *s += 1;
             }
         }
@@ -323,16 +371,20 @@ impl DeletionIndex {
     /// deletions on the query side, and no more than the word tolerates); a
     /// superset of the true neighbours.
     fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
+        let above_id = !0u32 << self.id_bits;
+        let fingerprint_mask = !0u32 << self.id_bits << 1;
+        let (flag, id_mask) = (self.flag(), !above_id);
         for (h, deleted) in deletion_hashes(word, max) {
             let b = self.bucket_of(h);
             let bucket = &self.entries[self.directory[b] as usize..self.directory[b + 1] as usize];
+            let fingerprint = self.fingerprint(h);
             out.extend(
                 bucket
                     .iter()
-                    .filter(|&&(top, id)| {
-                        top == (h >> 32) as u32 && (deleted < 2 || id & TOLERATES_TWO != 0)
+                    .filter(|&&e| {
+                        e & fingerprint_mask == fingerprint && (deleted < 2 || e & flag != 0)
                     })
-                    .map(|&(_, id)| id & !TOLERATES_TWO),
+                    .map(|&e| e & id_mask),
             );
         }
     }
@@ -944,6 +996,33 @@ mod tests {
         let w: Vec<char> = "aab".chars().collect();
         // aab; ab aa; a b
         assert_eq!(deletion_hashes(&w, 2).len(), 5);
+    }
+
+    #[test]
+    fn ids_that_take_every_bit_leave_no_fingerprint_and_lose_no_neighbour() {
+        // Ids of 31 bits leave the entry no bits of hash: every entry of a
+        // bucket is a candidate, and the ids and flags still read back.
+        let mut index = DeletionIndex::default();
+        let big = TOLERATES_TWO - 1;
+        index.add("bread", 2, big);
+        index.add("bran", 1, 3);
+        index.finish();
+        assert_eq!((index.id_bits, index.fingerprint_bits()), (31, 0));
+        let mut found = Vec::new();
+        // Two deletions from "breads": only the word that tolerates two.
+        index.candidates(&"brads".chars().collect::<Vec<_>>(), 2, &mut found);
+        assert!(found.contains(&big) && found.iter().all(|&id| id == big || id == 3));
+        found.clear();
+        index.candidates(&"brab".chars().collect::<Vec<_>>(), 1, &mut found);
+        assert!(found.contains(&3), "{found:?}");
+        // Small ids leave most bits to the fingerprint.
+        let mut index = DeletionIndex::default();
+        index.add("bread", 2, 5);
+        index.finish();
+        assert_eq!((index.id_bits, index.fingerprint_bits()), (3, 28));
+        found.clear();
+        index.candidates(&"bred".chars().collect::<Vec<_>>(), 2, &mut found);
+        assert_eq!(found.first(), Some(&5));
     }
 
     proptest::proptest! {
