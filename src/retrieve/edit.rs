@@ -219,7 +219,7 @@ struct DeletionIndex {
     /// bound and its id (with the flag).
     words: Vec<(u32, u32, usize, u32)>,
     /// Per deletion, one `u32` (a 1M-entry glossary has some 70 million
-    /// deletions): from the top, `fingerprint_bits` of the hash right after
+    /// deletions): from the top, 31 − `id_bits` bits of the hash right after
     /// the bucket's bits, the flag, then the word id in `id_bits`. The
     /// fingerprint only thins a bucket: a rare false match adds a
     /// candidate, and every candidate's distance is computed.
@@ -256,18 +256,16 @@ impl DeletionIndex {
         })
     }
 
-    /// The bits of an entry above the id and the flag.
-    fn fingerprint_bits(&self) -> u32 {
-        31 - self.id_bits
+    /// The top bits of an entry that hold the fingerprint (none when the
+    /// ids take every bit).
+    fn fingerprint_mask(&self) -> u32 {
+        !0u32 << self.id_bits << 1
     }
 
     /// The hash's bits right after the bucket's, as an entry holds them
-    /// (at the top of the `u32`; zero when the ids take every bit).
+    /// (at the top of the `u32`).
     fn fingerprint(&self, hash: u64) -> u32 {
-        match self.fingerprint_bits() {
-            0 => 0,
-            f => (((hash << self.bits) >> (64 - f)) as u32) << (32 - f),
-        }
+        (((hash << self.bits) >> 32) as u32) & self.fingerprint_mask()
     }
 
     /// The flag's bit in an entry.
@@ -293,10 +291,9 @@ impl DeletionIndex {
         let spread = self.bits.min(PARTITION_BITS);
         let partition_of = |h: u64| (h >> (64 - spread)) as usize;
         // The bucket inside its partition: at most 24 − 10 bits.
-        let local_of = |h: u64| match self.bits - spread {
-            0 => 0,
-            l => ((h << spread) >> (64 - l)) as u16,
-        };
+        // (Shifted in two steps so that 0 bits give 0, with no branch.)
+        let local = self.bits - spread;
+        let local_of = |h: u64| ((h << spread) >> 1 >> (63 - local)) as u16;
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
         let mut scratch = DeletionScratch::new();
@@ -313,6 +310,8 @@ impl DeletionIndex {
         // Each entry's bucket inside its partition, until it is in place.
         let mut locals = vec![0u16; total];
         let mut next = starts.clone();
+        let (bits, fingerprint_mask) = (self.bits, self.fingerprint_mask());
+        let fingerprint = |h: u64| (((h << bits) >> 32) as u32) & fingerprint_mask;
         for (word, max, id) in self.added() {
             let entry = (id & !TOLERATES_TWO)
                 | if id & TOLERATES_TWO != 0 {
@@ -322,7 +321,7 @@ impl DeletionIndex {
                 };
             for_each_deletion(word, max, &mut scratch, |h, _| {
                 let at = &mut next[partition_of(h)];
-                entries[*at as usize] = self.fingerprint(h) | entry;
+                entries[*at as usize] = fingerprint(h) | entry;
                 locals[*at as usize] = local_of(h);
                 *at += 1;
             });
@@ -371,9 +370,8 @@ impl DeletionIndex {
     /// deletions on the query side, and no more than the word tolerates); a
     /// superset of the true neighbours.
     fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
-        let above_id = !0u32 << self.id_bits;
-        let fingerprint_mask = !0u32 << self.id_bits << 1;
-        let (flag, id_mask) = (self.flag(), !above_id);
+        let fingerprint_mask = self.fingerprint_mask();
+        let (flag, id_mask) = (self.flag(), !(!0u32 << self.id_bits));
         for (h, deleted) in deletion_hashes(word, max) {
             let b = self.bucket_of(h);
             let bucket = &self.entries[self.directory[b] as usize..self.directory[b + 1] as usize];
@@ -1007,7 +1005,7 @@ mod tests {
         index.add("bread", 2, big);
         index.add("bran", 1, 3);
         index.finish();
-        assert_eq!((index.id_bits, index.fingerprint_bits()), (31, 0));
+        assert_eq!((index.id_bits, index.fingerprint_mask()), (31, 0));
         let mut found = Vec::new();
         // Two deletions from "breads": only the word that tolerates two.
         index.candidates(&"brads".chars().collect::<Vec<_>>(), 2, &mut found);
@@ -1019,7 +1017,10 @@ mod tests {
         let mut index = DeletionIndex::default();
         index.add("bread", 2, 5);
         index.finish();
-        assert_eq!((index.id_bits, index.fingerprint_bits()), (3, 28));
+        assert_eq!(
+            (index.id_bits, index.fingerprint_mask().count_ones()),
+            (3, 28)
+        );
         found.clear();
         index.candidates(&"bred".chars().collect::<Vec<_>>(), 2, &mut found);
         assert_eq!(found.first(), Some(&5));
