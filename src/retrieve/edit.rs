@@ -1045,6 +1045,34 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Whatever the ids' width (and so the fingerprint's: 31 bits for
+        /// id 0, none for ids of 31 bits), every neighbour is found under
+        /// its own id, and a word of bound 1 never by two deletions.
+        #[test]
+        fn no_neighbour_is_lost_whatever_the_id_width(
+            a in "[abc]{1,7}",
+            b in "[abc]{0,7}",
+            c in "[abc]{1,7}",
+            id in 0u32..TOLERATES_TWO,
+        ) {
+            let mut index = DeletionIndex::default();
+            index.add(&a, 2, id);
+            let other = if id == 0 { 1 } else { id - 1 };
+            index.add(&c, 1, other);
+            index.finish();
+            let mut found = Vec::new();
+            index.candidates(&b.chars().collect::<Vec<_>>(), 2, &mut found);
+            proptest::prop_assert!(found.iter().all(|&f| f == id || f == other));
+            if strsim::damerau_levenshtein(&a, &b) <= 2 {
+                proptest::prop_assert!(found.contains(&id));
+            }
+            if strsim::damerau_levenshtein(&c, &b) <= 1 {
+                proptest::prop_assert!(found.contains(&other));
+            }
+        }
+    }
+
+    proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
         /// The indexes find exactly the words that comparing the post word
         /// with every key word finds (surface and stems, both bounds).
