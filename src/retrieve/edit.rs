@@ -217,7 +217,7 @@ struct DeletionIndex {
     chars: Vec<char>,
     /// Per word: where its characters start in `chars`, how many, its
     /// bound and its id (with the flag).
-    words: Vec<(u32, u32, usize, u32)>,
+    words: Vec<(u32, u32, u32, u32)>,
     /// Per deletion, one `u32` (a 1M-entry glossary has some 70 million
     /// deletions): from the top, 31 − `id_bits` bits of the hash right after
     /// the bucket's bits, the flag, then the word id in `id_bits`. The
@@ -245,14 +245,15 @@ impl DeletionIndex {
         let start = self.chars.len();
         self.chars.extend(word.chars());
         let len = self.chars.len() - start;
-        self.words.push((start as u32, len as u32, max, id | flag));
+        self.words
+            .push((start as u32, len as u32, max as u32, id | flag));
     }
 
     /// The words added: (characters, bound, id with flag).
     fn added(&self) -> impl Iterator<Item = (&[char], usize, u32)> {
         self.words.iter().map(|&(start, len, max, id)| {
             let start = start as usize;
-            (&self.chars[start..start + len as usize], max, id)
+            (&self.chars[start..start + len as usize], max as usize, id)
         })
     }
 
@@ -326,6 +327,10 @@ impl DeletionIndex {
                 *at += 1;
             });
         }
+        // The words are hashed for the last time: their memory serves the
+        // directory (a build's peak is what a 1M-entry glossary pays).
+        self.chars = Vec::new();
+        self.words = Vec::new();
         let per_partition = 1usize << (self.bits - spread);
         let mut directory = vec![0u32; (1 << self.bits) + 1];
         let mut partition = Vec::new();
@@ -358,8 +363,6 @@ impl DeletionIndex {
         directory[1 << self.bits] = entries.len() as u32;
         self.entries = entries;
         self.directory = directory;
-        self.chars = Vec::new();
-        self.words = Vec::new();
     }
 
     fn bucket_of(&self, hash: u64) -> usize {
