@@ -202,9 +202,10 @@ fn deletion_hashes(word: &[char], max: usize) -> Vec<(u64, usize)> {
     out
 }
 
-/// The flag on an entry's word id for a word that tolerates two edits: a
-/// post word's string with two deletions finds only such words (a word of
-/// bound 1 is never two deletions away from a neighbour).
+/// The flag on a word id, while words are collected, for a word that
+/// tolerates two edits: a post word's string with two deletions finds
+/// only such words (a word of bound 1 is never two deletions away from a
+/// neighbour). In the finished index the flag sits right above the id.
 const TOLERATES_TWO: u32 = 1 << 31;
 
 /// Every word's deletion hashes, bucketed by the hash's top bits so that a
@@ -216,15 +217,17 @@ struct DeletionIndex {
     chars: Vec<char>,
     /// Per word: where its characters start in `chars`, how many, its
     /// bound and its id (with the flag).
-    words: Vec<(u32, u32, usize, u32)>,
-    /// Per entry: the hash's top 32 bits and the word id (with
-    /// [`TOLERATES_TWO`]). The bucket is the first `bits` of them; a rare
-    /// false match only adds a candidate, and every candidate's distance is
-    /// computed.
-    entries: Vec<(u32, u32)>,
+    words: Vec<(u32, u32, u32, u32)>,
+    /// Per deletion, one `u32` (a 1M-entry glossary has some 70 million
+    /// deletions): from the top, 31 − `id_bits` bits of the hash right after
+    /// the bucket's bits, the flag, then the word id in `id_bits`. The
+    /// fingerprint only thins a bucket: a rare false match adds a
+    /// candidate, and every candidate's distance is computed.
+    entries: Vec<u32>,
     /// `entries[directory[b]..directory[b + 1]]` have `b` as their top bits.
     directory: Vec<u32>,
     bits: u32,
+    id_bits: u32,
 }
 
 /// The bucketing is done in two steps (the SymSpell index of a 100k-entry
@@ -242,15 +245,33 @@ impl DeletionIndex {
         let start = self.chars.len();
         self.chars.extend(word.chars());
         let len = self.chars.len() - start;
-        self.words.push((start as u32, len as u32, max, id | flag));
+        self.words
+            .push((start as u32, len as u32, max as u32, id | flag));
     }
 
     /// The words added: (characters, bound, id with flag).
     fn added(&self) -> impl Iterator<Item = (&[char], usize, u32)> {
         self.words.iter().map(|&(start, len, max, id)| {
             let start = start as usize;
-            (&self.chars[start..start + len as usize], max, id)
+            (&self.chars[start..start + len as usize], max as usize, id)
         })
+    }
+
+    /// The top bits of an entry that hold the fingerprint (none when the
+    /// ids take every bit).
+    fn fingerprint_mask(&self) -> u32 {
+        !0u32 << self.id_bits << 1
+    }
+
+    /// The hash's bits right after the bucket's, as an entry holds them
+    /// (at the top of the `u32`).
+    fn fingerprint(&self, hash: u64) -> u32 {
+        (((hash << self.bits) >> 32) as u32) & self.fingerprint_mask()
+    }
+
+    /// The flag's bit in an entry.
+    fn flag(&self) -> u32 {
+        1 << self.id_bits
     }
 
     fn finish(&mut self) {
@@ -261,8 +282,19 @@ impl DeletionIndex {
             .map(|(w, _, _)| 1 + w.len() * (w.len() + 1) / 2)
             .sum();
         self.bits = (most.max(8).ilog2() - 2).clamp(1, 24);
+        let largest_id = self
+            .words
+            .iter()
+            .map(|&(_, _, _, id)| id & !TOLERATES_TWO)
+            .max()
+            .unwrap_or(0);
+        self.id_bits = u32::BITS - largest_id.leading_zeros();
         let spread = self.bits.min(PARTITION_BITS);
         let partition_of = |h: u64| (h >> (64 - spread)) as usize;
+        // The bucket inside its partition: at most 24 − 10 bits.
+        // (Shifted in two steps so that 0 bits give 0, with no branch.)
+        let local = self.bits - spread;
+        let local_of = |h: u64| ((h << spread) >> 1 >> (63 - local)) as u16;
         // Where each partition starts in `entries`.
         let mut starts = vec![0u32; (1 << spread) + 1];
         let mut scratch = DeletionScratch::new();
@@ -274,15 +306,31 @@ impl DeletionIndex {
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
         }
-        let mut entries = vec![(0u32, 0u32); starts[1 << spread] as usize];
+        let total = starts[1 << spread] as usize;
+        let mut entries = vec![0u32; total];
+        // Each entry's bucket inside its partition, until it is in place.
+        let mut locals = vec![0u16; total];
         let mut next = starts.clone();
+        let (bits, fingerprint_mask) = (self.bits, self.fingerprint_mask());
+        let fingerprint = |h: u64| (((h << bits) >> 32) as u32) & fingerprint_mask;
         for (word, max, id) in self.added() {
+            let entry = (id & !TOLERATES_TWO)
+                | if id & TOLERATES_TWO != 0 {
+                    self.flag()
+                } else {
+                    0
+                };
             for_each_deletion(word, max, &mut scratch, |h, _| {
                 let at = &mut next[partition_of(h)];
-                entries[*at as usize] = ((h >> 32) as u32, id);
+                entries[*at as usize] = fingerprint(h) | entry;
+                locals[*at as usize] = local_of(h);
                 *at += 1;
             });
         }
+        // The words are hashed for the last time: their memory serves the
+        // directory (a build's peak is what a 1M-entry glossary pays).
+        self.chars = Vec::new();
+        self.words = Vec::new();
         let per_partition = 1usize << (self.bits - spread);
         let mut directory = vec![0u32; (1 << self.bits) + 1];
         let mut partition = Vec::new();
@@ -290,29 +338,31 @@ impl DeletionIndex {
         for p in 0..1usize << spread {
             let (from, to) = (starts[p] as usize, starts[p + 1] as usize);
             partition.clear();
-            partition.extend_from_slice(&entries[from..to]);
+            partition.extend(
+                entries[from..to]
+                    .iter()
+                    .copied()
+                    .zip(locals[from..to].iter().copied()),
+            );
             let first_bucket = p * per_partition;
-            let local = |top: u32| (top >> (32 - self.bits)) as usize - first_bucket;
             slot.fill(0);
-            for &(top, _) in &partition {
-                slot[local(top)] += 1;
+            for &(_, local) in &partition {
+                slot[local as usize] += 1;
             }
             let mut at = from as u32;
             for (b, count) in slot.iter_mut().enumerate() {
                 directory[first_bucket + b] = at;
                 (*count, at) = (at, at + *count);
             }
-            for &(top, id) in &partition {
-                let s = &mut slot[local(top)];
-                entries[*s as usize] = (top, id);
+            for &(entry, local) in &partition {
+                let s = &mut slot[local as usize];
+                entries[*s as usize] = entry;
                 *s += 1;
             }
         }
         directory[1 << self.bits] = entries.len() as u32;
         self.entries = entries;
         self.directory = directory;
-        self.chars = Vec::new();
-        self.words = Vec::new();
     }
 
     fn bucket_of(&self, hash: u64) -> usize {
@@ -323,16 +373,19 @@ impl DeletionIndex {
     /// deletions on the query side, and no more than the word tolerates); a
     /// superset of the true neighbours.
     fn candidates(&self, word: &[char], max: usize, out: &mut Vec<u32>) {
+        let fingerprint_mask = self.fingerprint_mask();
+        let (flag, id_mask) = (self.flag(), !(!0u32 << self.id_bits));
         for (h, deleted) in deletion_hashes(word, max) {
             let b = self.bucket_of(h);
             let bucket = &self.entries[self.directory[b] as usize..self.directory[b + 1] as usize];
+            let fingerprint = self.fingerprint(h);
             out.extend(
                 bucket
                     .iter()
-                    .filter(|&&(top, id)| {
-                        top == (h >> 32) as u32 && (deleted < 2 || id & TOLERATES_TWO != 0)
+                    .filter(|&&e| {
+                        e & fingerprint_mask == fingerprint && (deleted < 2 || e & flag != 0)
                     })
-                    .map(|&(_, id)| id & !TOLERATES_TWO),
+                    .map(|&e| e & id_mask),
             );
         }
     }
@@ -946,6 +999,36 @@ mod tests {
         assert_eq!(deletion_hashes(&w, 2).len(), 5);
     }
 
+    #[test]
+    fn ids_that_take_every_bit_leave_no_fingerprint_and_lose_no_neighbour() {
+        // Ids of 31 bits leave the entry no bits of hash: every entry of a
+        // bucket is a candidate, and the ids and flags still read back.
+        let mut index = DeletionIndex::default();
+        let big = TOLERATES_TWO - 1;
+        index.add("bread", 2, big);
+        index.add("bran", 1, 3);
+        index.finish();
+        assert_eq!((index.id_bits, index.fingerprint_mask()), (31, 0));
+        let mut found = Vec::new();
+        // Two deletions from "breads": only the word that tolerates two.
+        index.candidates(&"brads".chars().collect::<Vec<_>>(), 2, &mut found);
+        assert!(found.contains(&big) && found.iter().all(|&id| id == big || id == 3));
+        found.clear();
+        index.candidates(&"brab".chars().collect::<Vec<_>>(), 1, &mut found);
+        assert!(found.contains(&3), "{found:?}");
+        // Small ids leave most bits to the fingerprint.
+        let mut index = DeletionIndex::default();
+        index.add("bread", 2, 5);
+        index.finish();
+        assert_eq!(
+            (index.id_bits, index.fingerprint_mask().count_ones()),
+            (3, 28)
+        );
+        found.clear();
+        index.candidates(&"bred".chars().collect::<Vec<_>>(), 2, &mut found);
+        assert_eq!(found.first(), Some(&5));
+    }
+
     proptest::proptest! {
         /// Two words within distance d share a deletion string with at
         /// most d deletions on each side: the index misses no neighbour.
@@ -960,6 +1043,34 @@ mod tests {
             found.dedup();
             if strsim::damerau_levenshtein(&a, &b) <= 2 {
                 proptest::prop_assert_eq!(found, vec![7]);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the ids' width (and so the fingerprint's: 31 bits for
+        /// id 0, none for ids of 31 bits), every neighbour is found under
+        /// its own id, and a word of bound 1 never by two deletions.
+        #[test]
+        fn no_neighbour_is_lost_whatever_the_id_width(
+            a in "[abc]{1,7}",
+            b in "[abc]{0,7}",
+            c in "[abc]{1,7}",
+            id in 0u32..TOLERATES_TWO,
+        ) {
+            let mut index = DeletionIndex::default();
+            index.add(&a, 2, id);
+            let other = if id == 0 { 1 } else { id - 1 };
+            index.add(&c, 1, other);
+            index.finish();
+            let mut found = Vec::new();
+            index.candidates(&b.chars().collect::<Vec<_>>(), 2, &mut found);
+            proptest::prop_assert!(found.iter().all(|&f| f == id || f == other));
+            if strsim::damerau_levenshtein(&a, &b) <= 2 {
+                proptest::prop_assert!(found.contains(&id));
+            }
+            if strsim::damerau_levenshtein(&c, &b) <= 1 {
+                proptest::prop_assert!(found.contains(&other));
             }
         }
     }
