@@ -8,7 +8,6 @@ use crate::dataset::{labels_by_post, Label};
 use crate::error::read_text;
 use crate::generate::check::Checker;
 use crate::generate::pipeline::Pipeline;
-use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Settings};
 use crate::generate::retry::{Client, RetryPolicy};
 use crate::generate::simplify::Simplify;
@@ -30,12 +29,6 @@ const CHUNK: usize = 2048;
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let retriever = retrieve::build(&args.retriever, &glossary, &Params::from(&args.params))?;
-    if retriever.needs_labels() && args.labels.is_none() {
-        anyhow::bail!(
-            "`{}` needs labels: give them with --labels FILE",
-            args.retriever
-        );
-    }
     let labels: Option<HashMap<String, (usize, Label)>> = match &args.labels {
         Some(path) => {
             let shown = path.display().to_string();
@@ -53,19 +46,22 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| glossary.target_lang.clone());
     let offline = provider::build("offline", &Settings::default())?;
+    // Never called: the translations are given.
+    let client = Arc::new(Client::new(vec![offline], RetryPolicy::default(), None));
+    let labelled = args.labels.is_some();
     let pipeline = Pipeline {
-        glossary: Arc::clone(&glossary),
-        retriever_name: args.retriever.clone(),
-        retriever: Arc::from(retriever),
-        template: Template::builtin("translate.v1"),
         simplify: Simplify::None,
-        simplify_template: Template::builtin("simplify.v1"),
-        // Never called: the translations are given.
-        client: Arc::new(Client::new(vec![offline], RetryPolicy::default(), None)),
         check: Checker::new(args.check, &target_lang)?,
         repair: 0,
         // Filled in each trace; the segment report does not show them yet.
         invariants: args.invariants,
+        ..Pipeline::new(
+            Arc::clone(&glossary),
+            &args.retriever,
+            Arc::from(retriever),
+            client,
+            labelled,
+        )?
     };
     let options = segments::Options {
         format: args.input_format,

@@ -344,17 +344,15 @@ fn pipelines(
         .retrievers
         .iter()
         .map(|spec| {
+            let retriever = Arc::from(retrieve::build(spec, glossary, &config.params)?);
+            let client = Arc::clone(&client);
             Ok(Arc::new(Pipeline {
-                glossary: Arc::clone(glossary),
-                retriever_name: spec.clone(),
-                retriever: Arc::from(retrieve::build(spec, glossary, &config.params)?),
                 template: template.clone(),
                 simplify: config.provider.simplify,
-                simplify_template: Template::builtin("simplify.v1"),
-                client: Arc::clone(&client),
                 check: Checker::new(config.check, &glossary.target_lang)?,
                 repair: config.repair,
                 invariants: config.invariants,
+                ..Pipeline::new(Arc::clone(glossary), spec, retriever, client, true)?
             }))
         })
         .collect()

@@ -4,7 +4,6 @@
 use crate::cli::TranslateArgs;
 use crate::error::read_text;
 use crate::generate::pipeline::Pipeline;
-use crate::generate::prompt::Template;
 use crate::retrieve::{self, Params};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -77,22 +76,18 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
-    if retriever.needs_labels() {
-        anyhow::bail!(
-            "`{}` needs labels; use it with `glossa run`",
-            args.retriever
-        );
-    }
+    let client = Arc::new(super::build_client(&(&args.provider).into())?);
     Ok(Pipeline {
-        glossary: Arc::clone(&glossary),
-        retriever_name: args.retriever.clone(),
-        retriever: Arc::from(retriever),
         template: super::translate_template(&(&args.provider).into())?,
         simplify: args.provider.simplify,
-        simplify_template: Template::builtin("simplify.v1"),
-        client: Arc::new(super::build_client(&(&args.provider).into())?),
-        check: Default::default(),
         repair: args.repair,
         invariants: args.invariants,
+        ..Pipeline::new(
+            glossary,
+            &args.retriever,
+            Arc::from(retriever),
+            client,
+            false,
+        )?
     })
 }

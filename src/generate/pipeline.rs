@@ -48,6 +48,38 @@ pub struct Pipeline {
     pub invariants: invariants::Mode,
 }
 
+impl Pipeline {
+    /// The one way a pipeline is assembled (translate, run, check, the
+    /// page): the built-in translate prompt, rule-based simplification, the
+    /// default check, [`DEFAULT_REPAIR_TRANSLATE`] repair turns and
+    /// invariants warned about; callers change what their flags say with
+    /// struct update syntax. A retriever that needs labels is refused
+    /// unless the posts have them.
+    pub fn new(
+        glossary: Arc<Glossary>,
+        spec: &str,
+        retriever: Arc<dyn Retriever>,
+        client: Arc<Client>,
+        labelled: bool,
+    ) -> Result<Pipeline, crate::retrieve::NeedsLabels> {
+        if !labelled {
+            crate::retrieve::refuse_without_labels(retriever.as_ref(), spec)?;
+        }
+        Ok(Pipeline {
+            glossary,
+            retriever_name: spec.to_string(),
+            retriever,
+            template: Template::builtin("translate.v1"),
+            simplify: Simplify::Rules,
+            simplify_template: Template::builtin("simplify.v1"),
+            client,
+            check: Checker::default(),
+            repair: DEFAULT_REPAIR_TRANSLATE,
+            invariants: invariants::Mode::default(),
+        })
+    }
+}
+
 /// A stage's output and how long it took.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stage<T> {

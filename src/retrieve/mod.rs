@@ -337,6 +337,28 @@ pub trait Filter: Send + Sync {
     fn filter(&self, post: &PostView, matches: Vec<Match>) -> Vec<Match>;
 }
 
+/// A retriever that reads the labelled answer (`oracle`, or a spec
+/// holding it) asked for where the posts have no labels.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{spec}` needs labelled posts (it returns the labelled answer): use it with `glossa eval`, \
+     `glossa run` or `glossa check --labels`, or pick another retriever"
+)]
+pub struct NeedsLabels {
+    pub spec: String,
+}
+
+/// `Ok` unless `retriever` needs labels: the one check every command that
+/// retrieves for unlabelled posts makes.
+pub fn refuse_without_labels(retriever: &dyn Retriever, spec: &str) -> Result<(), NeedsLabels> {
+    match retriever.needs_labels() {
+        true => Err(NeedsLabels {
+            spec: spec.to_string(),
+        }),
+        false => Ok(()),
+    }
+}
+
 /// A registered retriever.
 pub struct RetrieverInfo {
     pub name: &'static str,

@@ -9,8 +9,6 @@ use super::explain::{self, LeftOut, Segment};
 use super::store::{Loaded, StoreError};
 use super::{AppState, ProviderChoice};
 use crate::generate::pipeline::{Pipeline, Trace};
-use crate::generate::prompt::Template;
-use crate::generate::simplify::Simplify;
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{MatchKind, Retriever, UnknownRetriever};
 use axum::body::Bytes;
@@ -573,23 +571,8 @@ async fn analyse(
         .clone()
         .unwrap_or_else(|| state.options.retriever.clone());
     let (retriever, unfiltered) = built_retrievers(&state, &loaded, &glossary, &spec).await?;
-    if retriever.needs_labels() {
-        return Err(ApiError::bad(format!(
-            "`{spec}` needs labelled posts; pick another retriever"
-        )));
-    }
-    let pipeline = Pipeline {
-        glossary: Arc::clone(&glossary),
-        retriever_name: spec.clone(),
-        retriever,
-        template: Template::builtin("translate.v1"),
-        simplify: Simplify::Rules,
-        simplify_template: Template::builtin("simplify.v1"),
-        client,
-        check: Default::default(),
-        repair: crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE,
-        invariants: Default::default(),
-    };
+    let pipeline = Pipeline::new(Arc::clone(&glossary), &spec, retriever, client, false)
+        .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
     let joined = trace.simplify.output.join("\n");
     let left_out = match &unfiltered {

@@ -289,7 +289,7 @@ fn retrieve_refuses_the_oracle_and_unknown_retrievers() {
         .args(["retrieve", "tea", "--retriever", "oracle"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("needs labels"));
+        .stderr(predicates::str::contains("needs labelled posts"));
     glossa()
         .args(["retrieve", "tea", "--retriever", "exact+fuzy"])
         .assert()
@@ -576,4 +576,23 @@ fn common_mistakes_are_explained_with_what_to_do() {
         assert!(stderr.contains(&message), "{args:?}: {stderr}");
     }
     assert!(!dir.path().join("out.json").exists());
+}
+
+/// One refusal, one message, wherever a retriever that needs labels meets
+/// posts without them (it was written five times, five ways).
+#[test]
+fn a_retriever_needing_labels_is_refused_the_same_way_everywhere() {
+    for args in [
+        vec!["retrieve", "tea", "-r", "oracle"],
+        vec!["translate", "tea", "-r", "exact+oracle"],
+        vec!["serve", "--retriever", "oracle", "--addr", "127.0.0.1:0"],
+    ] {
+        let out = glossa().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("needs labelled posts (it returns the labelled answer)"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
