@@ -342,15 +342,22 @@ value_enum!(crate::interchange::Engine {
     AmazonTsv => "amazon-tsv", "Amazon Translate custom terminology TSV";
 });
 
-/// `export --to`: every sheet format (`SheetFormat`'s words), then the engines.
+value_enum!(crate::interchange::Tms {
+    Crowdin => "crowdin", "Crowdin glossary CSV: Term [en], Description [en], Part of speech [en], Term [xx], Description [xx]";
+    Lokalise => "lokalise", "Lokalise glossary CSV: term, description, case_sensitive, translatable, forbidden, tags, translation_xx, description_xx";
+});
+
+/// `export --to`: every sheet format (`SheetFormat`'s words), the engines,
+/// then the translation-management systems.
 impl ValueEnum for crate::interchange::ExportFormat {
     fn value_variants<'a>() -> &'a [Self] {
-        use crate::interchange::{Engine, ExportFormat, SheetFormat};
+        use crate::interchange::{Engine, ExportFormat, SheetFormat, Tms};
         static ALL: std::sync::LazyLock<Vec<ExportFormat>> = std::sync::LazyLock::new(|| {
             SheetFormat::value_variants()
                 .iter()
                 .map(|f| ExportFormat::Sheet(*f))
                 .chain(Engine::ALL.map(ExportFormat::Engine))
+                .chain(Tms::ALL.map(ExportFormat::Tms))
                 .collect()
         });
         &ALL
@@ -360,6 +367,7 @@ impl ValueEnum for crate::interchange::ExportFormat {
         match self {
             crate::interchange::ExportFormat::Sheet(f) => f.to_possible_value(),
             crate::interchange::ExportFormat::Engine(e) => e.to_possible_value(),
+            crate::interchange::ExportFormat::Tms(t) => t.to_possible_value(),
         }
     }
 }
@@ -991,7 +999,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv
+    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv; or a glossary CSV for Crowdin or Lokalise (crowdin, lokalise), e.g. `glossa export shop.json --to crowdin --target-lang de -o crowdin.csv`
     #[arg(long, short = 'f', visible_alias = "to", value_enum,
           default_value_t = crate::interchange::ExportFormat::Sheet(crate::interchange::SheetFormat::Tsv))]
     pub format: crate::interchange::ExportFormat,
