@@ -218,7 +218,8 @@ pub enum Command {
         glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n  \
         glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n  \
         glossa export glossaries/shop.json --to deepl --out shop.csv          # DeepL glossary entries (CSV)\n  \
-        glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n\n\
+        glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n  \
+        glossa export glossaries/shop.json --to crowdin --target-lang de -o crowdin.csv   # Crowdin glossary CSV\n\n\
         Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.\n\
@@ -231,7 +232,10 @@ pub enum Command {
         in one note. A file the engine would refuse (DeepL: a source twice, a term over 1,024 bytes, control \
         characters, over 10 MiB; Amazon: a term over 200 bytes, over 10 MB; Google: over 10M code points) is \
         not written: exit 1, each problem by line and entry; --drop-refused leaves those rows out instead. \
-        `glossa lint GLOSSARY --for ENGINE` lists the same. Exit codes: 0 written, 1 refused, 2 bad input.")]
+        `glossa lint GLOSSARY --for ENGINE` lists the same.\n\
+        Crowdin, Lokalise (--to crowdin, lokalise): their glossary CSV, one row an entry, the sense as the \
+        description (Lokalise: case_sensitive, and keep as translatable no); aliases, forms, context and ids are \
+        named in one note; `glossa import` reads the file back. Exit codes: 0 written, 1 refused, 2 bad input.")]
     Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = "Examples:\n  \
