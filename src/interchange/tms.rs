@@ -185,6 +185,31 @@ fn notes(g: &Glossary, tms: Tms) -> Vec<String> {
             lost.join(", ")
         ));
     }
+    // Two entries with one source (told apart by their ids) are two rows
+    // with the same term: the file has no id column to keep them apart.
+    let mut seen = std::collections::HashSet::new();
+    let twice: Vec<&str> = g
+        .entries
+        .iter()
+        .filter(|e| !seen.insert(e.source.as_str()))
+        .map(|e| e.source.as_str())
+        .collect();
+    if let Some(first) = twice.first() {
+        notes.push(format!(
+            "{} {} written twice (`{first}`{}): the file has no id column to tell the entries \
+             apart, and `glossa import` of it refuses the second row",
+            twice.len(),
+            if twice.len() == 1 {
+                "source"
+            } else {
+                "sources"
+            },
+            match twice.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            }
+        ));
+    }
     if tms == Tms::Lokalise && !g.source_lang.eq_ignore_ascii_case("en") {
         notes.push(format!(
             "Lokalise's `term` column names no language: the terms are in {} (the project's base \
@@ -197,4 +222,49 @@ fn notes(g: &Glossary, tms: Tms) -> Vec<String> {
 
 fn entries(n: usize) -> String {
     format!("{n} {}", if n == 1 { "entry" } else { "entries" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glossary(json: &str) -> Glossary {
+        Glossary::parse("g.json", "g", json).expect("a valid glossary")
+    }
+
+    #[test]
+    fn cells_are_quoted_and_flags_written_as_the_layouts_want() {
+        let g = glossary(
+            r#"{"source_lang": "en", "target_lang": "km", "entries": [
+                {"source": "price, per kg", "target": "តម្លៃ", "sense": "on a \"label\""},
+                {"source": "Acme", "keep": true, "case_sensitive": true}]}"#,
+        );
+        let crowdin = export_tms(&g, Tms::Crowdin).unwrap().text;
+        let lines: Vec<&str> = crowdin.lines().collect();
+        assert_eq!(lines[1], r#""price, per kg","on a ""label""","","តម្លៃ","""#);
+        assert_eq!(lines[2], r#""Acme","","","Acme","""#);
+        let lokalise = export_tms(&g, Tms::Lokalise).unwrap().text;
+        let lines: Vec<&str> = lokalise.lines().collect();
+        assert_eq!(
+            lines[1],
+            r#""price, per kg","on a ""label""",no,yes,no,,តម្លៃ,"#
+        );
+        assert_eq!(lines[2], "Acme,,yes,no,no,,,");
+    }
+
+    #[test]
+    fn one_source_twice_is_named_once() {
+        let g = glossary(
+            r#"{"source_lang": "en", "target_lang": "fr", "entries": [
+                {"id": "date-fruit", "source": "date", "target": "datte"},
+                {"id": "date-day", "source": "date", "target": "date"}]}"#,
+        );
+        let notes = export_tms(&g, Tms::Crowdin).unwrap().notes;
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("ids (2 entries)"), "{notes:?}");
+        assert!(
+            notes[1].starts_with("1 source written twice (`date`)"),
+            "{notes:?}"
+        );
+    }
 }
