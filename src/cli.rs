@@ -218,7 +218,8 @@ pub enum Command {
         glossa export glossaries/cafe.json --format tbx --out cafe.tbx\n  \
         glossa export glossaries/cafe.json --to tbx3 -o cafe.tbx && glossa import cafe.tbx   # TBX v3, the same glossary back\n  \
         glossa export glossaries/shop.json --to deepl --out shop.csv          # DeepL glossary entries (CSV)\n  \
-        glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n\n\
+        glossa export glossaries/shop.json --to amazon --target-lang de --out shop.csv\n  \
+        glossa export glossaries/shop.json --to crowdin --target-lang de -o crowdin.csv   # Crowdin glossary CSV\n\n\
         Columns: source and target; id, forms, forbidden, sense, aliases, context_any, context_not, case_sensitive and keep are added when \
         some entry has them, with a header row naming every column. A plain two-column glossary is \
         written without a header unless --header. `glossa import` reads the result back unchanged.\n\
@@ -231,7 +232,10 @@ pub enum Command {
         in one note. A file the engine would refuse (DeepL: a source twice, a term over 1,024 bytes, control \
         characters, over 10 MiB; Amazon: a term over 200 bytes, over 10 MB; Google: over 10M code points) is \
         not written: exit 1, each problem by line and entry; --drop-refused leaves those rows out instead. \
-        `glossa lint GLOSSARY --for ENGINE` lists the same. Exit codes: 0 written, 1 refused, 2 bad input.")]
+        `glossa lint GLOSSARY --for ENGINE` lists the same.\n\
+        Crowdin, Lokalise (--to crowdin, lokalise): their glossary CSV, one row an entry, the sense as the \
+        description (Lokalise: case_sensitive, and keep as translatable no); aliases, forms, context and ids are \
+        named in one note; `glossa import` reads the file back. Exit codes: 0 written, 1 refused, 2 bad input.")]
     Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = "Examples:\n  \
@@ -342,15 +346,22 @@ value_enum!(crate::interchange::Engine {
     AmazonTsv => "amazon-tsv", "Amazon Translate custom terminology TSV";
 });
 
-/// `export --to`: every sheet format (`SheetFormat`'s words), then the engines.
+value_enum!(crate::interchange::Tms {
+    Crowdin => "crowdin", "Crowdin glossary CSV: Term [en], Description [en], Part of speech [en], Term [xx], Description [xx]";
+    Lokalise => "lokalise", "Lokalise glossary CSV: term, description, case_sensitive, translatable, forbidden, tags, translation_xx, description_xx";
+});
+
+/// `export --to`: every sheet format (`SheetFormat`'s words), the engines,
+/// then the translation-management systems.
 impl ValueEnum for crate::interchange::ExportFormat {
     fn value_variants<'a>() -> &'a [Self] {
-        use crate::interchange::{Engine, ExportFormat, SheetFormat};
+        use crate::interchange::{Engine, ExportFormat, SheetFormat, Tms};
         static ALL: std::sync::LazyLock<Vec<ExportFormat>> = std::sync::LazyLock::new(|| {
             SheetFormat::value_variants()
                 .iter()
                 .map(|f| ExportFormat::Sheet(*f))
                 .chain(Engine::ALL.map(ExportFormat::Engine))
+                .chain(Tms::ALL.map(ExportFormat::Tms))
                 .collect()
         });
         &ALL
@@ -360,6 +371,7 @@ impl ValueEnum for crate::interchange::ExportFormat {
         match self {
             crate::interchange::ExportFormat::Sheet(f) => f.to_possible_value(),
             crate::interchange::ExportFormat::Engine(e) => e.to_possible_value(),
+            crate::interchange::ExportFormat::Tms(t) => t.to_possible_value(),
         }
     }
 }
@@ -991,7 +1003,7 @@ pub struct ExportArgs {
     /// Glossary JSON file [default: the built-in café demo]
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
-    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv
+    /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv; or a glossary CSV for Crowdin or Lokalise (crowdin, lokalise), e.g. `glossa export shop.json --to crowdin --target-lang de -o crowdin.csv`
     #[arg(long, short = 'f', visible_alias = "to", value_enum,
           default_value_t = crate::interchange::ExportFormat::Sheet(crate::interchange::SheetFormat::Tsv))]
     pub format: crate::interchange::ExportFormat,

@@ -1,5 +1,6 @@
 //! `glossa export GLOSSARY`: a glossary as TSV, CSV or TBX, or as an MT
-//! engine's glossary file (checked against the engine's limits first).
+//! engine's glossary file (checked against the engine's limits first), or
+//! as a Crowdin or Lokalise glossary CSV.
 
 use crate::cli::ExportArgs;
 use crate::exit::Exit;
@@ -44,6 +45,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
             Some(text) => text,
             None => return Ok(Exit::Failed.into()),
         },
+        ExportFormat::Tms(tms) => {
+            let file = interchange::export_tms(&glossary, tms)?;
+            for note in &file.notes {
+                eprintln!("{}: {note}", super::style::note());
+            }
+            file.text
+        }
     };
     match &args.out {
         Some(out) => {

@@ -93,11 +93,13 @@ impl Engine {
     }
 }
 
-/// A format `glossa export --to` writes: a sheet or TBX, or an engine's file.
+/// A format `glossa export --to` writes: a sheet or TBX, an engine's file,
+/// or a translation-management system's glossary CSV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     Sheet(SheetFormat),
     Engine(Engine),
+    Tms(super::Tms),
 }
 
 /// One row of an engine's file.

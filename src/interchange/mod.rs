@@ -33,6 +33,7 @@ mod header;
 pub mod segments;
 mod sheet;
 mod tbx;
+mod tms;
 mod workbook;
 
 pub use engine::{
@@ -41,6 +42,7 @@ pub use engine::{
 pub use export::{export_sheet, export_tbx, to_json, TbxDialect};
 pub use sheet::{decode_sheet, import_sheet, parse_columns};
 pub use tbx::{import_tbx, MAX_XML_DEPTH};
+pub use tms::{export_tms, Tms, TmsFile};
 pub use workbook::import_workbook;
 
 use crate::error::InputError;

@@ -33,5 +33,6 @@ mod secrets;
 mod segments_real;
 mod serve;
 mod tbx_export;
+mod tms_export;
 mod translate_posts;
 mod workbook;
