@@ -30,6 +30,7 @@ const CHUNK: usize = 2048;
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let retriever = retrieve::build(&args.retriever, &glossary, &Params::from(&args.params))?;
+    super::note_missing_data([args.retriever.as_str()]);
     if retriever.needs_labels() && args.labels.is_none() {
         anyhow::bail!(
             "`{}` needs labels: give them with --labels FILE",

@@ -12,6 +12,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     if retriever.needs_labels() {
         anyhow::bail!(
             "`{}` needs labels: the oracle is only defined for labelled posts (use `glossa eval`)",

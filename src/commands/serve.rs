@@ -17,6 +17,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         crate::cli::DEMO_GLOSSARY,
     ))?);
     let retriever = retrieve::build(&args.retriever, &demo, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     if retriever.needs_labels() {
         anyhow::bail!(
             "`{}` needs labelled posts; the page translates unlabelled ones",

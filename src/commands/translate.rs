@@ -58,6 +58,7 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     if retriever.needs_labels() {
         anyhow::bail!(
             "`{}` needs labels; use it with `glossa run`",

@@ -15,6 +15,7 @@ mod import_layouts;
 mod invariants;
 mod languages;
 mod lint;
+mod nolost;
 mod outputs;
 mod properties;
 mod providers;
