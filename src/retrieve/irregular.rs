@@ -59,14 +59,23 @@ pub struct MissingExceptions {
 /// Irregular forms and their base forms (lower case, one word each).
 #[derive(Debug, Default)]
 pub struct Exceptions {
+    dir: PathBuf,
     bases: FxHashMap<String, Vec<String>>,
 }
 
+/// WordNet's index files, which list every lemma first on its line,
+/// sorted bytewise.
+const INDEXES: [&str; 4] = ["index.noun", "index.verb", "index.adj", "index.adv"];
+
+/// Past this many forms to look up, the index files are read whole rather
+/// than searched.
+const SEARCH_AT_MOST: usize = 200;
+
 impl Exceptions {
     /// Read the lists of `dir`. A form with a space, `_` or `-` is left
-    /// out (posts are read word by word), as is a form WordNet lists as a
-    /// word of its own (its `index.*` files), and a base that stems as the
-    /// form does (the stemmer already joins them: "tapping" → tap).
+    /// out (posts are read word by word), as is a base that stems as the
+    /// form does (the stemmer already joins them: "tapping" → tap). The
+    /// index files must be there too ([`Exceptions::own_words`]).
     pub fn load(dir: &Path) -> Result<Exceptions, MissingExceptions> {
         let read = |name: &str| {
             let path = dir.join(name);
@@ -92,18 +101,14 @@ impl Exceptions {
             }
         }
         bases.retain(|_, b| !b.is_empty());
-        // Forms that are words of their own ("saw", "left"): WordNet's
-        // index files list every lemma first on its line.
-        for pos in ["noun", "verb", "adj", "adv"] {
-            for line in read(&format!("index.{pos}"))?.lines() {
-                if let Some((lemma, _)) = line.split_once(' ') {
-                    if !line.starts_with(' ') && bases.contains_key(lemma) {
-                        bases.remove(lemma);
-                    }
-                }
-            }
+        for index in INDEXES {
+            let path = dir.join(index);
+            std::fs::metadata(&path).map_err(|reason| MissingExceptions { path, reason })?;
         }
-        Ok(Exceptions { bases })
+        Ok(Exceptions {
+            dir: dir.to_path_buf(),
+            bases,
+        })
     }
 
     /// The base forms of a lower-case word; empty for most words.
@@ -111,9 +116,80 @@ impl Exceptions {
         self.bases.get(word).map_or(&[], Vec::as_slice)
     }
 
-    fn base_words(&self) -> FxHashSet<&str> {
-        self.bases.values().flatten().map(String::as_str).collect()
+    /// The forms (from `forms`) that WordNet lists as words of their own
+    /// ("saw", "left"): looked up in the sorted index files, or, for many
+    /// forms, read from them whole (6 MB, most of a small run's time).
+    pub fn own_words<'f>(&self, forms: &FxHashSet<&'f str>) -> std::io::Result<FxHashSet<&'f str>> {
+        let mut own = FxHashSet::default();
+        for index in INDEXES {
+            let path = self.dir.join(index);
+            if forms.len() > SEARCH_AT_MOST {
+                let text = std::fs::read(&path)?;
+                for line in text.split(|&b| b == b'\n') {
+                    let lemma = line.split(|&b| b == b' ').next().unwrap_or_default();
+                    if let Some(form) = std::str::from_utf8(lemma).ok().and_then(|l| forms.get(l)) {
+                        own.insert(*form);
+                    }
+                }
+            } else {
+                let file = std::fs::File::open(&path)?;
+                let len = file.metadata()?.len();
+                for form in forms {
+                    if !own.contains(form) && listed(&file, len, form.as_bytes())? {
+                        own.insert(*form);
+                    }
+                }
+            }
+        }
+        Ok(own)
     }
+}
+
+/// Whether a line of the bytewise-sorted `file` (of `len` bytes) starts
+/// with `word` and a space: a binary search over line starts, reading
+/// little (WordNet's own `bin_search` does the same).
+fn listed(file: &std::fs::File, len: u64, word: &[u8]) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let (mut lo, mut hi) = (0u64, len);
+    let mut buf = vec![0u8; 1024];
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        // The first line starting at `mid` or after.
+        let mut start = mid;
+        if mid > 0 {
+            let mut at = mid - 1;
+            loop {
+                let n = file.read_at(&mut buf, at)?;
+                if n == 0 {
+                    start = len;
+                    break;
+                }
+                if let Some(i) = buf[..n].iter().position(|&b| b == b'\n') {
+                    start = at + i as u64 + 1;
+                    break;
+                }
+                at += n as u64;
+            }
+        }
+        if start >= len {
+            hi = mid;
+            continue;
+        }
+        let n = file.read_at(&mut buf[..word.len() + 1], start)?;
+        let head = &buf[..n];
+        let token = head
+            .split(|&b| b == b' ' || b == b'\n')
+            .next()
+            .unwrap_or_default();
+        let whole = n > token.len();
+        match token.cmp(word) {
+            std::cmp::Ordering::Equal if whole => return Ok(true),
+            // A longer token read only in part: the line is after `word`.
+            std::cmp::Ordering::Equal | std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Less => lo = start + 1,
+        }
+    }
+    Ok(false)
 }
 
 /// The lists of [`wordnet_dir`], read on first use.
@@ -125,6 +201,9 @@ pub fn exceptions() -> Result<&'static Exceptions, &'static MissingExceptions> {
 }
 
 pub struct Irregular {
+    /// The irregular forms of the glossary's words that are no words of
+    /// their own, with those base forms.
+    bases: FxHashMap<String, Vec<String>>,
     /// The keys with a base form among their words.
     forms: Vec<KeyForm>,
     /// Their words stemmed, numbered as `forms`.
@@ -137,14 +216,46 @@ pub struct Irregular {
 
 impl Irregular {
     pub fn new(glossary: &Glossary) -> Irregular {
-        let table = exceptions().ok();
-        let bases = table.map(Exceptions::base_words).unwrap_or_default();
+        match exceptions() {
+            Ok(table) => Irregular::with(glossary, table),
+            Err(_) => Irregular::with(glossary, &Exceptions::default()),
+        }
+    }
+
+    /// Over the lists of `table`.
+    pub fn with(glossary: &Glossary, table: &Exceptions) -> Irregular {
+        let words: FxHashSet<&str> = keys::sources_and_aliases(glossary)
+            .iter()
+            .flat_map(|k| phrase::key_words(k.key))
+            .collect();
+        // The forms of the glossary's words, less words of their own.
+        let mut bases: FxHashMap<String, Vec<String>> = table
+            .bases
+            .iter()
+            .filter_map(|(form, bases)| {
+                let ours: Vec<String> = bases
+                    .iter()
+                    .filter(|b| words.contains(b.as_str()))
+                    .cloned()
+                    .collect();
+                (!ours.is_empty()).then(|| (form.clone(), ours))
+            })
+            .collect();
+        let candidates: FxHashSet<&str> = bases.keys().map(String::as_str).collect();
+        // Unreadable index files (checked when the lists were loaded):
+        // every form is taken as a form.
+        let own: FxHashSet<String> = table
+            .own_words(&candidates)
+            .map(|own| own.into_iter().map(str::to_string).collect())
+            .unwrap_or_default();
+        bases.retain(|form, _| !own.contains(form));
+        let reached: FxHashSet<&str> = bases.values().flatten().map(String::as_str).collect();
         let entries = glossary.entries.len();
         // Only keys holding a base form can be reached: a few of a large
         // glossary, stemmed here.
         let keys: Vec<Keyed> = keys::sources_and_aliases(glossary)
             .into_iter()
-            .filter(|k| phrase::key_words(k.key).any(|w| bases.contains(w)))
+            .filter(|k| phrase::key_words(k.key).any(|w| reached.contains(w)))
             .collect();
         let stemmed: Vec<Vec<String>> = keys
             .iter()
@@ -159,6 +270,7 @@ impl Irregular {
         let alias = keys.iter().map(|k| k.entry >= entries).collect();
         let entry = keys.iter().map(|k| k.entry % entries.max(1)).collect();
         Irregular {
+            bases,
             forms: keys.iter().map(KeyForm::of).collect(),
             stemmed,
             alias,
@@ -169,13 +281,18 @@ impl Irregular {
 
 impl Retriever for Irregular {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let Ok(table) = exceptions() else {
-            return Vec::new();
-        };
         if self.stemmed.is_empty() {
             return Vec::new();
         }
-        let bases: Vec<&[String]> = post.words.iter().map(|w| table.bases(&w.text)).collect();
+        let bases: Vec<&[String]> = post
+            .words
+            .iter()
+            .map(|w| {
+                self.bases
+                    .get(w.text.as_str())
+                    .map_or(&[][..], Vec::as_slice)
+            })
+            .collect();
         let most = bases.iter().map(|b| b.len()).max().unwrap_or(0);
         let mut out = Vec::new();
         // One pass per reading: a word with two bases ("leaves": leaf,
@@ -257,18 +374,62 @@ mod tests {
             dir.path(),
             "loaves loaf\nmice mouse\nleaves leaf leave\nattorneys_general attorney_general\n",
             "saw see\nwent go\ntapping tap\n",
-            "  1 licence header line\nsaw n 3 1 @ 3 1 04140064\n",
+            "  1 licence header line\n  2 another\nloaf n 1 0 1 0 07705931\nsaw n 3 1 @ 3 1 04140064\nsawdust n 1 0 1 0 1\n",
         );
         let t = Exceptions::load(dir.path()).unwrap();
         assert_eq!(t.bases("loaves"), ["loaf"]);
         // "leave" stems as "leaves" does: the stemmer already joins them.
         assert_eq!(t.bases("leaves"), ["leaf"]);
         assert_eq!(t.bases("went"), ["go"]);
-        // A word of its own, a phrase, a form the stemmer already joins.
-        assert!(t.bases("saw").is_empty());
+        assert_eq!(t.bases("saw"), ["see"]);
+        // A phrase, a form the stemmer already joins.
         assert!(t.bases("attorneys_general").is_empty());
         assert!(t.bases("tapping").is_empty());
         assert_eq!(t.bases("better"), ["good", "well"]);
+        // "saw" is a word of its own; searched for, or read whole.
+        let few: FxHashSet<&str> = ["saw", "loaves", "went", "sawd", "sa"]
+            .into_iter()
+            .collect();
+        let own = t.own_words(&few).unwrap();
+        assert_eq!(own, ["saw"].into_iter().collect());
+        let names: Vec<String> = (0..SEARCH_AT_MOST).map(|i| format!("w{i}")).collect();
+        let mut many: FxHashSet<&str> = names.iter().map(String::as_str).collect();
+        many.extend(["saw", "loaves"]);
+        assert_eq!(t.own_words(&many).unwrap(), ["saw"].into_iter().collect());
+        // Only the glossary's words' forms, less words of their own.
+        let g = glossary(&[("loaf", "loaf"), ("see", "see"), ("go", "go")]);
+        let r = Irregular::with(&g, &t);
+        let mut forms: Vec<&str> = r.bases.keys().map(String::as_str).collect();
+        forms.sort();
+        assert_eq!(forms, ["loaves", "went"]);
+    }
+
+    /// The binary search finds every lemma of a sorted file, whatever
+    /// the line lengths, and nothing else.
+    #[test]
+    fn the_search_finds_exactly_the_listed_lemmas() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.noun");
+        let mut lemmas: Vec<String> = (0..300).map(|i| format!("w{i:03}")).collect();
+        lemmas.extend(["a".to_string(), "ab".to_string(), "zz".to_string()]);
+        lemmas.sort();
+        let text: String = std::iter::once("  1 header line\n".to_string())
+            .chain(
+                lemmas
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| format!("{l} n {}\n", "x".repeat(i * 7 % 1500))),
+            )
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let len = file.metadata().unwrap().len();
+        for l in &lemmas {
+            assert!(listed(&file, len, l.as_bytes()).unwrap(), "{l}");
+        }
+        for absent in ["b", "w", "w0", "w1000", "aa", "zzz", "header"] {
+            assert!(!listed(&file, len, absent.as_bytes()).unwrap(), "{absent}");
+        }
     }
 
     #[test]
