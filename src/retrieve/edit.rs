@@ -787,7 +787,8 @@ impl Edit {
         hits
     }
 
-    /// A spelled-right post word's readings one edit off a key word, for a
+    /// A spelled-right post word's readings one edit off a key word as
+    /// written, for a
     /// key of [`NEAR_KEY_WORDS`] or more whose other words are written as
     /// in the glossary ("chocolate" in "pain au chocolate"); none when
     /// there are more than [`MAX_TYPO_READINGS`].
@@ -796,7 +797,12 @@ impl Edit {
             return Vec::new();
         }
         let mut near = self.all_readings(word, stem, false, false);
-        near.retain(|h| h.distance == 1);
+        // As written, not between stems: "kilobytes" is two edits from
+        // "kilobits", though "kilobyt" is one from "kilobit".
+        near.retain(|h| {
+            h.distance == 1
+                && distance_within(word, self.text_of(&self.vocab[h.word as usize]).0, 1) == 1
+        });
         if near.len() > MAX_TYPO_READINGS {
             near.clear();
         }
@@ -1231,6 +1237,7 @@ mod tests {
             ("pac", "pain au chocolat"),
             ("choc", "chocolat"),
             ("rot", "rule of thumb"),
+            ("kbps", "kilobits per second"),
         ]);
         let found = |text: &str| -> Vec<(String, MatchKind)> {
             run("edit", &g, text)
@@ -1262,6 +1269,8 @@ mod tests {
             [("choc".to_string(), MatchKind::Exact)]
         );
         assert!(found("rule if thumb").is_empty());
+        // One edit as written, not between stems ("kilobyt", "kilobit").
+        assert!(found("kilobytes per second").is_empty());
     }
 
     /// A key in capitals is an acronym: found as written in capitals only,

@@ -73,7 +73,8 @@ const SEARCH_AT_MOST: usize = 200;
 
 impl Exceptions {
     /// Read the lists of `dir`. A form with a space, `_` or `-` is left
-    /// out (posts are read word by word), as is a base that stems as the
+    /// out (posts are read word by word), as is a stop word and a base
+    /// that stems as the
     /// form does (the stemmer already joins them: "tapping" → tap). The
     /// index files must be there too ([`Exceptions::own_words`]).
     pub fn load(dir: &Path) -> Result<Exceptions, MissingExceptions> {
@@ -88,7 +89,14 @@ impl Exceptions {
         for list in LISTS {
             for line in read(list)?.lines() {
                 let mut words = line.split_whitespace();
-                let Some(form) = words.next().filter(|f| one_word(f)) else {
+                // A stop word ("was", "had", "did") is read only as itself,
+                // as phrase rule 5 never looks one up alone: as "be",
+                // "have", "do" it made idioms of every auxiliary ("was
+                // in" → `be in`, "did not" → `do not`).
+                let Some(form) = words
+                    .next()
+                    .filter(|f| one_word(f) && !phrase::is_stopword(f))
+                else {
                     continue;
                 };
                 let stem = stem_word(form);
@@ -373,7 +381,7 @@ mod tests {
         lists(
             dir.path(),
             "loaves loaf\nmice mouse\nleaves leaf leave\nattorneys_general attorney_general\n",
-            "saw see\nwent go\ntapping tap\n",
+            "saw see\nwent go\ntapping tap\nwas be\n",
             "  1 licence header line\n  2 another\nloaf n 1 0 1 0 07705931\nsaw n 3 1 @ 3 1 04140064\nsawdust n 1 0 1 0 1\n",
         );
         let t = Exceptions::load(dir.path()).unwrap();
@@ -385,6 +393,8 @@ mod tests {
         // A phrase, a form the stemmer already joins.
         assert!(t.bases("attorneys_general").is_empty());
         assert!(t.bases("tapping").is_empty());
+        // A stop word stays itself.
+        assert!(t.bases("was").is_empty());
         assert_eq!(t.bases("better"), ["good", "well"]);
         // "saw" is a word of its own; searched for, or read whole.
         let few: FxHashSet<&str> = ["saw", "loaves", "went", "sawd", "sa"]
