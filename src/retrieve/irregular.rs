@@ -157,9 +157,8 @@ impl Exceptions {
 /// with `word` and a space: a binary search over line starts, reading
 /// little (WordNet's own `bin_search` does the same).
 fn listed(file: &std::fs::File, len: u64, word: &[u8]) -> std::io::Result<bool> {
-    use std::os::unix::fs::FileExt;
     let (mut lo, mut hi) = (0u64, len);
-    let mut buf = vec![0u8; 1024];
+    let mut buf = vec![0u8; 1024.max(word.len() + 1)];
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         // The first line starting at `mid` or after.
@@ -167,7 +166,7 @@ fn listed(file: &std::fs::File, len: u64, word: &[u8]) -> std::io::Result<bool> 
         if mid > 0 {
             let mut at = mid - 1;
             loop {
-                let n = file.read_at(&mut buf, at)?;
+                let n = read_at(file, &mut buf, at)?;
                 if n == 0 {
                     start = len;
                     break;
@@ -183,7 +182,7 @@ fn listed(file: &std::fs::File, len: u64, word: &[u8]) -> std::io::Result<bool> 
             hi = mid;
             continue;
         }
-        let n = file.read_at(&mut buf[..word.len() + 1], start)?;
+        let n = read_at(file, &mut buf[..word.len() + 1], start)?;
         let head = &buf[..n];
         let token = head
             .split(|&b| b == b' ' || b == b'\n')
@@ -198,6 +197,20 @@ fn listed(file: &std::fs::File, len: u64, word: &[u8]) -> std::io::Result<bool> 
         }
     }
     Ok(false)
+}
+
+/// Up to `buf.len()` bytes of `file` from `at` (fewer only at its end).
+fn read_at(mut file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(at))?;
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..])? {
+            0 => break,
+            read => n += read,
+        }
+    }
+    Ok(n)
 }
 
 /// The lists of [`wordnet_dir`], read on first use.
