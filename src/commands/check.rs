@@ -29,6 +29,7 @@ const CHUNK: usize = 2048;
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let retriever = retrieve::build(&args.retriever, &glossary, &Params::from(&args.params))?;
+    super::note_missing_data([args.retriever.as_str()]);
     let labels: Option<HashMap<String, (usize, Label)>> = match &args.labels {
         Some(path) => {
             let shown = path.display().to_string();

@@ -43,6 +43,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
     if specs.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
+    super::note_missing_data(specs.iter().map(String::as_str));
     let bounds: Vec<gate::Bound> = args
         .fail_under
         .iter()

@@ -337,3 +337,12 @@ pub fn load_labelled(
     }
     Ok(labelled)
 }
+
+/// A note on stderr when a retriever of `specs` lacks data that is not
+/// installed (WordNet's exception lists for `irregular`, which the default
+/// uses): what it then finds less of, and how to install it.
+pub fn note_missing_data<'s>(specs: impl IntoIterator<Item = &'s str>) {
+    if let Some(note) = specs.into_iter().find_map(crate::retrieve::missing_data) {
+        eprintln!("{}: {note}", style::note());
+    }
+}

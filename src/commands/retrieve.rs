@@ -12,6 +12,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     retrieve::refuse_without_labels(retriever.as_ref(), &args.retriever)?;
     let view = PostView::new(&text, None);
     let matches = best_per_entry(retriever.retrieve(&view));

@@ -222,6 +222,7 @@ fn check_config(config: &RunConfig, mode: &Mode, fresh: bool, dir: &Path) -> any
     if config.retrievers.is_empty() {
         anyhow::bail!("--retriever names no retriever");
     }
+    super::note_missing_data(config.retrievers.iter().map(String::as_str));
     if let (Some(seed), true) = (config.provider.settings.seed, config.repeat > 1) {
         eprintln!(
             "warning: --seed {seed} with --repeat {}: every repeat sends the same seed, so where the \

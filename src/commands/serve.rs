@@ -17,6 +17,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         crate::cli::DEMO_GLOSSARY,
     ))?);
     let retriever = retrieve::build(&args.retriever, &demo, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     retrieve::refuse_without_labels(retriever.as_ref(), &args.retriever)?;
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .context("--timeout must be a positive number of seconds")?;

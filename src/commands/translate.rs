@@ -76,6 +76,7 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
     let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
+    super::note_missing_data([args.retriever.as_str()]);
     let client = Arc::new(super::build_client(&(&args.provider).into())?);
     Ok(Pipeline {
         template: super::translate_template(&(&args.provider).into())?,

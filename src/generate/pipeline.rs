@@ -13,7 +13,9 @@ use super::simplify::{sentences, sentences_from_reply, Simplify, SourceMap};
 use crate::dataset::Label;
 use crate::glossary::Glossary;
 use crate::invariants::{self, Issue};
-use crate::retrieve::{best_per_entry, Longer, Match, MatchKind, PostView, Retriever};
+use crate::retrieve::{
+    best_per_entry, targets_agree, Longer, Match, MatchKind, PostView, Retriever,
+};
 use crate::score::PostScore;
 use crate::target_match::Haystack;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -314,7 +316,7 @@ pub struct Prepared {
     pub text: String,
     matches: Vec<Match>,
     /// Per match, the entry whose longer match holds every place where it
-    /// matched ([`inside_others`]).
+    /// matched ([`inside_other`]).
     inside: Vec<Option<String>>,
     /// Per match, whether it is a source or alias as written
     /// ([`Match::is_written`]).
@@ -400,15 +402,31 @@ impl Pipeline {
         }
         let of_entry = |entry: usize| of_entry.get(&entry).map_or(&[][..], Vec::as_slice);
         let longer = Longer::of(&all);
-        let inside = matches
+        let inside_entry: Vec<Option<usize>> = matches
             .iter()
-            .map(|m| inside_others(&all, &longer, of_entry(m.entry), &self.glossary))
+            .map(|m| inside_other(&all, &longer, of_entry(m.entry)))
             .collect();
-        let written = matches
+        let entries = &self.glossary.entries;
+        let inside = inside_entry
+            .iter()
+            .map(|e| e.map(|e| entries[e].id.clone()))
+            .collect();
+        let written: Vec<bool> = matches
             .iter()
             // A match from no phrase (oracle, random) was not found in the text,
             // so it is no approximate match to look at again.
             .map(|m| m.words.is_none() || m.is_written(&self.glossary))
+            .collect();
+        // A term written only inside a longer one whose target conflicts
+        // with its own is shown as part of it (docs/formats.md, `longest`).
+        let part_of: Vec<Option<String>> = matches
+            .iter()
+            .zip(&inside_entry)
+            .zip(&written)
+            .map(|((m, outer), &written)| {
+                let outer = &entries[(*outer)?];
+                (written && !targets_agree(outer, &entries[m.entry])).then(|| outer.source.clone())
+            })
             .collect();
         let used = matches
             .iter()
@@ -416,7 +434,7 @@ impl Pipeline {
         let retrieve = timed(started, used.collect::<Vec<_>>());
 
         let started = Instant::now();
-        let prompt = timed(started, self.prompt(&joined, &retrieve.output));
+        let prompt = timed(started, self.prompt(&joined, &retrieve.output, &part_of));
 
         // Every match covers its words, not only each entry's best one.
         let uncovered = uncovered(&view, &all, &self.glossary);
@@ -473,18 +491,21 @@ impl Pipeline {
         }
     }
 
-    /// The translate prompt for `text` with the entries retrieved.
-    fn prompt(&self, text: &str, used: &[UsedEntry]) -> PromptOut {
+    /// The translate prompt for `text` with the entries retrieved;
+    /// `part_of[i]` is the longer term `used[i]` is shown as part of.
+    fn prompt(&self, text: &str, used: &[UsedEntry], part_of: &[Option<String>]) -> PromptOut {
         let g = &self.glossary;
         let lines: Vec<GlossaryLine> = used
             .iter()
-            .map(|u| GlossaryLine {
+            .zip(part_of)
+            .map(|(u, part_of)| GlossaryLine {
                 source: u.source.clone(),
                 target: u.target.clone(),
                 sense: u.sense.clone(),
                 case_sensitive: u.case_sensitive,
                 keep: u.keep,
                 forbidden: u.forbidden.clone(),
+                part_of: part_of.clone(),
             })
             .collect();
         let block = glossary_block(&lines, &g.forbidden);
@@ -831,16 +852,11 @@ fn uncovered(view: &PostView, matches: &[Match], glossary: &Glossary) -> Vec<Str
     uncovered
 }
 
-/// For an entry, the id of another entry whose longer match holds every
-/// place where this one matched ("cream" only inside "ice cream"), the
-/// longest such: where its target is missing from a translation, the longer
-/// term chose the words. An entry that also matched elsewhere gets `None`.
-fn inside_others(
-    all: &[Match],
-    longer: &Longer,
-    mine: &[&Match],
-    glossary: &Glossary,
-) -> Option<String> {
+/// For an entry, another entry whose longer match holds every place where
+/// this one matched ("cream" only inside "ice cream"), the longest such:
+/// where its target is missing from a translation, the longer term chose
+/// the words. An entry that also matched elsewhere gets `None`.
+fn inside_other(all: &[Match], longer: &Longer, mine: &[&Match]) -> Option<usize> {
     let mut covering: Option<(usize, usize)> = None; // (entry, words)
     for m in mine {
         m.words?;
@@ -856,10 +872,10 @@ fn inside_others(
             covering = Some((other, words));
         }
     }
-    covering.map(|(e, _)| glossary.entries[e].id.clone())
+    covering.map(|(e, _)| e)
 }
 
-/// `inside[i]` is [`inside_others`] for `used[i]`, `written[i]` whether it
+/// `inside[i]` is [`inside_other`] for `used[i]`, `written[i]` whether it
 /// matched as written.
 fn review(
     uncovered: Vec<String>,

@@ -52,6 +52,10 @@ pub struct GlossaryLine {
     pub keep: bool,
     /// The entry's forbidden terms: "never: X, Y" on its line.
     pub forbidden: Vec<String>,
+    /// The longer entry's source when this entry is written in the post
+    /// only inside that longer term and their targets conflict: "here part
+    /// of 'ice cream'" on its line (docs/formats.md, `longest`).
+    pub part_of: Option<String>,
 }
 
 impl Template {
@@ -195,7 +199,9 @@ fn split_name(stem: &str) -> (String, String) {
 /// The glossary block: one line per entry, `source → target`, with the
 /// sense note when there is one; `keep as written: source` for an entry
 /// not to be translated, `(exact case)` after a case-sensitive one and
-/// "(never: X, Y)" when the entry has forbidden terms; then, when the
+/// "(never: X, Y)" when the entry has forbidden terms, "(here part of
+/// 'ice cream')" for a term written only inside a longer one whose target
+/// conflicts with its own; then, when the
 /// glossary has glossary-wide forbidden words, a line "- never write: X,
 /// Y". Without flags or forbidden terms the block is what it was before
 /// they existed, so prompts and their cache keys do not change.
@@ -219,6 +225,9 @@ pub fn glossary_block(lines: &[GlossaryLine], forbidden: &[String]) -> String {
             let notes: Vec<String> = [
                 l.case_sensitive.then(|| "exact case".to_string()),
                 l.sense.as_ref().map(|sense| format!("meaning: {sense}")),
+                l.part_of
+                    .as_ref()
+                    .map(|longer| format!("here part of '{longer}'")),
             ]
             .into_iter()
             .flatten()
@@ -252,6 +261,7 @@ mod tests {
                 case_sensitive: false,
                 keep: false,
                 forbidden: Vec::new(),
+                part_of: None,
             }],
             &[],
         );
@@ -292,6 +302,7 @@ mod tests {
                 case_sensitive: case,
                 keep,
                 forbidden: Vec::new(),
+                part_of: None,
             }
         };
         let block = glossary_block(
@@ -309,6 +320,30 @@ mod tests {
              - us → nosotros\n\
              - keep as written: Glossa Café (exact case)\n\
              - keep as written: Acme"
+        );
+    }
+
+    #[test]
+    fn a_term_written_inside_a_longer_one_says_so() {
+        let line = |source: &str, target: &str, part_of: Option<&str>| GlossaryLine {
+            source: source.into(),
+            target: target.into(),
+            sense: None,
+            case_sensitive: false,
+            keep: false,
+            forbidden: Vec::new(),
+            part_of: part_of.map(Into::into),
+        };
+        let block = glossary_block(
+            &[
+                line("cream", "Sahne", Some("ice cream")),
+                line("ice cream", "Eis", None),
+            ],
+            &[],
+        );
+        assert_eq!(
+            block,
+            "- cream → Sahne (here part of 'ice cream')\n- ice cream → Eis"
         );
     }
 

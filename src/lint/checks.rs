@@ -387,8 +387,8 @@ fn nested(keys: &Keys, out: &mut Vec<Finding>) {
                 )
             } else {
                 format!(
-                    "their targets conflict (`{}` shares no piece of a word with `{}`), so `glossa` (its `longest` filter) keeps only `{}` there",
-                    e.target, o.target, o.id
+                    "their targets conflict (`{}` shares no piece of a word with `{}`), so where `{}` stands only inside `{}` the prompt of `glossa` shows it as part of that term",
+                    e.target, o.target, e.id, o.id
                 )
             },
         ));

@@ -149,9 +149,7 @@ pub struct MissingWordNet {
 impl WordNet {
     /// `$WNSEARCHDIR`, else Debian's `/usr/share/wordnet`.
     pub fn default_dir() -> PathBuf {
-        std::env::var_os("WNSEARCHDIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/usr/share/wordnet"))
+        crate::retrieve::wordnet_dir()
     }
 
     /// Load `dir`, or say which file is missing and how to get it.

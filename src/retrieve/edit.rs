@@ -22,7 +22,11 @@
 //! English word, a word of the glossary or an inflection of one, see
 //! [`super::known`]), a stop word, all digits or shorter than
 //! `edit_one_from`, nor a key word that is a stop word or all digits (those
-//! must be written as is or inflected).
+//! must be written as is or inflected). Except in a key of three words or
+//! more whose other words are all written as in the glossary, two of them
+//! not stop words: there one word one edit off is a typo even when it is a
+//! word ("pain au chocolate" is `pain au chocolat`; "good to go" is not
+//! `food to go`).
 //!
 //! Candidates come from a deletion-neighbourhood index (the SymSpell idea):
 //! every string obtained from a key word by deleting up to its bound of
@@ -482,6 +486,10 @@ pub struct Edit {
     /// (first word, number of words) → indexes into `keys` (through
     /// `same_start`).
     by_first: HashMap<(u32, u32), Chain>,
+    /// (second word, number of words) → the keys of at least
+    /// [`NEAR_KEY_WORDS`] words: where a post's first word is one edit off
+    /// a key's, the key is reached through its second ([`Edit::retrieve`]).
+    by_second: HashMap<(u32, u32), Vec<u32>>,
     /// Words never read as misspellings (`None`: every word may be).
     known: Option<Arc<KnownWords>>,
 }
@@ -728,6 +736,7 @@ impl Edit {
             keys: Vec::with_capacity(keys.len()),
             key_words: Vec::with_capacity(2 * keys.len()),
             by_first: HashMap::with_capacity_and_hasher(keys.len(), Default::default()),
+            by_second: HashMap::default(),
             known,
         };
         for (k, stems) in keys.iter().zip(stemmed) {
@@ -745,6 +754,10 @@ impl Edit {
             let start = (edit.key_words[first_word], words as u32);
             let same = edit.by_first.entry(start).or_insert(Chain::EMPTY);
             append(same, id, &mut edit.keys, |k| &mut k.same_start);
+            if words >= NEAR_KEY_WORDS {
+                let second = (edit.key_words[first_word + 1], words as u32);
+                edit.by_second.entry(second).or_default().push(id);
+            }
             edit.keys.push(EditKey {
                 entry: k.entry,
                 first_word: first_word as u32,
@@ -816,6 +829,42 @@ impl Edit {
     /// [`Edit::hits`], with candidates from the deletion indexes or, when
     /// `every_word`, from the whole vocabulary (the plain definition).
     fn hits_among(
+        &self,
+        word: &str,
+        stem: &str,
+        spelled_right: bool,
+        every_word: bool,
+    ) -> Vec<WordHit> {
+        let mut hits = self.all_readings(word, stem, spelled_right, every_word);
+        keep_one_reading(&mut hits);
+        hits
+    }
+
+    /// A spelled-right post word's readings one edit off a key word as
+    /// written, for a
+    /// key of [`NEAR_KEY_WORDS`] or more whose other words are written as
+    /// in the glossary ("chocolate" in "pain au chocolate"); none when
+    /// there are more than [`MAX_TYPO_READINGS`].
+    fn near_readings(&self, word: &str, stem: &str) -> Vec<WordHit> {
+        if word.chars().count() < self.bounds.one_from.max(1) {
+            return Vec::new();
+        }
+        let mut near = self.all_readings(word, stem, false, false);
+        // As written, not between stems: "kilobytes" is two edits from
+        // "kilobits", though "kilobyt" is one from "kilobit".
+        near.retain(|h| {
+            h.distance == 1
+                && distance_within(word, self.text_of(&self.vocab[h.word as usize]).0, 1) == 1
+        });
+        if near.len() > MAX_TYPO_READINGS {
+            near.clear();
+        }
+        near
+    }
+
+    /// Every reading of `word` within the bounds, before
+    /// [`keep_one_reading`].
+    fn all_readings(
         &self,
         word: &str,
         stem: &str,
@@ -914,10 +963,44 @@ impl Edit {
                 );
             }
         }
-        keep_one_reading(&mut hits);
         hits
     }
+
+    /// The match of `key` on `span`, its words' total distance `distance`.
+    fn key_match(
+        &self,
+        key: &EditKey,
+        post: &PostView,
+        span: &phrase::Span,
+        distance: usize,
+        exact: bool,
+    ) -> Option<Match> {
+        let first = span.first_word;
+        if key.name && distance > 0 || !capitals_allow(key.capitals, post.span(first, span.len)) {
+            return None;
+        }
+        let (kind, score) = match (distance, exact) {
+            (0, true) => (MatchKind::Exact, 1.0),
+            (0, false) => (MatchKind::Stem, 1.0),
+            (d, _) => {
+                let phrase_chars = span.len - 1
+                    + post.words[first..first + span.len]
+                        .iter()
+                        .map(|w| w.text.chars().count())
+                        .sum::<usize>();
+                let longest = (key.chars as usize).max(phrase_chars).max(1);
+                (MatchKind::Edit, 1.0 - d as f64 / longest as f64)
+            }
+        };
+        Some(Match::of_span(key.entry, kind, post, span, score))
+    }
 }
+
+/// Keys of at least this many words may have one word one edit off even
+/// where the post's word is spelled right, when every other word is
+/// written as in the glossary: "pain au chocolate" is `pain au chocolat`
+/// (docs/formats.md, `edit`).
+const NEAR_KEY_WORDS: usize = 3;
 
 impl Retriever for Edit {
     fn retrieve(&self, post: &PostView) -> Vec<Match> {
@@ -937,9 +1020,40 @@ impl Retriever for Edit {
             .iter()
             .map(|w| by_text[w.text.as_str()].as_slice())
             .collect();
+        // Readings one edit off of spelled-right words, worked out only
+        // where a long key needs them.
+        let mut near: HashMap<usize, Vec<WordHit>> = HashMap::default();
+        let mut near_of = |i: usize| -> Vec<WordHit> {
+            near.entry(i)
+                .or_insert_with(|| {
+                    let w = &post.words[i];
+                    let right = spelled_right.as_ref().is_some_and(|r| r[i]);
+                    let typo_read = hits[i].iter().any(|h| h.distance > 0);
+                    if right && !typo_read && editable(&w.text) {
+                        self.near_readings(&w.text, &stems[i])
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .clone()
+        };
+        let as_written = |i: usize, word: u32| {
+            hits[i]
+                .iter()
+                .any(|h| h.word == word && h.distance == 0 && h.exact)
+        };
+        // The other words hold at least two that are not stop words: "good
+        // to go" is not a misspelt "food to go".
+        let content_words = |first: usize, len: usize, off: usize| {
+            (first..first + len)
+                .filter(|&i| i != off && !phrase::is_stopword(&post.words[i].text))
+                .count()
+                >= 2
+        };
         let mut out = Vec::new();
         for span in post.spans().iter().filter(|s| s.lookup) {
             let first = span.first_word;
+            let long = span.len >= NEAR_KEY_WORDS;
             for h0 in hits[first] {
                 let Some(found) = self.by_first.get(&(h0.word, span.len as u32)) else {
                     continue;
@@ -949,34 +1063,63 @@ impl Retriever for Edit {
                     let (mut distance, mut exact) = (h0.distance, h0.exact);
                     let start = key.first_word as usize;
                     let words = &self.key_words[start..start + key.words as usize];
+                    let mut off = None;
                     for (j, &word) in words.iter().enumerate().skip(1) {
                         match hits[first + j].iter().find(|h| h.word == word) {
                             Some(h) => {
                                 distance += h.distance;
                                 exact &= h.exact;
                             }
+                            None if long && off.is_none() => off = Some(j),
                             None => continue 'keys,
                         }
                     }
-                    if key.name && distance > 0
-                        || !capitals_allow(key.capitals, post.span(first, span.len))
+                    if let Some(j) = off {
+                        // One word one edit off, every other as written.
+                        let others_written = words
+                            .iter()
+                            .enumerate()
+                            .all(|(i, &w)| i == j || as_written(first + i, w));
+                        if !others_written
+                            || !content_words(first, span.len, first + j)
+                            || !near_of(first + j).iter().any(|h| h.word == words[j])
+                        {
+                            continue;
+                        }
+                        (distance, exact) = (1, false);
+                    }
+                    out.extend(self.key_match(key, post, span, distance, exact));
+                }
+            }
+            // The first word one edit off: the key is reached through its
+            // second, written as in the glossary.
+            if !long {
+                continue;
+            }
+            for h1 in hits[first + 1]
+                .iter()
+                .filter(|h| h.distance == 0 && h.exact)
+            {
+                let Some(found) = self.by_second.get(&(h1.word, span.len as u32)) else {
+                    continue;
+                };
+                for &k in found {
+                    let key = &self.keys[k as usize];
+                    let start = key.first_word as usize;
+                    let words = &self.key_words[start..start + key.words as usize];
+                    let reached = hits[first].iter().any(|h| h.word == words[0]);
+                    if reached
+                        || !content_words(first, span.len, first)
+                        || !words
+                            .iter()
+                            .enumerate()
+                            .skip(2)
+                            .all(|(i, &w)| as_written(first + i, w))
+                        || !near_of(first).iter().any(|h| h.word == words[0])
                     {
                         continue;
                     }
-                    let (kind, score) = match (distance, exact) {
-                        (0, true) => (MatchKind::Exact, 1.0),
-                        (0, false) => (MatchKind::Stem, 1.0),
-                        (d, _) => {
-                            let phrase_chars = span.len - 1
-                                + post.words[first..first + span.len]
-                                    .iter()
-                                    .map(|w| w.text.chars().count())
-                                    .sum::<usize>();
-                            let longest = (key.chars as usize).max(phrase_chars).max(1);
-                            (MatchKind::Edit, 1.0 - d as f64 / longest as f64)
-                        }
-                    };
-                    out.push(Match::of_span(key.entry, kind, post, span, score));
+                    out.extend(self.key_match(key, post, span, 1, false));
                 }
             }
         }
@@ -1192,6 +1335,53 @@ mod tests {
             kinds,
             [("computer", MatchKind::Edit), ("isolated", MatchKind::Edit)]
         );
+    }
+
+    /// In a key of three or more words one word may be one edit off even
+    /// when the post's word is itself a word, if every other word is
+    /// written as in the glossary; in shorter keys, or with a second word
+    /// off, a spelled-right word stays itself.
+    #[test]
+    fn a_long_key_takes_one_real_word_one_edit_off() {
+        use crate::retrieve::test_support::{glossary, run};
+        let g = glossary(&[
+            ("pac", "pain au chocolat"),
+            ("choc", "chocolat"),
+            ("rot", "rule of thumb"),
+            ("kbps", "kilobits per second"),
+        ]);
+        let found = |text: &str| -> Vec<(String, MatchKind)> {
+            run("edit", &g, text)
+                .into_iter()
+                .map(|(id, kind, _)| (id, kind))
+                .collect()
+        };
+        assert_eq!(
+            found("Pain au chocolate today"),
+            [("pac".to_string(), MatchKind::Edit)]
+        );
+        // The first word off, reached through the second.
+        assert_eq!(
+            found("paint au chocolat"),
+            [
+                ("pac".to_string(), MatchKind::Edit),
+                ("choc".to_string(), MatchKind::Exact)
+            ]
+        );
+        // The other words must hold two that are not stop words.
+        assert!(found("a rule of thump").is_empty());
+        // Two words off, or a short key: no typo.
+        assert!(found("paint au chocolate").is_empty());
+        assert!(found("a mule of thumb").is_empty());
+        assert!(found("chocolate").is_empty());
+        // A stop word or a short word is never the word off.
+        assert_eq!(
+            found("pain an chocolat"),
+            [("choc".to_string(), MatchKind::Exact)]
+        );
+        assert!(found("rule if thumb").is_empty());
+        // One edit as written, not between stems ("kilobyt", "kilobit").
+        assert!(found("kilobytes per second").is_empty());
     }
 
     /// A key in capitals is an acronym: found as written in capitals only,

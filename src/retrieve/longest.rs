@@ -7,17 +7,15 @@
 //! it is at least as sure (its score is not lower), so an exact "coffee" is
 //! not hidden by a fuzzy "old coffee" → "cold coffee".
 //!
-//! A nested match through a stem or a typo is hidden ("bun" in "cinnamon
-//! buns", "coffee" in "cold coffees"). A nested term written in the post as
-//! in the glossary stays when its target agrees with the covering term's
-//! (`targets_agree`): real term lists need both "contextual language
-//! models" and "language models", and giving the model both costs nothing.
-//! It is hidden only when the covering term is written as in the glossary
-//! too and the targets conflict: "cream" → Sahne inside "ice cream" → Eis
-//! would tell the model to put cream in the ice cream. The agreement test
-//! leans towards agreeing (inflections and compounds agree), since a needed
-//! term lost costs more than an extra one. Matches from no phrase (the
-//! oracle) are never dropped and hide nothing.
+//! Only a nested match through a stem or a typo is hidden ("bun" in
+//! "cinnamon buns", "coffee" in "cold coffees"). A nested term written in
+//! the post as in the glossary always stays (docs/formats.md, "written as
+//! in the glossary ⇒ found"): translators' term lists need both "existing
+//! data resources" and "data resources", "number of patients" and
+//! "patients". Where its target conflicts with the covering term's
+//! ([`targets_agree`]: "cream" → Sahne inside "ice cream" → Eis), the
+//! prompt shows it as part of the longer term rather than hiding it.
+//! Matches from no phrase (the oracle) are never dropped and hide nothing.
 
 use super::{Filter, FilterInfo, Longer, Match, Params, PostView};
 use crate::glossary::{Entry, Glossary};
@@ -28,7 +26,7 @@ use std::sync::Arc;
 
 pub const INFO: FilterInfo = FilterInfo {
     name: "longest",
-    summary: "drops an entry matched only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere; a nested term written as in the glossary stays unless its target conflicts with the longer one's (cream → Sahne inside `ice cream` → Eis)",
+    summary: "drops an entry matched through a stem or a typo only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere; a nested term written as in the glossary always stays (the prompt marks it as part of the longer term)",
     build: |g, _: &Params| Box::new(Longest { glossary: g.clone() }),
 };
 
@@ -47,28 +45,8 @@ impl Longest {
             && of <= f
             && f + l <= of + ol
             && outer.score >= inner.score;
-        if !covers {
-            return false;
-        }
-        if !inner.is_written(&self.glossary) {
-            return true;
-        }
-        // Both written as in the glossary, the one inside the other's
-        // words (not merely in the same post words: "s video" read in
-        // "computer's video" holds no "computer").
-        let entries = &self.glossary.entries;
-        outer.is_written_whole(&self.glossary)
-            && phrase_within(&inner.phrase, &outer.phrase)
-            && !targets_agree(&entries[outer.entry], &entries[inner.entry])
+        covers && !inner.is_written(&self.glossary)
     }
-}
-
-/// Whether the letter and digit runs of phrase key `inner` stand in a row
-/// in `outer`'s ("year" is in "year's work", "mr" in "mr. darcy").
-fn phrase_within(inner: &str, outer: &str) -> bool {
-    let inner: Vec<&str> = alphanumeric_runs(inner).collect();
-    let outer: Vec<&str> = alphanumeric_runs(outer).collect();
-    !inner.is_empty() && outer.windows(inner.len()).any(|w| w == inner.as_slice())
 }
 
 /// The runs of letters and digits of `text`.
@@ -220,34 +198,23 @@ mod tests {
     }
 
     #[test]
-    fn a_nested_term_whose_target_conflicts_is_hidden() {
+    fn a_nested_term_written_as_in_the_glossary_stays_whatever_its_target() {
         let g = glossary(&[
             ("cream", "cream", "Sahne"),
             ("ice-cream", "ice cream", "Eis"),
             ("miss", "miss", "Fehlschuss"),
             ("miss-bennet", "Miss Bennet", "Miss Bennet"),
         ]);
-        assert_eq!(ids(&g, "Ice cream today"), ["ice-cream"]);
-        assert_eq!(ids(&g, "A letter for Miss Bennet."), ["miss-bennet"]);
-        // Written on its own elsewhere in the post: kept.
-        assert_eq!(
-            ids(&g, "Ice cream with whipped cream"),
-            ["cream", "ice-cream"]
-        );
-        // A longer term found only through its stems hides no term
-        // written as in the glossary.
-        assert_eq!(ids(&g, "Ice creams and cream"), ["cream", "ice-cream"]);
-        assert_eq!(ids(&g, "ice creams"), ["ice-cream"]);
-    }
-
-    #[test]
-    fn forms_count_for_agreement() {
-        let entries = r#"{"entries":[
-            {"id":"cream","source":"cream","target":"Sahne","forms":["Rahm"]},
-            {"id":"ice-cream","source":"ice cream","target":"Eis","forms":["Rahmeis"]}
-        ]}"#;
-        let g = Arc::new(Glossary::parse("g.json", "g", entries).unwrap());
+        // Written as in the glossary: kept, though "Sahne" conflicts with
+        // "Eis" (the prompt marks it as part of "ice cream").
         assert_eq!(ids(&g, "Ice cream today"), ["cream", "ice-cream"]);
+        assert_eq!(
+            ids(&g, "A letter for Miss Bennet."),
+            ["miss", "miss-bennet"]
+        );
+        // Through a stem inside a longer match: hidden.
+        assert_eq!(ids(&g, "Ice creams today"), ["ice-cream"]);
+        assert_eq!(ids(&g, "Ice creams and cream"), ["cream", "ice-cream"]);
     }
 
     #[test]
@@ -294,6 +261,13 @@ mod tests {
         assert!(!agree("glace", "crème"));
         assert!(!agree("语言建模", "模型"));
         assert!(!agree("a + b", "±"));
+        // Either's `forms` count.
+        let mut cream = entry("Sahne");
+        cream.forms = vec!["Rahm".into()];
+        let mut ice_cream = entry("Eis");
+        assert!(!targets_agree(&ice_cream, &cream));
+        ice_cream.forms = vec!["Rahmeis".into()];
+        assert!(targets_agree(&ice_cream, &cream));
     }
 
     #[test]
@@ -350,11 +324,10 @@ mod properties {
     }
 
     proptest! {
-        /// The default keeps every term written as in the glossary unless
-        /// each place of it lies inside a longer term, written so too,
-        /// whose target conflicts: with agreeing targets, every one.
+        /// The default keeps every term written as in the glossary, inside
+        /// a longer term or not, whether their targets agree or conflict.
         #[test]
-        fn the_default_keeps_written_terms_unless_a_longer_one_contradicts_them(
+        fn the_default_keeps_every_written_term(
             sources in proptest::collection::btree_set(phrase(), 1..8),
             post in proptest::collection::vec(
                 (proptest::sample::select(WORDS.to_vec()), proptest::sample::select(vec![" ", " ", ", ", "-"])),
@@ -373,21 +346,12 @@ mod properties {
                 .iter()
                 .map(|m| m.entry)
                 .collect();
-            let inside_a_longer_one = |m: &super::Match| {
-                let (f, l) = m.words.unwrap();
-                written.iter().any(|o| {
-                    let (of, ol) = o.words.unwrap();
-                    o.entry != m.entry && ol > l && of <= f && f + l <= of + ol
-                })
-            };
             for m in &written {
-                if targets_agree || !inside_a_longer_one(m) {
-                    prop_assert!(
-                        kept.contains(&m.entry),
-                        "{:?} written in {text:?} but not kept (targets agree: {targets_agree})",
-                        sources[m.entry]
-                    );
-                }
+                prop_assert!(
+                    kept.contains(&m.entry),
+                    "{:?} written in {text:?} but not kept (targets agree: {targets_agree})",
+                    sources[m.entry]
+                );
             }
         }
     }

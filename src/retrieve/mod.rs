@@ -18,6 +18,7 @@ mod control;
 mod edit;
 mod exact;
 mod fuzzy;
+mod irregular;
 mod keys;
 mod known;
 mod longer;
@@ -37,6 +38,7 @@ mod wordmap;
 
 pub use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
+pub use irregular::{exceptions, wordnet_dir, Exceptions, MissingExceptions};
 pub use keys::without_leading_article;
 pub use known::{is_english as is_english_word, nearest_english};
 pub use longer::Longer;
@@ -384,6 +386,7 @@ pub struct Composition {
 pub const REGISTRY: &[RetrieverInfo] = &[
     exact::INFO,
     normalised::INFO,
+    irregular::INFO,
     fuzzy::INFO,
     fuzzy::BRUTE_INFO,
     edit::INFO,
@@ -403,8 +406,8 @@ pub const RECOMMENDED: &str = "glossa";
 /// Short names for compositions.
 pub const COMPOSITIONS: &[Composition] = &[Composition {
     name: RECOMMENDED,
-    spec: "normalised+edit+split+alias|closest|sense|longest",
-    summary: "recommended: inflections, bounded typos, split/joined words, aliases; then senses, longest match",
+    spec: "normalised+irregular+edit+split+alias|closest|sense|longest",
+    summary: "recommended: inflections (irregular ones too), bounded typos, split/joined words, aliases; then senses, longest match",
 }];
 
 /// The five reference retrievers of docs/formats.md, in report order.
@@ -436,6 +439,18 @@ pub fn build(
     params: &Params,
 ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
     Spec::parse(spec)?.build(glossary, params)
+}
+
+/// What `spec` would find less than it should for want of data that is
+/// not installed, as a note for the user: WordNet's exception lists for
+/// `irregular` (the default uses it). `None` when nothing is missing or
+/// the spec does not parse (building it says why).
+pub fn missing_data(spec: &str) -> Option<String> {
+    let spec = Spec::parse(spec).ok()?;
+    if !spec.uses(irregular::INFO.name) {
+        return None;
+    }
+    irregular::exceptions().err().map(ToString::to_string)
 }
 
 /// One match per entry, in glossary order: the highest score, the earliest

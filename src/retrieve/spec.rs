@@ -193,7 +193,7 @@ impl Spec {
 
     /// What the spec finds before any filter: the union with compositions
     /// expanded and every filter dropped (`glossa` →
-    /// `normalised+edit+split+alias`). `None` when nothing filters.
+    /// `normalised+irregular+edit+split+alias`). `None` when nothing filters.
     pub fn unfiltered(&self) -> Option<Spec> {
         let mut filtered = !self.filters.is_empty();
         let union = self.expanded_union(0, &mut filtered);
@@ -201,6 +201,14 @@ impl Spec {
             union,
             filters: Vec::new(),
         })
+    }
+
+    /// Whether the spec, its compositions expanded, names the registered
+    /// retriever `name`.
+    pub fn uses(&self, name: &str) -> bool {
+        self.expanded_union(0, &mut false)
+            .iter()
+            .any(|p| p.name() == name)
     }
 
     fn expanded_union(&self, depth: usize, filtered: &mut bool) -> Vec<Part> {
@@ -373,7 +381,7 @@ mod tests {
         let err = Spec::parse("normalised+fuzy").unwrap_err();
         assert_eq!((err.what, err.name.as_str()), ("retriever", "fuzy"));
         assert!(err.to_string().starts_with(
-            "unknown retriever `fuzy` in `normalised+fuzy`; known retrievers: exact, normalised, fuzzy,"
+            "unknown retriever `fuzy` in `normalised+fuzy`; known retrievers: exact, normalised, irregular, fuzzy,"
         ));
         let err = Spec::parse("exact|sens").unwrap_err();
         assert_eq!((err.what, err.name.as_str()), ("filter", "sens"));

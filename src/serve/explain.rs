@@ -42,7 +42,7 @@ pub struct LeftOut {
 }
 
 /// The part of a retriever spec before its filters, with compositions
-/// expanded: `glossa` → `normalised+edit+split+alias`. `None` when the spec
+/// expanded: `glossa` → `normalised+irregular+edit+split+alias`. `None` when the spec
 /// has no filter anywhere, or does not parse (building it says why).
 pub fn unfiltered_spec(spec: &str) -> Option<String> {
     let unfiltered = Spec::parse(spec).ok()?.unfiltered()?;

@@ -103,9 +103,9 @@ fn a_nested_term_whose_longer_term_stands_is_covered_not_missing() {
     assert_eq!(s["missing"], json!([]));
     assert_eq!(s["nested_covered"], json!(["cream"]));
     assert_eq!(s["found"], json!(["ice-cream"]));
-    // The default keeps only the longer term there: nothing to cover.
+    // The default keeps both too (docs/formats.md, `longest`).
     let v = check_json(&dir, &[], 0);
-    assert_eq!(v["segments"][0]["nested_covered"], json!([]));
+    assert_eq!(v["segments"][0]["nested_covered"], json!(["cream"]));
     assert_eq!(v["summary"]["terms_needed"], 1);
 }
 

@@ -17,6 +17,7 @@ mod import_real;
 mod invariants;
 mod languages;
 mod lint;
+mod nolost;
 mod outputs;
 mod properties;
 mod providers;

@@ -378,3 +378,16 @@ pub fn catalogues() -> Option<std::path::PathBuf> {
          (export GLOSSA_CATALOGUES=$(bash .ci/catalogues.sh))",
     )
 }
+
+/// WordNet's folder (`WNSEARCHDIR`, else Debian's `/usr/share/wordnet`)
+/// when its exception lists are there, for the default's irregular
+/// inflections (.ci/run installs `wordnet-base`).
+pub fn wordnet() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("WNSEARCHDIR")
+        .map_or_else(|| "/usr/share/wordnet".into(), std::path::PathBuf::from);
+    required_data(
+        Some(dir),
+        |dir| dir.join("noun.exc").exists() && dir.join("index.noun").exists(),
+        "WordNet's exception lists are not installed (apt-get install wordnet-base)",
+    )
+}
