@@ -617,7 +617,7 @@ pub struct RunArgs {
     pub prices: Option<PathBuf>,
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
     #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
-    pub shard: Option<crate::batch::Shard>,
+    pub shard: Option<crate::run_dir::shard::Shard>,
     /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
     #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
     pub max_calls: u64,

@@ -402,7 +402,12 @@ fn explain_json_error(path: &str, text: &str, e: &serde_json::Error) -> InputErr
             .take(e.line() - 1)
             .map(str::len)
             .sum();
-        let at = (line_start + e.column().saturating_sub(1)).min(text.len());
+        let mut at = (line_start + e.column().saturating_sub(1)).min(text.len());
+        // serde_json's column is not always a character boundary (it can
+        // point inside the character before a control character).
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
         let before = text[..at].trim_end();
         let after = text[at..].trim_start();
         if before.ends_with(',') && (after.starts_with('}') || after.starts_with(']')) {
@@ -425,6 +430,22 @@ fn explain_json_error(path: &str, text: &str, e: &serde_json::Error) -> InputErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer: serde_json's column pointed inside "ä", and the
+    /// trailing-comma explanation sliced the text there.
+    #[test]
+    fn a_json_error_after_a_wide_character_is_reported_not_a_panic() {
+        let text = "{\"forbidden\": [\"Schn\u{e4}\t\"], \"entries\": []}";
+        let err = Glossary::parse("g.json", "g", text).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+        let err = Glossary::parse(
+            "g.json",
+            "g",
+            "{\"entries\": [{\"source\": \"\u{e4}\u{e4}\",}]}",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("a comma after the last item"), "{err}");
+    }
 
     fn parse(text: &str) -> Result<Glossary, InputError> {
         Glossary::parse("g.json", "g", text)

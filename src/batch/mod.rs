@@ -5,7 +5,9 @@
 
 use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{Pipeline, Trace};
-use crate::run_dir::calls::{CallsAppender, CallsError};
+use crate::run_dir::calls::{CallsAppender, CallsError, CALLS_FILE};
+use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::shard::Shard;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
@@ -13,14 +15,6 @@ use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
-
-pub use crate::run_dir::calls::{call_status, for_each_call, CALLS_FILE};
-pub use crate::run_dir::record::{CallKey, CallRecord};
-pub use crate::run_dir::shard::{NotAShard, Shard};
-pub use crate::run_dir::summary::{
-    summarise_file, GroupRun, ModelTokens, RetrieverSummary, RunFigures, Summariser, Summary,
-    Tokens, SUMMARY_FILE,
-};
 
 /// Which calls a run still has to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

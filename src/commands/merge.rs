@@ -2,7 +2,6 @@
 //! (`glossa run --shard I/N`) into one run, with its summary and table.
 
 use super::run::{load_posts, report, splits};
-use crate::batch::{for_each_call, CallKey, CALLS_FILE};
 use crate::cli::MergeArgs;
 use crate::dataset::LabelledPost;
 use crate::dataset::Split;
@@ -10,8 +9,10 @@ use crate::fsutil::AtomicFile;
 use crate::generate::prices::Prices;
 use crate::glossary::Glossary;
 use crate::limits;
+use crate::run_dir::calls::{for_each_call, CALLS_FILE};
 use crate::run_dir::config::CONFIG_FILE;
 use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
+use crate::run_dir::record::CallKey;
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;

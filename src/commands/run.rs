@@ -4,7 +4,7 @@
 //! takes one deterministic share of the calls.
 
 use crate::batch::api::{self as batch_api, IngestRun, Sampling};
-use crate::batch::{self, Shard, Summary, Todo, CALLS_FILE, SUMMARY_FILE};
+use crate::batch::{self, Todo};
 use crate::cli::RunArgs;
 use crate::dataset::{LabelledPost, Split};
 use crate::exit::Exit;
@@ -20,10 +20,13 @@ use crate::limits;
 use crate::report::{self, Format};
 use crate::retrieve::{self, expand_list, Params};
 use crate::run_dir::calls;
+use crate::run_dir::calls::{call_status, CALLS_FILE};
 use crate::run_dir::config::{
     write_config, Inputs, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
 };
+use crate::run_dir::shard::Shard;
 use crate::run_dir::summary::save_summary;
+use crate::run_dir::summary::{Summary, SUMMARY_FILE};
 use crate::runs;
 use anyhow::Context as _;
 use std::collections::HashMap;
@@ -397,7 +400,7 @@ fn plan(
         // counts as not made.
         calls::repair_tail(&dir.join(CALLS_FILE))?;
     }
-    let status = batch::call_status(&dir.join(CALLS_FILE))?;
+    let status = call_status(&dir.join(CALLS_FILE))?;
     let (calls, total) = batch::plan(pipelines, posts, config.repeat, shard, &status, todo);
     let sharded = if shard.count > 1 {
         format!(", shard {shard}: {total} calls")
@@ -489,7 +492,7 @@ fn batch_in(
         ingested.failed,
     );
     let summary = finish.report()?;
-    let status = batch::call_status(&dir.join(CALLS_FILE))?;
+    let status = call_status(&dir.join(CALLS_FILE))?;
     let (missing, _) = batch::plan(
         pipelines,
         posts,

@@ -1,8 +1,8 @@
 //! Tables of a batch run's [`Summary`].
 
 use super::{Align, Table};
-use crate::batch::{RunFigures, Summary, Tokens};
 use crate::generate::pipeline::Group;
+use crate::run_dir::summary::{RunFigures, Summary, Tokens};
 
 /// "10 of 10, every run"; "19, 19, 16 of 18"; "–" for no posts.
 pub fn runs_cell(runs: &[(usize, usize)]) -> String {

@@ -2,9 +2,10 @@
 //! split (tune on dev, report test), computed by streaming `calls.jsonl`.
 
 use super::{pretty_json, Format, Report, Table};
-use crate::batch::{for_each_call, Summariser, Summary, CALLS_FILE};
 use crate::dataset::Split;
 use crate::run_dir::calls::CallsError;
+use crate::run_dir::calls::{for_each_call, CALLS_FILE};
+use crate::run_dir::summary::{Summariser, Summary};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 

@@ -3,12 +3,14 @@
 
 use super::results::{for_each_line, parse_result};
 use super::{custom_id, BadLine, BatchError, PROVIDER};
-use crate::batch::{CallKey, CallRecord, Shard, CALLS_FILE};
 use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{partial, Generation, Pipeline, Stage};
 use crate::generate::reply::{accept, Completion};
 use crate::generate::retry::Answered;
+use crate::run_dir::calls::CALLS_FILE;
 use crate::run_dir::calls::{CallsAppender, CallsError};
+use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::shard::Shard;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -35,10 +35,10 @@ pub use ingest::{ingest, IngestRun, Ingested};
 pub use requests::{request_line, write_requests, Limits, Sampling};
 pub use results::{parse_result, BatchResult};
 
-use crate::batch::CallKey;
 use crate::fsutil::WriteError;
 use crate::run_dir::calls::CallsError;
 pub use crate::run_dir::record::custom_id;
+use crate::run_dir::record::CallKey;
 use results::MAX_RESULT_LINE_BYTES;
 use std::path::PathBuf;
 

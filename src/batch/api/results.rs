@@ -2,9 +2,9 @@
 //! one at a time, each an answer or why the call failed.
 
 use super::{parse_custom_id, BadLine, BatchError};
-use crate::batch::CallKey;
 use crate::generate::provider::chat_reply;
 use crate::generate::reply::Completion;
+use crate::run_dir::record::CallKey;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
