@@ -11,7 +11,7 @@ use crate::error::{read_text, InputError};
 use crate::eval::{EvalResult, PostResult, RetrieverResult};
 use crate::generate::pipeline::Group;
 use crate::run_dir::calls::{for_each_call, CallsError, CALLS_FILE};
-use crate::run_dir::config::{load_config, CONFIG_FILE};
+use crate::run_dir::config::{load_config, RunConfig, CONFIG_FILE};
 use crate::run_dir::summary::SUMMARY_FILE;
 use crate::score::Counts;
 use crate::stats::{paired_test, Pair, TestResult, TestSettings};
@@ -433,6 +433,12 @@ pub fn diff(
             .filter(|n| !pairs.iter().any(|p| side(p) == n))
             .collect::<Vec<_>>()
     };
+    // A run folder's `run.json`, read once for its settings and inputs.
+    let config_of = |saved: &Saved| match saved {
+        Saved::Run(r) => load_config(&r.dir).ok(),
+        Saved::Eval(_) => None,
+    };
+    let (config_a, config_b) = (config_of(a), config_of(b));
     Ok(Diff {
         kind: a.kind(),
         a: a_path.to_string(),
@@ -441,10 +447,9 @@ pub fn diff(
         retrievers,
         unpaired_a: unpaired(a.names(), |p| &p.0),
         unpaired_b: unpaired(b.names(), |p| &p.1),
-        settings_changed: changes(&settings_of(a), &settings_of(b)),
-        inputs_differ: changes(&inputs_of(a), &inputs_of(b))
-            .into_iter()
-            .filter_map(|c| c.split(' ').next().map(str::to_string))
+        settings_changed: changes(&settings_of(a, &config_a), &settings_of(b, &config_b)),
+        inputs_differ: differing(&inputs_of(a, &config_a), &inputs_of(b, &config_b))
+            .map(|(k, _, _)| k.clone())
             .collect(),
     })
 }
@@ -453,7 +458,7 @@ pub fn diff(
 /// under their own names, then the rest of the run's configuration
 /// (`provider.model`, `repeat`, ...). Paths, fingerprints and cache
 /// settings are not settings of the result.
-fn settings_of(saved: &Saved) -> BTreeMap<String, String> {
+fn settings_of(saved: &Saved, config: &Option<RunConfig>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     match saved {
         Saved::Eval(e) => {
@@ -465,11 +470,11 @@ fn settings_of(saved: &Saved) -> BTreeMap<String, String> {
             }
             out.insert("split".into(), e.split.clone());
         }
-        Saved::Run(r) => {
-            let Ok(config) = load_config(&r.dir) else {
+        Saved::Run(_) => {
+            let Some(config) = config else {
                 return out;
             };
-            let value = serde_json::to_value(&config).unwrap_or_default();
+            let value = serde_json::to_value(config).unwrap_or_default();
             flatten("", &value, &mut out);
             for key in [
                 "glossary",
@@ -496,7 +501,7 @@ fn settings_of(saved: &Saved) -> BTreeMap<String, String> {
 }
 
 /// The fingerprints a saved result recorded, `input → SHA-256`.
-fn inputs_of(saved: &Saved) -> BTreeMap<String, String> {
+fn inputs_of(saved: &Saved, config: &Option<RunConfig>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     match saved {
         Saved::Eval(e) => {
@@ -506,12 +511,12 @@ fn inputs_of(saved: &Saved) -> BTreeMap<String, String> {
                 out.insert("labels".into(), i.labels.clone());
             }
         }
-        Saved::Run(r) => {
-            if let Some(i) = load_config(&r.dir).ok().and_then(|c| c.inputs) {
-                out.insert("glossary".into(), i.glossary);
-                out.insert("posts".into(), i.posts);
-                out.insert("labels".into(), i.labels);
-                out.insert("prompt".into(), i.prompt);
+        Saved::Run(_) => {
+            if let Some(i) = config.as_ref().and_then(|c| c.inputs.as_ref()) {
+                out.insert("glossary".into(), i.glossary.clone());
+                out.insert("posts".into(), i.posts.clone());
+                out.insert("labels".into(), i.labels.clone());
+                out.insert("prompt".into(), i.prompt.clone());
             }
         }
     }
@@ -543,12 +548,18 @@ fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, S
 /// `name a → b` for each name whose values differ; only names both sides
 /// know (an older result missing a setting is not a change).
 fn changes(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
-    a.iter()
-        .filter_map(|(k, x)| {
-            let y = b.get(k)?;
-            (x != y).then(|| format!("{k} {x} → {y}"))
-        })
+    differing(a, b)
+        .map(|(k, x, y)| format!("{k} {x} → {y}"))
         .collect()
+}
+
+/// The names both sides know whose values differ, with both values.
+fn differing<'m>(
+    a: &'m BTreeMap<String, String>,
+    b: &'m BTreeMap<String, String>,
+) -> impl Iterator<Item = (&'m String, &'m String, &'m String)> {
+    a.iter()
+        .filter_map(|(k, x)| b.get(k).filter(|y| *y != x).map(|y| (k, x, y)))
 }
 
 fn article(kind: &str) -> String {

@@ -38,14 +38,16 @@ impl<'a> Haystack<'a> {
         // equal) order is the same word. Reordering only permutes marks
         // within a run, so lengths hold; the bytes it moved map to no
         // original place (no match starts or ends inside a run of marks).
-        let ordered = nfd().normalize(&folded).into_owned();
-        if ordered != folded && ordered.len() == folded.len() {
-            for (i, (a, b)) in folded.bytes().zip(ordered.bytes()).enumerate() {
-                if a != b {
-                    origin[i] = None;
+        // Already in order (nearly every text): no copy.
+        if let std::borrow::Cow::Owned(ordered) = nfd().normalize(&folded) {
+            if ordered.len() == folded.len() {
+                for (i, (a, b)) in folded.bytes().zip(ordered.bytes()).enumerate() {
+                    if a != b {
+                        origin[i] = None;
+                    }
                 }
+                folded = ordered;
             }
-            folded = ordered;
         }
         Haystack {
             original,

@@ -290,18 +290,8 @@ fn translate_quiet_prints_only_the_translation_and_every_format_has_it_on_stdout
 async fn translate_quiet_says_in_one_line_that_the_check_found_a_problem() {
     let reply = "Probieren Sie diese Woche unseren Kaffee.";
     let server = support::Server::start(vec![support::chat_reply_with_usage(reply)]).await;
-    let mut args = support::strings(&[
-        "translate",
-        "-q",
-        "--repair",
-        "0",
-        "--provider",
-        "openai",
-        "--model",
-        "m",
-        "--base-url",
-    ]);
-    args.push(server.url("/v1"));
+    let mut args = support::strings(&["translate", "-q", "--repair", "0"]);
+    args.extend(server.provider_args("m"));
     args.push("Try our cold coffee this weekend.".into());
     let dir = tempfile::TempDir::new().unwrap();
     let (code, stdout, stderr) = support::glossa_at(dir.path(), args).await;

@@ -13,12 +13,6 @@ use support::{
 };
 use tempfile::TempDir;
 
-fn local(server: &Server) -> Vec<String> {
-    let mut out = strings(&["--provider", "openai", "--model", "m", "--base-url"]);
-    out.push(server.url("/v1"));
-    out
-}
-
 /// `glossa import tests/fixtures/forbidden-terms.tbx --out DIR/g.json`.
 fn import_fixture(dir: &Path) -> Value {
     let out = glossa()
@@ -113,14 +107,11 @@ async fn a_run_fails_an_output_that_uses_a_deprecated_term_naming_entry_and_plac
         "--format",
         "json",
     ]);
-    run.extend(local(&server));
+    run.extend(server.provider_args("m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), run).await;
     assert_eq!(code, 0, "a run whose calls answered exits 0: {stderr}");
     // The prompt told the model which words never to write.
-    let prompt = server.requests()[0].json()["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let prompt = server.prompt(0);
     assert!(
         prompt.contains(
             "- e-mail → E-Mail (meaning: a message sent from one computer user to another over a network) (never: Email)"
@@ -161,7 +152,7 @@ async fn a_run_fails_an_output_that_uses_a_deprecated_term_naming_entry_and_plac
         "--out",
         "r2",
     ]);
-    again.extend(local(&server));
+    again.extend(server.provider_args("m"));
     let (code, table, stderr) = glossa_at(dir.path(), again).await;
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(server.count(), 2, "cached");
@@ -191,7 +182,7 @@ async fn translate_warns_of_a_forbidden_term_and_the_repair_asks_for_the_target(
         "--repair",
         "0",
     ]);
-    translate.extend(local(&server));
+    translate.extend(server.provider_args("m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate).await;
     assert_eq!(code, 0, "a forbidden term is a warning: {stderr}");
     assert!(stdout.starts_with(wrong), "{stdout}");
@@ -211,7 +202,7 @@ async fn translate_warns_of_a_forbidden_term_and_the_repair_asks_for_the_target(
         "json",
         "--no-cache",
     ]);
-    repaired.extend(local(&server));
+    repaired.extend(server.provider_args("m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), repaired).await;
     assert_eq!(code, 0, "{stderr}");
     let requests = server.requests();

@@ -374,8 +374,7 @@ mod through_the_binary {
     fn args(list: &[&str], server: &Server) -> Vec<String> {
         list.iter()
             .map(|s| s.to_string())
-            .chain(["--provider", "openai", "--model", "m", "--base-url"].map(String::from))
-            .chain([server.url("/v1")])
+            .chain(server.provider_args("m"))
             .collect()
     }
 

@@ -16,14 +16,6 @@ use tempfile::TempDir;
 const REAL: &str = "tests/fixtures/real-model/smollm2-135m-cafe";
 const RETRIEVERS: [&str; 3] = ["exact", "normalised+fuzzy", "oracle"];
 
-/// `--provider openai --base-url URL --model m`, as arguments.
-fn local(server: &Server) -> Vec<String> {
-    strings(&["--provider", "openai", "--model", "smollm2-135m"])
-        .into_iter()
-        .chain(["--base-url".to_string(), server.url("/v1")])
-        .collect()
-}
-
 fn by_call(records: &[Value]) -> HashMap<(String, String), &Value> {
     records
         .iter()
@@ -87,7 +79,7 @@ async fn replay(set: &str) -> HashMap<String, (u64, u64, u64)> {
         "--format",
         "json",
     ]);
-    run.extend(local(&server));
+    run.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), run).await;
     let failed = recorded.values().filter(|c| !c["error"].is_null()).count();
     assert_eq!(code, if failed > 0 { 1 } else { 0 }, "{stderr}");
@@ -162,7 +154,7 @@ async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt()
     .await;
     let dir = TempDir::new().unwrap();
     let mut translate = strings(&["translate", "Fresh cookies!", "--format", "json"]);
-    translate.extend(local(&server));
+    translate.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate.clone()).await;
     assert_eq!(code, 0, "{stderr}");
     let requests = server.requests();
@@ -213,7 +205,7 @@ async fn translate_repairs_an_echo_once_and_caches_each_turn_by_its_own_prompt()
 
     // With no repair the first reply stands, called an echo.
     let mut plain = strings(&["translate", "Fresh cookies!", "--repair", "0"]);
-    plain.extend(local(&server));
+    plain.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), plain).await;
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(server.count(), 2, "the first turn was cached");
@@ -241,13 +233,10 @@ async fn a_missing_target_and_an_excluded_sense_are_named_in_the_repair_prompt()
         "--retriever",
         "exact",
     ]);
-    translate.extend(local(&server));
+    translate.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate).await;
     assert_eq!(code, 0, "{stderr}");
-    let repair = server.requests()[1].json()["messages"][0]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let repair = server.prompt(1);
     let problems = repair
         .split("That reply has these problems:\n")
         .nth(1)
@@ -311,7 +300,7 @@ async fn run_reports_first_pass_and_after_repair_side_by_side() {
         "--out",
         "r",
     ]);
-    run.extend(local(&server));
+    run.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), run).await;
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(server.count(), 3);
@@ -515,7 +504,7 @@ async fn a_failed_repair_keeps_the_last_reply_and_says_why() {
     .await;
     let dir = TempDir::new().unwrap();
     let mut translate = strings(&["translate", "Fresh cookies!", "--format", "json"]);
-    translate.extend(local(&server));
+    translate.extend(server.provider_args("smollm2-135m"));
     let (code, stdout, stderr) = glossa_at(dir.path(), translate).await;
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(server.count(), 2);

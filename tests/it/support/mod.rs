@@ -119,6 +119,22 @@ impl Server {
     pub fn count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }
+
+    /// `--provider openai --model MODEL --base-url` this server, as arguments.
+    pub fn provider_args(&self, model: &str) -> Vec<String> {
+        strings(&["--provider", "openai", "--model", model, "--base-url"])
+            .into_iter()
+            .chain([self.url("/v1")])
+            .collect()
+    }
+
+    /// The first message's text of the `i`-th chat request (the prompt).
+    pub fn prompt(&self, i: usize) -> String {
+        self.requests()[i].json()["messages"][0]["content"]
+            .as_str()
+            .expect("a chat request with a text message")
+            .to_string()
+    }
 }
 
 /// One connection, one request: every answer closes the connection.
