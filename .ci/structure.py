@@ -40,7 +40,7 @@ LAYERS = [
     ["gate", "generate"],
     ["run_dir", "batch", "qa"],
     ["diff"],
-    ["report"],
+    ["report", "telemetry"],
     ["serve"],
     ["cli", "commands"],
 ]

@@ -30,6 +30,12 @@ pub struct Cli {
     /// Colour the status words on stderr: auto (a terminal, unless NO_COLOR is set), always or never
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = clap::ColorChoice::Auto, display_order = 900)]
     pub color: clap::ColorChoice,
+    /// Send a trace of this invocation (a span per post and stage) to this OpenTelemetry collector over OTLP/HTTP, e.g. http://127.0.0.1:6006 for Arize Phoenix; default: OTEL_EXPORTER_OTLP_ENDPOINT, else off (docs/telemetry.md)
+    #[arg(long, global = true, value_name = "URL", display_order = 901)]
+    pub otlp: Option<String>,
+    /// With --otlp (or OTEL_EXPORTER_OTLP_ENDPOINT): also put each post, prompt and reply text on its spans (they may be private; API keys never are)
+    #[arg(long, global = true, display_order = 902)]
+    pub otlp_text: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -30,3 +30,4 @@ pub mod serve;
 pub mod stats;
 pub mod sweep;
 pub mod target_match;
+pub mod telemetry;

@@ -126,14 +126,19 @@ pub async fn execute(
         stop_after,
         stopping: false,
     };
+    // The invocation's span, if any: calls finish on other threads.
+    let parent = opentelemetry::Context::current();
     let jobs = calls.into_iter().map(|(ri, repeat, pi)| {
         let pipeline = Arc::clone(&pipelines[ri]);
         let posts = Arc::clone(&posts);
+        let parent = parent.clone();
         async move {
             let post = &posts[pi];
             let trace = pipeline
                 .run(&post.post.text, Some(&post.label), repeat)
                 .await;
+            let ended = std::time::SystemTime::now();
+            pipeline.record_spans(&parent, &trace, &post.post.id, Some(&post.label), ended);
             (pi, trace)
         }
     });

@@ -27,9 +27,11 @@ use crate::generate::cache::Cache;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Settings};
 use crate::generate::retry::{Client, RetryPolicy};
+use crate::generate::spans;
 use crate::glossary::Glossary;
 use crate::report::{self, Format, Report};
 use crate::run_dir::config::ProviderConfig;
+use crate::telemetry::{self, OtlpConfig};
 use anyhow::Context as _;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -40,7 +42,43 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     style::init(cli.color);
     refuse_demo_labels_for_own_glossary(&cli.command)?;
     announce_demo(&cli.command);
-    match cli.command {
+    let otlp = OtlpConfig::resolve(cli.otlp.as_deref(), cli.otlp_text, |v| {
+        std::env::var(v).ok()
+    })?;
+    let Some(otlp) = otlp else {
+        return dispatch(cli.command);
+    };
+    let exporter = telemetry::start(&otlp)?;
+    // One trace per invocation; `serve` makes one per request.
+    // Not the command line: it may hold the post.
+    let root = invocation_name(&cli.command).map(|name| spans::invocation(name, Vec::new()));
+    let result = {
+        let _current = root.clone().map(opentelemetry::Context::attach);
+        dispatch(cli.command)
+    };
+    if let Some(root) = &root {
+        let error = result.as_ref().err().map(|e| format!("{e:#}"));
+        spans::end_invocation(root, error.as_deref());
+    }
+    if let Err(e) = exporter.finish() {
+        eprintln!("{}: {e}", style::warning());
+    }
+    result
+}
+
+/// The root span's name of a command that makes one trace per invocation.
+fn invocation_name(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Eval(_) => Some("glossa eval"),
+        Command::Translate(_) => Some("glossa translate"),
+        Command::Run(_) => Some("glossa run"),
+        Command::Check(_) => Some("glossa check"),
+        _ => None,
+    }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
         Command::Eval(args) => eval::run(args),
         Command::Retrieve(args) => retrieve::run(args),
         Command::Phrases(args) => phrases::run(args),

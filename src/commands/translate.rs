@@ -25,6 +25,8 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     }
     let pipeline = pipeline(&args)?;
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
+    let now = std::time::SystemTime::now();
+    pipeline.record_spans(&opentelemetry::Context::current(), &trace, "1", None, now);
 
     if args.quiet {
         if let Some(text) = crate::report::translate::translation_only(&trace) {

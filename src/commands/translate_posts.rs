@@ -29,9 +29,16 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let mut done: Vec<Option<PostTranslation>> = vec![None; posts.len()];
     let mut same = SameErrors::default();
     let mut stopped: Option<String> = None;
+    let parent = opentelemetry::Context::current();
     let jobs = (0..posts.len()).map(|i| {
         let (pipeline, posts) = (Arc::clone(&pipeline), Arc::clone(&posts));
-        async move { (i, pipeline.run(&posts[i].text, None, 1).await) }
+        let parent = parent.clone();
+        async move {
+            let trace = pipeline.run(&posts[i].text, None, 1).await;
+            let now = std::time::SystemTime::now();
+            pipeline.record_spans(&parent, &trace, &posts[i].id, None, now);
+            (i, trace)
+        }
     });
     let interrupted = super::runtime()?.block_on(batch::run_concurrently(
         jobs,

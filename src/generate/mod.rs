@@ -14,5 +14,6 @@ pub mod reply;
 pub mod retry;
 pub mod secrets;
 pub mod simplify;
+pub mod spans;
 pub mod target_stem;
 pub mod term_figures;

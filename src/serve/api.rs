@@ -9,6 +9,7 @@ use super::explain::{self, LeftOut, Segment};
 use super::store::{Loaded, StoreError};
 use super::{AppState, ProviderChoice};
 use crate::generate::pipeline::{Pipeline, Trace};
+use crate::generate::spans;
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{MatchKind, Retriever, UnknownRetriever};
 use axum::body::Bytes;
@@ -574,6 +575,10 @@ async fn analyse(
     let pipeline = Pipeline::new(Arc::clone(&glossary), &spec, retriever, client, false)
         .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
+    // One trace per request.
+    let request = spans::invocation("glossa serve", Vec::new());
+    pipeline.record_spans(&request, &trace, "1", None, std::time::SystemTime::now());
+    spans::end_invocation(&request, trace.generate.output.error.as_deref());
     let joined = trace.simplify.output.join("\n");
     let left_out = match &unfiltered {
         Some(unfiltered) => explain::left_out(

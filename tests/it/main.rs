@@ -34,6 +34,7 @@ mod secrets;
 mod segments_real;
 mod serve;
 mod tbx_export;
+mod telemetry;
 mod tms_export;
 mod translate_posts;
 mod workbook;
