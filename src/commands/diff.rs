@@ -11,7 +11,10 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let pairing = args.retriever.as_deref().and_then(parse_pairing);
     let test = TestSettings::new(args.resamples, args.seed);
     let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
-    super::emit_report(&d, args.format)?;
+    match args.format.table_format() {
+        Some(format) => super::emit_report(&d, format)?,
+        None => super::emit(&crate::report::html::diff_page(&d, &a, &b))?,
+    }
     for change in &d.settings_changed {
         eprintln!("{}: changed: {change}", super::style::note());
     }

@@ -5,6 +5,7 @@ pub mod completions;
 pub mod diff;
 pub mod eval;
 pub mod export;
+pub mod html_report;
 pub mod import;
 pub mod lint;
 pub mod merge;
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Report(args) => html_report::run(args),
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
         Command::Completions(args) => completions::completions(args),
