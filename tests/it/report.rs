@@ -117,6 +117,10 @@ fn eval_report_escapes_user_text_and_has_a_row_for_every_post() {
         ),
         "{page}"
     );
+    // The term written with symbols is marked where it stands.
+    assert!(page.contains(
+        "Try our <mark class=\"found\" title=\"tag: needed, found (exact)\">&lt;script&gt;alert(1)&lt;/script&gt; cake</mark>"
+    ), "{page}");
     // The summary table and offline policy are there.
     assert!(page.contains("<th scope=\"col\">Retriever</th>"));
     assert!(page.contains("default-src 'none'"));
@@ -391,4 +395,97 @@ fn browser_report_opens_offline_filters_and_is_accessible() {
     }
     let errors = b.console_errors();
     assert!(errors.is_empty(), "console errors: {errors:?}");
+}
+
+/// The rows of the page that are not hidden, as `data-KEY` values.
+fn visible(b: &webdriver::Browser, key: &str) -> Vec<String> {
+    let v = b.eval(&format!(
+        "return Array.from(document.querySelectorAll('tbody.post')).filter((g) => !g.hidden)\
+         .map((g) => g.dataset.{key})"
+    ));
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A run page with one failed call (its record rewritten so, error text
+/// hostile) and a diff page, from file://: "Errors" shows only the failed
+/// call, "Changed" only the changed posts; no console error, no WCAG 2.1
+/// A/AA violation on either.
+#[test]
+fn browser_run_and_diff_pages_filter_errors_and_changes_and_are_accessible() {
+    let Some((chromium, chromedriver)) =
+        browser_tools("browser_run_and_diff_pages_filter_errors_and_changes_and_are_accessible")
+    else {
+        return;
+    };
+    let dir = hostile_set();
+    let d = dir.path();
+    let mut args = vec!["run", "--retriever", "exact", "--out", "r"];
+    args.extend(DATA);
+    run_in(d, &args, 0);
+    let calls_file = d.join("r/calls.jsonl");
+    let mut calls = jsonl(&calls_file);
+    calls[0]["output"] = Value::Null;
+    calls[0]["error"] = Value::String("HTTP 500: <script>boom()</script>".into());
+    let text: String = calls.iter().map(|c| format!("{c}\n")).collect();
+    std::fs::write(&calls_file, text).unwrap();
+    run_in(d, &["report", "r", "--out", "run.html"], 0);
+    let page = read(&d.join("run.html"));
+    assert_eq!(count(&page, "<script"), 1);
+    assert!(page.contains("HTTP 500: &lt;script&gt;boom()&lt;/script&gt;"));
+
+    eval_json(d, "exact", "a.json");
+    eval_json(d, "fuzzy", "b.json");
+    let (diff, _) = run_in(
+        d,
+        &[
+            "diff",
+            "a.json",
+            "b.json",
+            "-r",
+            "exact=fuzzy",
+            "-f",
+            "html",
+        ],
+        0,
+    );
+    std::fs::write(d.join("diff.html"), &diff).unwrap();
+    let changed = count(&diff, "data-changed=\"true\"");
+    assert!(changed > 0 && changed < 3, "some posts changed, not all");
+
+    let url = |name: &str| format!("file://{}", d.join(name).display());
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1200, 900);
+    b.goto(&url("run.html"));
+    b.find("body[data-ready='true']");
+    assert_eq!(visible(&b, "error").len(), calls.len());
+    b.find("button[data-filter='error']").click();
+    assert_eq!(visible(&b, "error"), vec!["true".to_string()]);
+    b.find("tbody.post:not([hidden]) details summary").click();
+    if let Some(violations) = axe_violations(&b) {
+        assert!(
+            violations.is_empty(),
+            "run page, WCAG 2.1 AA: {violations:#?}"
+        );
+    }
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "run page, console errors: {errors:?}");
+
+    b.goto(&url("diff.html"));
+    b.find("body[data-ready='true']");
+    assert_eq!(visible(&b, "changed").len(), 3);
+    b.find("button[data-filter='changed']").click();
+    let shown = visible(&b, "changed");
+    assert_eq!(shown.len(), changed);
+    assert!(shown.iter().all(|c| c == "true"));
+    if let Some(violations) = axe_violations(&b) {
+        assert!(
+            violations.is_empty(),
+            "diff page, WCAG 2.1 AA: {violations:#?}"
+        );
+    }
+    let errors = b.console_errors();
+    assert!(errors.is_empty(), "diff page, console errors: {errors:?}");
 }

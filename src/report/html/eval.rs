@@ -29,7 +29,8 @@ pub fn eval_page(
         facts.push(("Note", note.to_string()));
     }
     let mut body = String::new();
-    let tables: String = crate::report::eval::tables(result, true)
+    let by_tag = result.retrievers.iter().any(|r| !r.by_tag.is_empty());
+    let tables: String = crate::report::eval::tables(result, by_tag)
         .iter()
         .map(super::table)
         .collect();

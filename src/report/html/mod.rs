@@ -323,15 +323,21 @@ fn list(ids: &[String]) -> String {
 /// Where each phrase key stands in a post: the byte ranges of the runs of
 /// words whose key (lower-cased words joined by a space, as retrievers
 /// write a match's `phrase`) is `key`.
+/// A key written with symbols the words leave out (`<b>` cake) is looked
+/// for as written instead, ignoring case, at word boundaries.
 fn places_of_key(view: &crate::retrieve::PostView, key: &str) -> Vec<Range<usize>> {
     let n = crate::glossary::word_count(key);
-    if n == 0 || key.is_empty() || n > view.words.len() {
+    if n == 0 || key.trim().is_empty() {
         return Vec::new();
     }
-    (0..=view.words.len() - n)
+    let by_words: Vec<Range<usize>> = (0..(view.words.len() + 1).saturating_sub(n))
         .filter(|&first| view.key_of(first, n) == key)
         .map(|first| view.words[first].start..view.words[first + n - 1].end)
-        .collect()
+        .collect();
+    if !by_words.is_empty() {
+        return by_words;
+    }
+    crate::target_match::Haystack::new(view.text).find(key)
 }
 
 #[cfg(test)]
@@ -411,5 +417,7 @@ mod tests {
         assert_eq!(places, vec![0..11, 18..30]);
         assert!(places_of_key(&view, "tea").is_empty());
         assert!(places_of_key(&view, "").is_empty());
+        let view = crate::retrieve::PostView::new("Our <B>cake</B>!", None);
+        assert_eq!(places_of_key(&view, "<b>cake</b>"), vec![4..15]);
     }
 }
