@@ -150,6 +150,9 @@ fn run_report_marks_targets_found_and_leaked_in_each_output() {
     assert!(page.contains(
         "<mark class=\"found\" title=\"tag: needed target, found\">&lt;img src=x onerror=alert(2)&gt;</mark>"
     ));
+    // Rows in posts-file order, whatever order the calls finished in.
+    let at = |id: &str| page.find(&format!("<td>1</td><td>{id}</td>")).unwrap();
+    assert!(at("&lt;b&gt;p1&lt;/b&gt;") < at("p2") && at("p2") < at("p3"));
     // p3 needs tea and has none: its missing entry is listed.
     assert!(page.contains("<td>te</td><td>yes</td><td>no</td><td>missing</td>"));
 }

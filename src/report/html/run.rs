@@ -51,9 +51,33 @@ pub fn run_page(page: &RunPage) -> String {
     let mut body = super::section("summary", "Summary", &tables);
     let posts: HashMap<&str, &LabelledPost> =
         page.posts.iter().map(|p| (p.post.id.as_str(), p)).collect();
-    let rows: Vec<Row> = page
-        .calls
+    // By retriever (as first seen), then in posts-file order, then repeat:
+    // calls finish in any order under -j.
+    let post_order: HashMap<&str, usize> = page
+        .posts
         .iter()
+        .enumerate()
+        .map(|(i, p)| (p.post.id.as_str(), i))
+        .collect();
+    let mut retrievers: Vec<&str> = Vec::new();
+    for c in page.calls {
+        if !retrievers.contains(&c.retriever.as_str()) {
+            retrievers.push(&c.retriever);
+        }
+    }
+    let mut calls: Vec<&CallRecord> = page.calls.iter().collect();
+    calls.sort_by_key(|c| {
+        (
+            retrievers.iter().position(|r| *r == c.retriever),
+            post_order
+                .get(c.post.as_str())
+                .copied()
+                .unwrap_or(usize::MAX),
+            c.repeat,
+        )
+    });
+    let rows: Vec<Row> = calls
+        .into_iter()
         .map(|c| row(c, page.glossary, posts.get(c.post.as_str()).copied()))
         .collect();
     let listing = super::legend(&[
