@@ -24,10 +24,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
                     .posts
                     .clone()
                     .unwrap_or_else(|| result.posts_file.clone().into());
-                let (texts, note) = match super::load_posts(&path) {
-                    Ok(posts) => (posts.into_iter().map(|p| (p.id, p.text)).collect(), None),
-                    Err(e) => (HashMap::new(), Some(unreadable(&e.to_string()))),
-                };
+                let (texts, note) = post_texts(&path);
                 html::eval_page(&result, &shown, &texts, note.as_deref())
             }
             Saved::Run(run) => run_page(&run, &shown, args.posts.as_deref())?,
@@ -41,6 +38,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         None => super::emit(&page)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each post's text by id from a posts file; when it cannot be read, none
+/// and the note the page shows (said on stderr too).
+pub(crate) fn post_texts(path: &Path) -> (HashMap<String, String>, Option<String>) {
+    match super::load_posts(path) {
+        Ok(posts) => (posts.into_iter().map(|p| (p.id, p.text)).collect(), None),
+        Err(e) => (HashMap::new(), Some(unreadable(&e.to_string()))),
+    }
 }
 
 /// Say on stderr that the posts cannot be read; the note the page shows.

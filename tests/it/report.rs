@@ -176,6 +176,12 @@ fn diff_html_flags_the_posts_whose_status_changed() {
     assert_eq!(count(&page, "data-changed=\"true\""), changed);
     assert!(page.contains(&format!("Changed ({changed})")));
     assert!(page.contains("exact → fuzzy"));
+    // Each row shows the post as A's and B's retrievers marked it.
+    assert_eq!(count(&page, "<h3>A: exact</h3>"), 3);
+    assert_eq!(count(&page, "<h3>B: fuzzy</h3>"), 3);
+    assert!(page.contains(
+        "Save the <mark class=\"wrong\" title=\"date-fruit: wrong sense (exact)\">date</mark>"
+    ));
 }
 
 #[test]
@@ -483,6 +489,7 @@ fn browser_run_and_diff_pages_filter_errors_and_changes_and_are_accessible() {
     let shown = visible(&b, "changed");
     assert_eq!(shown.len(), changed);
     assert!(shown.iter().all(|c| c == "true"));
+    b.find("tbody.post:not([hidden]) details summary").click();
     if let Some(violations) = axe_violations(&b) {
         assert!(
             violations.is_empty(),

@@ -4,9 +4,12 @@
 
 use super::{escape, Row};
 use crate::diff::{eval_change, eval_status, run_change, run_status, Diff, Saved};
+use std::collections::HashMap;
 
-/// The page of `diff` between the saved results `a` and `b` it was made of.
-pub fn diff_page(diff: &Diff, a: &Saved, b: &Saved) -> String {
+/// The page of `diff` between the saved results `a` and `b` it was made
+/// of. `texts` holds post texts by id: an eval diff's rows then show the
+/// post as A's and B's retrievers marked it.
+pub fn diff_page(diff: &Diff, a: &Saved, b: &Saved, texts: &HashMap<String, String>) -> String {
     let mut facts = vec![
         ("A", diff.a.clone()),
         ("B", diff.b.clone()),
@@ -31,7 +34,7 @@ pub fn diff_page(diff: &Diff, a: &Saved, b: &Saved) -> String {
         .map(super::table)
         .collect();
     let mut body = super::section("summary", "Figures", &tables);
-    let rows = rows(diff, a, b);
+    let rows = rows(diff, a, b, texts);
     let listing = super::rows_table(
         "A row per retriever and post in both A and B",
         &["Retriever", "Post", "A", "B", "Change"],
@@ -54,7 +57,7 @@ fn pair_name(a: &str, b: &str) -> String {
     }
 }
 
-fn rows(diff: &Diff, a: &Saved, b: &Saved) -> Vec<Row> {
+fn rows(diff: &Diff, a: &Saved, b: &Saved, texts: &HashMap<String, String>) -> Vec<Row> {
     let mut out = Vec::new();
     for r in &diff.retrievers {
         let name = pair_name(&r.a, &r.b);
@@ -71,14 +74,23 @@ fn rows(diff: &Diff, a: &Saved, b: &Saved) -> Vec<Row> {
                         continue;
                     };
                     let change = eval_change(pa, pb);
-                    out.push(row(
+                    let mut r = row(
                         &name,
                         &pa.post,
                         (eval_status(pa), eval_status(pb)),
                         change,
                         !pb.complete,
                         false,
-                    ));
+                    );
+                    let text = texts.get(&pa.post).map(String::as_str);
+                    r.details = format!(
+                        "<h3>A: {}</h3>{}<h3>B: {}</h3>{}",
+                        escape(&ra.name),
+                        super::eval::details(pa, text),
+                        escape(&rb.name),
+                        super::eval::details(pb, text)
+                    );
+                    out.push(r);
                 }
             }
             (Saved::Run(sa), Saved::Run(sb)) => {

@@ -100,7 +100,8 @@ fn kind_of(p: &PostResult, entry: &str) -> MarkKind {
     }
 }
 
-fn details(p: &PostResult, text: Option<&str>) -> String {
+/// A post's text with its matches marked, and its entries table.
+pub(super) fn details(p: &PostResult, text: Option<&str>) -> String {
     let mut out = String::from("<h3>Post</h3>");
     match text {
         Some(text) => {
