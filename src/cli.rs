@@ -181,6 +181,7 @@ pub enum Command {
     Diff(DiffArgs),
     /// Write one offline HTML page of a saved result: eval JSON, run folder or sweep JSON
     #[command(after_help = "Examples:\n  \
+        glossa report runs/20261129T203018Z_cafe_eval.json --out report.html   # a result eval saved\n  \
         glossa eval --no-save --format json > result.json && glossa report result.json --out report.html\n  \
         glossa report runs/20261129T203018Z_cafe_run --out run.html\n  \
         glossa report runs/20261129T203018Z_cafe_sweep.json --out sweep.html\n  \
