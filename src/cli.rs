@@ -106,7 +106,8 @@ pub enum Command {
         glossa run --retry-errors runs/20261129T203018Z_cafe_run     # redo only the failed calls\n  \
         glossa run --model gpt-4o-mini --batch-out requests.jsonl --out runs/b   # OpenAI Batch API input; no key\n  \
         glossa run --batch-in results.jsonl --resume runs/b                     # check the batch's output file\n  \
-        glossa run --shard 0/4 --out runs/s0 ...; glossa merge runs/s0 runs/s1 runs/s2 runs/s3 --out runs/all\n\n\
+        glossa run --shard 0/4 --out runs/s0 ...; glossa merge runs/s0 runs/s1 runs/s2 runs/s3 --out runs/all\n  \
+        sbatch --array=0-3 --wrap 'glossa run --shard auto --out runs/exp ...'; glossa merge runs/exp/shard-* --out runs/all\n\n\
         Every call is appended to DIR/calls.jsonl as it finishes; DIR/summary.json and the table come at the end.\n\
         Batch files: --batch-out writes one OpenAI Batch API request line per call (POST /v1/chat/completions, \
         the body a live call sends) and DIR/run.json, and makes no call. Submit the file; then --batch-in \
@@ -116,7 +117,10 @@ pub enum Command {
         is not a result of this run refuses the whole file, naming FILE:LINE. custom_id is \
         RETRIEVER|REPEAT|POST, the retriever and post percent-encoded (% as %25, | as %7C, control characters).\n\
         Shards: --shard I/N (0 <= I < N) keeps the calls whose custom_id's SHA-256 (first 8 bytes, big-endian) \
-        mod N is I: the same on every machine, whatever the concurrency; each shard has its own run folder.\n\
+        mod N is I: the same on every machine, whatever the concurrency; each shard has its own run folder. \
+        --shard auto takes I and N from SLURM_ARRAY_TASK_ID/_COUNT (or _MIN/_MAX/_STEP), JOB_COMPLETION_INDEX \
+        (N from auto/N or GLOSSA_SHARD_COUNT), AWS_BATCH_JOB_ARRAY_INDEX/_SIZE or CLOUD_RUN_TASK_INDEX/_COUNT \
+        (docs/cluster.md).\n\
         Exit codes: 0 every call answered, 1 some calls failed (see DIR/calls.jsonl), 2 bad input, 130 interrupted.")]
     Run(RunArgs),
     /// Merge the run folders of shards (`glossa run --shard I/N`) into one run: calls, summary and table
@@ -633,9 +637,9 @@ pub struct RunArgs {
     /// Price table (JSON: {"MODEL": {"input": USD, "output": USD}} per million tokens) to show the run's cost
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
-    /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders
-    #[arg(long, value_name = "I/N", conflicts_with_all = ["resume", "retry_errors"])]
-    pub shard: Option<crate::run_dir::shard::Shard>,
+    /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders. `auto` (or `auto/N`) reads I and N from a job array's environment (Slurm, Kubernetes Indexed Job, AWS Batch, Cloud Run) and needs --out DIR: the task writes DIR/shard-IofN, and a rerun of the task resumes it
+    #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["resume", "retry_errors"])]
+    pub shard: Option<crate::run_dir::shard::ShardArg>,
     /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
     #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
     pub max_calls: u64,

@@ -24,7 +24,7 @@ use crate::run_dir::calls::{call_status, CALLS_FILE};
 use crate::run_dir::config::{
     write_config, Inputs, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
 };
-use crate::run_dir::shard::Shard;
+use crate::run_dir::shard::{self, FromScheduler, Shard, ShardArg};
 use crate::run_dir::summary::save_summary;
 use crate::run_dir::summary::{Summary, SUMMARY_FILE};
 use crate::runs;
@@ -187,8 +187,44 @@ fn open(args: &RunArgs, mode: &Mode) -> anyhow::Result<Opened> {
     if let Some(dir) = &args.retry_errors {
         return resumed(dir, Todo::Failed);
     }
-    let config = new_config(args, mode)?;
-    let dir = match args.out.clone() {
+    let (shard, shard_dir) = match args.shard {
+        None => (None, None),
+        Some(ShardArg::Fixed(shard)) => (Some(shard), None),
+        Some(ShardArg::Auto { count }) => {
+            let found = shard::from_scheduler(count, |var| std::env::var(var).ok())?;
+            let Some(out) = &args.out else {
+                anyhow::bail!(
+                    "--shard auto needs --out DIR: every task of the array writes DIR/shard-IofN, \
+                     and a rerun of a task resumes its folder"
+                );
+            };
+            let FromScheduler {
+                shard,
+                scheduler,
+                vars,
+            } = found;
+            eprintln!("shard {shard} from {scheduler} ({vars})");
+            let dir = out.join(format!("shard-{}of{}", shard.index, shard.count));
+            if dir.join(CONFIG_FILE).exists() {
+                let opened = resumed(&dir, Todo::Missing)?;
+                if opened.config.shard.unwrap_or(Shard::WHOLE) != shard {
+                    anyhow::bail!(
+                        "{}: holds another shard's run ({}), not shard {shard}",
+                        dir.display(),
+                        opened.config.shard.unwrap_or(Shard::WHOLE)
+                    );
+                }
+                eprintln!(
+                    "{}: this task ran before; making the calls still missing",
+                    dir.display()
+                );
+                return Ok(opened);
+            }
+            (Some(shard), Some(dir))
+        }
+    };
+    let config = new_config(args, mode, shard)?;
+    let dir = match shard_dir.or_else(|| args.out.clone()) {
         Some(dir) => dir,
         None => default_folder(&config)?,
     };
@@ -201,7 +237,7 @@ fn open(args: &RunArgs, mode: &Mode) -> anyhow::Result<Opened> {
 }
 
 /// A new run's settings, from its flags.
-fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
+fn new_config(args: &RunArgs, mode: &Mode, shard: Option<Shard>) -> anyhow::Result<RunConfig> {
     let mut provider = ProviderConfig::from(&args.provider);
     if mode.is_batch() {
         provider.provider = batch_provider(&provider.provider)?;
@@ -217,7 +253,7 @@ fn new_config(args: &RunArgs, mode: &Mode) -> anyhow::Result<RunConfig> {
         repeat: args.repeat,
         provider,
         glossa_version: env!("CARGO_PKG_VERSION").to_string(),
-        shard: args.shard.filter(|s| s.count > 1),
+        shard: shard.filter(|s| s.count > 1),
         inputs: None,
         merged_from: Vec::new(),
         check: args.check,

@@ -959,3 +959,237 @@ async fn batch_in_matches_a_live_run_against_an_openai_compatible_server() {
         .collect();
     assert_eq!(written, sent);
 }
+
+/// Every variable `--shard auto` reads, so that the machine's own cannot
+/// leak into a test.
+const SCHEDULER_VARS: [&str; 12] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_STEP",
+    "JOB_COMPLETION_INDEX",
+    "AWS_BATCH_JOB_ARRAY_INDEX",
+    "AWS_BATCH_JOB_ARRAY_SIZE",
+    "CLOUD_RUN_TASK_INDEX",
+    "CLOUD_RUN_TASK_COUNT",
+    "GLOSSA_SHARD_COUNT",
+    "SLURM_JOB_ID",
+];
+
+/// `glossa` in `cwd` as task `vars` of a job array; exit code and stderr.
+fn as_task(cwd: &Path, args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut command = glossa(cwd);
+    for var in SCHEDULER_VARS {
+        command.env_remove(var);
+    }
+    let out = command
+        .args(args)
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn shard_auto_takes_the_task_from_the_environment_and_a_rerun_resumes_it() {
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    run(cwd, &demo_args(&["--out", "whole"]), 0);
+
+    let auto = demo_args(&["--shard", "auto", "--out", "exp"]);
+    let (code, stderr) = as_task(cwd, &auto, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no job array in the environment")
+            && stderr.contains("SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX"),
+        "{stderr}"
+    );
+    let task = |i: &'static str| [("SLURM_ARRAY_TASK_ID", i), ("SLURM_ARRAY_TASK_COUNT", "2")];
+    let (code, stderr) = as_task(cwd, &demo_args(&["--shard", "auto"]), &task("0"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--shard auto needs --out DIR"), "{stderr}");
+    // Kubernetes gives no count: it comes from auto/N.
+    let (code, stderr) = as_task(cwd, &auto, &[("JOB_COMPLETION_INDEX", "1")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("auto/N"), "{stderr}");
+
+    for i in ["0", "1"] {
+        let (code, stderr) = as_task(cwd, &auto, &task(i));
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "shard {i}/2 from Slurm (SLURM_ARRAY_TASK_ID={i}, SLURM_ARRAY_TASK_COUNT=2)"
+            )),
+            "{stderr}"
+        );
+    }
+    // Task 1 stopped halfway, as a killed task leaves it: its rerun (here
+    // as Kubernetes would start it) makes only the calls still missing.
+    let folder = cwd.join("exp/shard-1of2");
+    let records = lines(&folder.join("calls.jsonl"));
+    let kept = records.len() / 2;
+    let text: String = std::fs::read_to_string(folder.join("calls.jsonl"))
+        .unwrap()
+        .lines()
+        .take(kept)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(folder.join("calls.jsonl"), text).unwrap();
+    let k8s = demo_args(&["--shard", "auto/2", "--out", "exp"]);
+    let (code, stderr) = as_task(cwd, &k8s, &[("JOB_COMPLETION_INDEX", "1")]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("this task ran before"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} already done", kept)),
+        "{stderr}"
+    );
+    assert_eq!(lines(&folder.join("calls.jsonl")).len(), records.len());
+    // The other shard's folder is not this task's.
+    let (code, stderr) = as_task(cwd, &k8s, &[("JOB_COMPLETION_INDEX", "2")]);
+    assert_eq!(code, Some(2), "{stderr}");
+
+    run(
+        cwd,
+        &[
+            "merge",
+            "exp/shard-0of2",
+            "exp/shard-1of2",
+            "--out",
+            "merged",
+        ],
+        0,
+    );
+    assert_eq!(summary(&cwd.join("merged")), summary(&cwd.join("whole")));
+}
+
+/// The Slurm cluster of .ci/slurm.sh (`.ci/run` starts it and exports
+/// SLURM_CONF); required under CI=true.
+fn slurm() -> Option<PathBuf> {
+    support::required_data(
+        std::env::var_os("SLURM_CONF").map(PathBuf::from),
+        |conf| {
+            conf.exists()
+                && std::process::Command::new("sinfo")
+                    .arg("-h")
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+        },
+        "no Slurm cluster: SLURM_CONF is unset or sinfo fails (eval \"$(bash .ci/slurm.sh up)\")",
+    )
+}
+
+/// `program args`, which must succeed; its stdout.
+fn command(program: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Wait up to `seconds` for `done`.
+fn wait_for(seconds: u64, what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// A job array on a real one-node Slurm cluster: four tasks of `glossa run
+/// --shard auto` against a slow model, one cancelled mid-run and sent
+/// again, merged: the same calls and summary as one unsharded run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slurm_job_array_with_a_cancelled_task_merges_to_the_unsharded_run() {
+    let Some(_conf) = slurm() else { return };
+    let reply = support::chat_reply("Try our frosk mavi this weekend.");
+    let delay = std::time::Duration::from_millis(150);
+    let server = Server::start(vec![Response::Delayed(delay, Box::new(reply))]).await;
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path();
+    let provider = server.provider_args("m");
+    let provider: Vec<&str> = provider.iter().map(String::as_str).collect();
+    let mut args = demo_args(&["-j", "1"]);
+    args.extend(&provider);
+
+    // The unsharded run, in a folder of its own (so its reply cache is its own).
+    let alone = cwd.join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    run(&alone, &[&args[..], &["--out", "whole"]].concat(), 0);
+
+    let bin = assert_cmd::cargo::cargo_bin("glossa");
+    let script = |shard: &str| {
+        let words: Vec<String> = [&args[..], &["--shard", shard, "--out", "exp"]]
+            .concat()
+            .iter()
+            .map(|a| format!("'{a}'"))
+            .collect();
+        format!("#!/bin/sh\nexec '{}' {}\n", bin.display(), words.join(" "))
+    };
+    std::fs::write(cwd.join("task.sh"), script("auto")).unwrap();
+    std::fs::write(cwd.join("again.sh"), script("auto/4")).unwrap();
+    let cwd_arg = format!("--chdir={}", cwd.display());
+    let log = format!("--output={}/task-%A-%a.log", cwd.display());
+    let submit = |array: &str, file: &str| {
+        let job = command(
+            "sbatch",
+            &[
+                "--parsable",
+                array,
+                &cwd_arg,
+                &log,
+                &cwd.join(file).to_string_lossy(),
+            ],
+        );
+        job.split(';').next().unwrap().to_string()
+    };
+    let finished = |job: &str| command("squeue", &["-h", "-j", job]).is_empty();
+
+    let job = submit("--array=0-3", "task.sh");
+    let cut = cwd.join("exp/shard-1of4/calls.jsonl");
+    wait_for(120, "task 1 starts calling", || {
+        std::fs::read_to_string(&cut).is_ok_and(|t| t.lines().count() >= 2)
+    });
+    command("scancel", &[&format!("{job}_1")]);
+    wait_for(180, "the array ends", || finished(&job));
+
+    // Task 1 was cut short: a merge now misses calls.
+    let shards: Vec<String> = (0..4).map(|i| format!("exp/shard-{i}of4")).collect();
+    let merge = |out: &str| -> Vec<String> {
+        let mut a: Vec<String> = vec!["merge".into()];
+        a.extend(shards.iter().cloned());
+        a.extend(["--out".into(), out.into()]);
+        a
+    };
+    let early = merge("early");
+    let early: Vec<&str> = early.iter().map(String::as_str).collect();
+    let (_, stderr) = run(cwd, &early, 1);
+    assert!(stderr.contains("glossa run --resume early"), "{stderr}");
+
+    // Sent again alone, task 1 resumes its folder.
+    let again = submit("--array=1", "again.sh");
+    wait_for(180, "task 1 ends again", || finished(&again));
+    let log = std::fs::read_to_string(cwd.join(format!("task-{again}-1.log"))).unwrap();
+    assert!(log.contains("this task ran before"), "{log}");
+
+    let all = merge("all");
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    run(cwd, &all, 0);
+    assert_eq!(summary(&cwd.join("all")), summary(&alone.join("whole")));
+    let whole = calls(&alone.join("whole"));
+    let merged = calls(&cwd.join("all"));
+    assert_eq!(merged.len(), whole.len());
+    for (key, record) in &merged {
+        assert_eq!(checked(record), checked(&whole[key]), "{key:?}");
+    }
+}
