@@ -178,7 +178,8 @@ pub enum Command {
         glossa diff runs/20261129T203018Z_cafe_eval.json runs/20261130T091500Z_cafe_eval.json\n  \
         glossa diff old.json new.json --retriever fuzzy                 # one retriever, same name in both\n  \
         glossa diff a.json b.json --retriever exact=normalised+fuzzy    # two retrievers with different names\n  \
-        glossa diff runs/20261129T203018Z_cafe_run runs/20261130T101010Z_cafe_run --format markdown\n\n\
+        glossa diff runs/20261129T203018Z_cafe_run runs/20261130T101010Z_cafe_run --format markdown\n  \
+        glossa diff old.json new.json --format html > diff.html   # one offline page, rows filterable\n\n\
         A and B are two eval results (`glossa eval` JSON) or two run folders (`glossa run`; a folder, \
         or its calls.jsonl or summary.json). Retrievers are paired by name (or, when each side has \
         exactly one, with each other). Figures and tests are over the posts present in both.\n\
@@ -188,6 +189,20 @@ pub enum Command {
         p: a paired randomisation test over posts (each resample swaps A and B on each post with \
         probability 1/2), two-sided, on completeness and recall (run: right and completeness).")]
     Diff(DiffArgs),
+    /// Write one offline HTML page of a saved result: eval JSON, run folder or sweep JSON
+    #[command(after_help = "Examples:\n  \
+        glossa report runs/20261129T203018Z_cafe_eval.json --out report.html   # a result eval saved\n  \
+        glossa eval --no-save --format json > result.json && glossa report result.json --out report.html\n  \
+        glossa report runs/20261129T203018Z_cafe_run --out run.html\n  \
+        glossa report runs/20261129T203018Z_cafe_sweep.json --out sweep.html\n  \
+        glossa diff old.json new.json --format html > diff.html\n\n\
+        The page holds the summary tables and a row per post (eval: per retriever and post; run: per \
+        call) that buttons filter (failing, errors), each with its details: the post with its glossary \
+        terms marked, the output with needed targets found and wrong-sense targets leaked (runs), and \
+        the entries needed against those retrieved, with how each matched (eval). It opens offline: \
+        CSS and script are inline and its Content-Security-Policy loads nothing else. Post texts come \
+        from the posts file the result names (--posts FILE when it has moved).")]
+    Report(ReportArgs),
     /// Make a glossary from a spreadsheet (TSV/CSV/XLSX/ODS source,target[,sense,aliases]) or a TBX file
     #[command(after_help = "Examples:\n  \
         glossa import terms.tsv --out glossaries/shop.json\n  \
@@ -469,6 +484,9 @@ pub struct EvalArgs {
     /// Stream one JSON line per (retriever, post) to this file: the scalable per-post form
     #[arg(long, value_name = "FILE")]
     pub per_post_jsonl: Option<PathBuf>,
+    /// Also list the failing posts (incomplete, with what each missed), in every --format
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub show: Option<Show>,
 }
 
 #[derive(Debug, Args)]
@@ -643,6 +661,9 @@ pub struct RunArgs {
     /// Output format of the summary
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also list the failing posts (a call not right: missing, leaked, error), in every --format
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub show: Option<Show>,
 }
 
 #[derive(Debug, Args)]
@@ -953,9 +974,56 @@ pub struct DiffArgs {
     /// Seed of the randomisation test
     #[arg(long, default_value_t = crate::stats::DEFAULT_SEED)]
     pub seed: u64,
-    /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// Output format (html: one offline page, see `glossa report`)
+    #[arg(long, short = 'f', value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+}
+
+/// `diff --format`: the table formats, or one HTML page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Aligned table for the terminal
+    Table,
+    /// GitHub-flavoured Markdown tables
+    Markdown,
+    /// Machine-readable JSON on stdout
+    Json,
+    /// Comma-separated values, one header row
+    Csv,
+    /// One offline HTML page on stdout: the figures and every post, filterable
+    Html,
+}
+
+impl DiffFormat {
+    /// The table format, or `None` for HTML.
+    pub fn table_format(self) -> Option<Format> {
+        match self {
+            DiffFormat::Table => Some(Format::Table),
+            DiffFormat::Markdown => Some(Format::Markdown),
+            DiffFormat::Json => Some(Format::Json),
+            DiffFormat::Csv => Some(Format::Csv),
+            DiffFormat::Html => None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The saved result: an eval JSON file (`glossa eval --format json`), a run folder, or a sweep JSON file
+    pub result: PathBuf,
+    /// Where to write the page (default: standard output)
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The posts file, for their texts, when the one the result names has moved
+    #[arg(long, value_name = "FILE")]
+    pub posts: Option<PathBuf>,
+}
+
+/// `--show`: extra tables after the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Show {
+    /// The posts that failed: eval, incomplete for a retriever; run, a call not right
+    Failing,
 }
 
 #[derive(Debug, Args)]

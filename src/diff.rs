@@ -646,7 +646,9 @@ fn eval_figures(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> Vec
     ]
 }
 
-fn eval_status(p: &PostResult) -> String {
+/// A post's status in an eval result: complete, or what it misses and
+/// which wrong senses it retrieved.
+pub fn eval_status(p: &PostResult) -> String {
     if p.complete {
         return "complete".to_string();
     }
@@ -749,7 +751,9 @@ fn diff_eval(a: &RetrieverResult, b: &RetrieverResult, test: TestSettings) -> Re
     }
 }
 
-fn run_status(p: &PostRun) -> String {
+/// A post's status in a run: right calls of all, failed calls, and where
+/// retrieval left it.
+pub fn run_status(p: &PostRun) -> String {
     let group = match p.group {
         Some(Group::Complete) => "retrieval complete",
         Some(Group::Missed) => "a needed entry missed",
@@ -764,7 +768,9 @@ fn run_status(p: &PostRun) -> String {
     format!("{} of {} right{failed}; {group}", p.right, p.calls)
 }
 
-fn run_change(a: &PostRun, b: &PostRun) -> Option<String> {
+/// How a post's calls changed between two runs, or `None` when they did
+/// not.
+pub fn run_change(a: &PostRun, b: &PostRun) -> Option<String> {
     let rate = |p: &PostRun| (p.calls > 0).then(|| p.right as f64 / p.calls as f64);
     let (ra, rb) = (rate(a), rate(b));
     if ra == rb && a.group == b.group && a.failed == b.failed {

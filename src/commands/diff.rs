@@ -11,7 +11,18 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
     let pairing = args.retriever.as_deref().and_then(parse_pairing);
     let test = TestSettings::new(args.resamples, args.seed);
     let d = diff::diff(&a, &shown(&args.a), &b, &shown(&args.b), &pairing, test)?;
-    super::emit_report(&d, args.format)?;
+    match args.format.table_format() {
+        Some(format) => super::emit_report(&d, format)?,
+        None => {
+            let texts = match &a {
+                diff::Saved::Eval(result) => {
+                    super::html_report::post_texts(std::path::Path::new(&result.posts_file)).0
+                }
+                diff::Saved::Run(_) => Default::default(),
+            };
+            super::emit(&crate::report::html::diff_page(&d, &a, &b, &texts))?
+        }
+    }
     for change in &d.settings_changed {
         eprintln!("{}: changed: {change}", super::style::note());
     }

@@ -122,6 +122,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         result: &result,
         by_tag: args.by_tag,
         compared: compared.as_ref().map(|(test, c)| (test, c.as_slice())),
+        failing: args.show.is_some(),
     };
     super::emit_report(&report, args.format)?;
     if !args.no_save {

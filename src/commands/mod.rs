@@ -5,6 +5,7 @@ pub mod completions;
 pub mod diff;
 pub mod eval;
 pub mod export;
+pub mod html_report;
 pub mod import;
 pub mod lint;
 pub mod merge;
@@ -92,6 +93,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Report(args) => html_report::run(args),
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
         Command::Completions(args) => completions::completions(args),

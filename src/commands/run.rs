@@ -63,13 +63,31 @@ pub(crate) fn report(
     format: Format,
     prices: Option<&Prices>,
 ) -> anyhow::Result<Summary> {
+    report_with(dir, retrievers, split_of, format, prices, false)
+}
+
+/// [`report`], with the failing posts' table when `show_failing` (`--show failing`).
+fn report_with(
+    dir: &Path,
+    retrievers: &[String],
+    split_of: &HashMap<String, Split>,
+    format: Format,
+    prices: Option<&Prices>,
+    show_failing: bool,
+) -> anyhow::Result<Summary> {
     let summary = save_summary(dir, retrievers, prices)?;
     // Dev and test side by side when the posts carry both.
     let mut by_split = report::run_split::summarise(dir, retrievers, split_of)?;
     if let Some(prices) = prices {
         by_split.values_mut().for_each(|s| s.price(prices));
     }
-    let rendered = report::run_split::render(&summary, &by_split, format);
+    let failing = match show_failing {
+        true => Some(report::failing::run_failing(
+            &report::failing::latest_calls(&dir.join(CALLS_FILE))?,
+        )),
+        false => None,
+    };
+    let rendered = report::run_split::render_with(&summary, &by_split, failing.as_deref(), format);
     super::emit(&rendered)?;
     eprintln!(
         "calls: {}; summary: {}",
@@ -143,6 +161,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         split_of: &split_of,
         format: args.format,
         prices: prices.as_ref(),
+        show_failing: args.show.is_some(),
     };
     match mode {
         Mode::BatchOut(file) => batch_out(&file, &finish, &pipelines, &posts, &planned, todo),
@@ -469,17 +488,19 @@ struct Finish<'a> {
     split_of: &'a HashMap<String, Split>,
     format: Format,
     prices: Option<&'a Prices>,
+    show_failing: bool,
 }
 
 impl Finish<'_> {
     /// Summarise the folder, save and print it.
     fn report(&self) -> anyhow::Result<Summary> {
-        report(
+        report_with(
             self.dir,
             &self.config.retrievers,
             self.split_of,
             self.format,
             self.prices,
+            self.show_failing,
         )
     }
 }

@@ -105,6 +105,8 @@ pub struct EvalReport<'a> {
     /// A table per tag (`--by-tag`).
     pub by_tag: bool,
     pub compared: Option<(&'a TestSettings, &'a [Comparison])>,
+    /// The failing posts' table (`--show failing`); in JSON, `failing`.
+    pub failing: bool,
 }
 
 impl EvalReport<'_> {
@@ -122,6 +124,11 @@ impl EvalReport<'_> {
 
 impl Report for EvalReport<'_> {
     fn json(&self) -> serde_json::Result<String> {
+        if self.failing {
+            let mut v = self.document()?;
+            v["failing"] = serde_json::to_value(super::failing::eval_failing(self.result))?;
+            return pretty_json(&v);
+        }
         match self.compared {
             Some(_) => pretty_json(&self.document()?),
             None => pretty_json(self.result),
@@ -135,6 +142,15 @@ impl Report for EvalReport<'_> {
         };
         if let Some((test, comparisons)) = self.compared {
             out.push(super::diff::comparison_table(comparisons, test));
+        }
+        if self.failing {
+            let kept = self
+                .result
+                .retrievers
+                .iter()
+                .any(|r| !r.per_post.is_empty());
+            let failing = super::failing::eval_failing(self.result);
+            out.push(super::failing::eval_table(&failing, kept));
         }
         out
     }

@@ -11,6 +11,8 @@ pub mod chart;
 pub mod check;
 pub mod diff;
 pub mod eval;
+pub mod failing;
+pub mod html;
 pub mod lint;
 pub mod phrases;
 pub mod retrieve;

@@ -31,6 +31,8 @@ pub fn summarise(
 pub struct RunReport<'a> {
     pub summary: &'a Summary,
     pub by_split: &'a BTreeMap<Split, Summary>,
+    /// The failing posts (`--show failing`): a table last; in JSON, `failing`.
+    pub failing: Option<&'a [super::failing::FailingRunPost]>,
 }
 
 impl Report for RunReport<'_> {
@@ -39,6 +41,9 @@ impl Report for RunReport<'_> {
         let mut v = serde_json::to_value(self.summary)?;
         if self.by_split.len() > 1 {
             v["by_split"] = serde_json::to_value(self.by_split)?;
+        }
+        if let Some(failing) = self.failing {
+            v["failing"] = serde_json::to_value(failing)?;
         }
         pretty_json(&v)
     }
@@ -54,11 +59,29 @@ impl Report for RunReport<'_> {
             }
         }
         out.extend(self.summary.tokens.as_ref().map(super::run::tokens_table));
+        out.extend(self.failing.map(super::failing::run_table));
         out
     }
 }
 
 /// The run's output in `format` (what `glossa run` and `merge` print).
 pub fn render(summary: &Summary, by_split: &BTreeMap<Split, Summary>, format: Format) -> String {
-    super::to_string(&RunReport { summary, by_split }, format)
+    render_with(summary, by_split, None, format)
+}
+
+/// [`render`], with the failing posts' table when given (`--show failing`).
+pub fn render_with(
+    summary: &Summary,
+    by_split: &BTreeMap<Split, Summary>,
+    failing: Option<&[super::failing::FailingRunPost]>,
+    format: Format,
+) -> String {
+    super::to_string(
+        &RunReport {
+            summary,
+            by_split,
+            failing,
+        },
+        format,
+    )
 }

@@ -27,6 +27,7 @@ mod reliability;
 mod repair;
 mod replies;
 mod reply_cap;
+mod report;
 mod research;
 mod retrieval;
 mod scale_out;

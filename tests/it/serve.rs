@@ -7,7 +7,7 @@
 //! binary; tests poll the port, they never sleep to wait for a server.
 
 #[path = "browser/webdriver.rs"]
-mod webdriver;
+pub(crate) mod webdriver;
 
 use glossa::glossary::Glossary;
 use glossa::serve::{self, AppState, Options};
@@ -1825,7 +1825,7 @@ fn binding_beyond_loopback_warns() {
 /// Chromium and chromedriver, or `None` (with a loud notice) where they are
 /// missing and not required; under CI or GLOSSA_REQUIRE_BROWSER a missing
 /// browser fails the test.
-fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
     let tools = webdriver::find_tools();
     if tools.is_none() {
         let required = std::env::var_os("CI").is_some()
@@ -1842,7 +1842,7 @@ fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
 /// axe-core's WCAG 2.1 A/AA violations on the page as it is now, one line
 /// each (rule, element count, elements). `None` where axe-core is not
 /// installed and not required (`.ci/run` installs it with npm).
-fn axe_violations(b: &webdriver::Browser) -> Option<Vec<String>> {
+pub(crate) fn axe_violations(b: &webdriver::Browser) -> Option<Vec<String>> {
     let path = std::env::var_os("GLOSSA_AXE_JS")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo("target/axe/node_modules/axe-core/axe.min.js"));

@@ -73,6 +73,7 @@ impl Browser {
         let caps = json!({
             "capabilities": { "alwaysMatch": {
                 "browserName": "chrome",
+                "goog:loggingPrefs": { "browser": "ALL" },
                 "goog:chromeOptions": {
                     "binary": chromium.display().to_string(),
                     "args": [
@@ -172,6 +173,22 @@ impl Browser {
             }
             std::thread::sleep(Duration::from_millis(25));
         }
+    }
+
+    /// The console's errors (level SEVERE: uncaught exceptions, failed
+    /// loads, Content-Security-Policy refusals) since the last call.
+    pub fn console_errors(&self) -> Vec<String> {
+        let v = self.command(
+            "POST",
+            &self.at("/se/log"),
+            Some(json!({ "type": "browser" })),
+        );
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
     }
 
     pub fn resize(&self, width: u32, height: u32) {
