@@ -6,9 +6,9 @@
 use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{Pipeline, Trace};
 use crate::run_dir::calls::{CallsAppender, CallsError, CALLS_FILE};
-use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::latest::Latest;
+use crate::run_dir::record::CallRecord;
 use crate::run_dir::shard::Shard;
-use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
@@ -43,7 +43,7 @@ pub fn plan(
     posts: &[LabelledPost],
     repeats: u32,
     shard: Shard,
-    status: &HashMap<CallKey, bool>,
+    status: &Latest<bool>,
     todo: Todo,
 ) -> (Vec<(usize, u32, usize)>, usize) {
     let mut out = Vec::new();

@@ -8,8 +8,8 @@
 //! it repairs the tail when it opens, and undoes a line it could not write
 //! whole, so every append starts at a line boundary.
 
-use super::record::{CallKey, CallRecord};
-use std::collections::HashMap;
+use super::latest::Latest;
+use super::record::CallRecord;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -62,13 +62,22 @@ fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, NotARecord> {
     Ok(serde_json::from_str(text)?)
 }
 
-/// For every call in `calls.jsonl`, whether its latest record succeeded.
-pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
-    let mut status = HashMap::new();
+/// Read a `calls.jsonl` and keep `keep(record)` of each call's latest
+/// record (records themselves are not kept).
+pub fn latest_in<V>(
+    path: &Path,
+    mut keep: impl FnMut(&CallRecord) -> V,
+) -> Result<Latest<V>, CallsError> {
+    let mut latest = Latest::default();
     for_each_call(path, |r| {
-        status.insert(r.key(), r.error.is_none());
+        latest.record(&r, keep(&r));
     })?;
-    Ok(status)
+    Ok(latest)
+}
+
+/// For every call in `calls.jsonl`, whether its latest record succeeded.
+pub fn call_status(path: &Path) -> Result<Latest<bool>, CallsError> {
+    latest_in(path, |r| r.error.is_none())
 }
 
 /// Call `f` on every record in file order (records are not kept, so memory
@@ -372,5 +381,37 @@ mod tests {
         std::fs::write(&path, "\n\n").unwrap();
         assert!(posts(&path).is_empty());
         assert_eq!(repair_tail(&path).unwrap(), None);
+    }
+
+    fn rec(post: &str, error: bool) -> CallRecord {
+        let mut r: CallRecord = serde_json::from_str(&line(post)).unwrap();
+        r.error = error.then(|| "boom".to_string());
+        r
+    }
+
+    #[test]
+    fn a_file_keeps_each_calls_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let lines: Vec<String> = [
+            rec("a", true),
+            rec("b", false),
+            rec("a", false),
+            rec("b", true),
+        ]
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+        std::fs::write(&path, lines.concat()).unwrap();
+        let ok = latest_in(&path, |r| r.error.is_none()).unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(
+            ok.get(&("exact".to_string(), 1, "a".to_string())),
+            Some(&true)
+        );
+        assert_eq!(
+            ok.get(&("exact".to_string(), 1, "b".to_string())),
+            Some(&false)
+        );
     }
 }
