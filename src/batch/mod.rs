@@ -15,6 +15,24 @@ use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
+pub mod orchestrate;
+
+/// Where a live run's progress goes (a bar on a terminal; nowhere).
+pub trait CallProgress {
+    /// A line to show above the progress (a failed call, a stop).
+    fn message(&self, line: String);
+    /// One more call finished; `failed` of this run's calls so far failed.
+    fn call_finished(&self, failed: usize);
+    /// Every call finished, or the run stopped.
+    fn finish(&self);
+}
+
+/// No progress shown.
+impl CallProgress for () {
+    fn message(&self, _: String) {}
+    fn call_finished(&self, _: usize) {}
+    fn finish(&self) {}
+}
 
 /// Which calls a run still has to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +135,7 @@ pub async fn execute(
     calls: Vec<(usize, u32, usize)>,
     concurrency: usize,
     stop_after: u32,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn CallProgress,
 ) -> Result<Outcome, ExecuteError> {
     let mut tracker = Tracker {
         out: CallsAppender::open(&dir.join(CALLS_FILE))?,
@@ -145,7 +163,7 @@ pub async fn execute(
             Ok::<_, ExecuteError>(tracker.stopping)
         },
         |in_flight| {
-            progress.println(format!(
+            progress.message(format!(
                 "stopping: waiting for {in_flight} calls in flight (Ctrl-C again to abandon them)"
             ))
         },
@@ -225,7 +243,7 @@ impl Tracker {
         &mut self,
         post: &str,
         trace: Trace,
-        progress: &indicatif::ProgressBar,
+        progress: &dyn CallProgress,
     ) -> Result<(), CallsError> {
         let stops = trace.generate.output.stops_run;
         let everywhere = trace.generate.output.same_for_every_call;
@@ -243,7 +261,7 @@ impl Tracker {
         }
         if let Some(err) = &record.error {
             outcome.failed += 1;
-            progress.println(format!(
+            progress.message(format!(
                 "call failed: {} repeat {} post {}: {err}",
                 record.retriever, record.repeat, record.post
             ));
@@ -252,8 +270,7 @@ impl Tracker {
                 self.stopping = true;
             }
         }
-        progress.set_message(format!("{} failed", outcome.failed));
-        progress.inc(1);
+        progress.call_finished(outcome.failed);
         Ok(())
     }
 }

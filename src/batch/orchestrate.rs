@@ -7,7 +7,7 @@
 
 use super::api::{self as batch_api, IngestRun, Ingested, Sampling};
 use super::{CallProgress, ExecuteError, Outcome, Todo};
-use crate::dataset::LabelledPost;
+use crate::dataset::{LabelledPost, Split};
 use crate::generate::check::Checker;
 use crate::generate::pipeline::Pipeline;
 use crate::generate::prompt::Template;
@@ -23,6 +23,7 @@ use crate::run_dir::config::{
 };
 use crate::run_dir::shard::Shard;
 use crate::runs;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -89,7 +90,8 @@ pub enum Notice {
 pub trait RunHost {
     /// The run's glossary and labelled posts (every split: [`run`] keeps
     /// the run's own).
-    fn load(&mut self, config: &RunConfig) -> Result<(Arc<Glossary>, Vec<LabelledPost>), HostError>;
+    fn load(&mut self, config: &RunConfig)
+        -> Result<(Arc<Glossary>, Vec<LabelledPost>), HostError>;
     /// The translate template the provider settings name.
     fn template(&mut self, provider: &ProviderConfig) -> Result<Template, HostError>;
     /// The model client for a live run.
@@ -104,8 +106,8 @@ pub trait RunHost {
 pub struct Finished {
     pub dir: PathBuf,
     pub config: RunConfig,
-    /// The run's labelled posts (its split only).
-    pub posts: Vec<LabelledPost>,
+    /// Each post's split (the run's posts only).
+    pub split_of: HashMap<String, Split>,
     /// Calls the shard holds in all, done or not.
     pub total: usize,
     pub end: End,
@@ -257,13 +259,8 @@ pub fn run(request: RunRequest, host: &mut dyn RunHost) -> Result<Finished, RunE
         fresh,
     } = open(start)?;
     check_config(&config, &mode, fresh, &dir, host)?;
-    let (glossary, mut posts) = host.load(&config).map_err(RunError::Host)?;
-    posts.retain(|p| config.split.keeps(p.label.split));
-    if posts.is_empty() {
-        return Err(RunError::NoPosts {
-            labels: config.labels.clone(),
-        });
-    }
+    let (glossary, posts) = host.load(&config).map_err(RunError::Host)?;
+    let posts = keep_split(&config, posts)?;
     check_call_bound(&config, posts.len(), max_calls, fresh, &dir)?;
     let template = host.template(&config.provider).map_err(RunError::Host)?;
     check_inputs(&mut config, &template, &mode, fresh, &dir, host)?;
@@ -271,39 +268,52 @@ pub fn run(request: RunRequest, host: &mut dyn RunHost) -> Result<Finished, RunE
     prepare_folder(&dir, &config, fresh, host)?;
     let planned = plan(&dir, &config, &pipelines, &posts, &mode, todo)?;
     let total = planned.total;
+    let split_of = splits(&posts);
     let end = match mode {
         Mode::BatchOut(file) => batch_out(file, &config, &pipelines, &posts, planned, todo)?,
         Mode::BatchIn(files) => batch_in(files, &dir, &config, &pipelines, &posts, planned)?,
         Mode::Live {
             concurrency,
             stop_after_errors,
-        } => {
-            let posts = Arc::new(posts);
-            let end = live(
-                &dir,
-                pipelines,
-                Arc::clone(&posts),
-                planned,
-                concurrency,
-                stop_after_errors,
-                host,
-            )?;
-            return Ok(Finished {
-                dir,
-                config,
-                posts: Arc::try_unwrap(posts).unwrap_or_else(|shared| (*shared).clone()),
-                total,
-                end,
-            });
-        }
+        } => live(
+            &dir,
+            pipelines,
+            posts,
+            planned,
+            concurrency,
+            stop_after_errors,
+            host,
+        )?,
     };
     Ok(Finished {
         dir,
         config,
-        posts,
+        split_of,
         total,
         end,
     })
+}
+
+/// The posts of the run's split; refused when there are none.
+pub fn keep_split(
+    config: &RunConfig,
+    mut posts: Vec<LabelledPost>,
+) -> Result<Vec<LabelledPost>, RunError> {
+    posts.retain(|p| config.split.keeps(p.label.split));
+    if posts.is_empty() {
+        return Err(RunError::NoPosts {
+            labels: config.labels.clone(),
+        });
+    }
+    Ok(posts)
+}
+
+/// Each post's split.
+pub fn splits(posts: &[LabelledPost]) -> HashMap<String, Split> {
+    posts
+        .iter()
+        .map(|p| (p.post.id.clone(), p.label.split))
+        .collect()
 }
 
 /// The run folder and its settings: a new one, or the one `--resume` /
@@ -496,6 +506,11 @@ fn check_inputs(
     Ok(())
 }
 
+/// A retriever or pipeline that cannot be built, whatever its error type.
+fn failed(e: impl std::error::Error + Send + Sync + 'static) -> RunError {
+    RunError::Pipeline(Box::new(e))
+}
+
 /// One pipeline per retriever, sharing the glossary and the client.
 fn pipelines(
     config: &RunConfig,
@@ -511,7 +526,6 @@ fn pipelines(
     } else {
         host.client(&config.provider).map_err(RunError::Host)?
     });
-    let failed = |e| RunError::Pipeline(Box::new(e));
     config
         .retrievers
         .iter()
@@ -682,7 +696,7 @@ fn batch_out(
 fn live(
     dir: &Path,
     pipelines: Vec<Arc<Pipeline>>,
-    posts: Arc<Vec<LabelledPost>>,
+    posts: Vec<LabelledPost>,
     planned: Planned,
     concurrency: usize,
     stop_after_errors: u32,
@@ -702,7 +716,7 @@ fn live(
     let outcome = runtime.block_on(super::execute(
         dir,
         pipelines,
-        posts,
+        Arc::new(posts),
         calls,
         concurrency,
         stop_after_errors,
@@ -715,6 +729,133 @@ fn live(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{dataset, demo};
+
+    /// Reads the built-in demo, offline, and keeps what it is told.
+    #[derive(Default)]
+    struct Quiet {
+        notices: Vec<Notice>,
+    }
+
+    impl RunHost for Quiet {
+        fn load(
+            &mut self,
+            config: &RunConfig,
+        ) -> Result<(Arc<Glossary>, Vec<LabelledPost>), HostError> {
+            let text = |p: &Path| demo::builtin(p.to_str().unwrap()).unwrap();
+            let glossary = Arc::new(Glossary::parse(
+                demo::GLOSSARY,
+                "cafe",
+                text(&config.glossary),
+            )?);
+            let posts = dataset::parse_posts(demo::POSTS, text(&config.posts))?;
+            let labelled = dataset::join_labels(
+                demo::LABELS,
+                text(&config.labels),
+                posts,
+                demo::POSTS,
+                &glossary,
+            )?;
+            Ok((glossary, labelled))
+        }
+
+        fn template(&mut self, _: &ProviderConfig) -> Result<Template, HostError> {
+            Ok(Template::builtin("translate.v1"))
+        }
+
+        fn client(&mut self, _: &ProviderConfig) -> Result<Client, HostError> {
+            let offline = provider::build("offline", &Settings::default())?;
+            Ok(Client::new(vec![offline], RetryPolicy::default(), None))
+        }
+
+        fn notice(&mut self, notice: Notice) {
+            self.notices.push(notice);
+        }
+
+        fn progress(&mut self, _: usize) -> Box<dyn CallProgress> {
+            Box::new(())
+        }
+    }
+
+    fn demo_config(repeat: u32) -> RunConfig {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/run-v1/demo/run.json"
+        );
+        let mut config: RunConfig =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        config.retrievers = vec!["exact".into()];
+        config.repeat = repeat;
+        config.inputs = None;
+        config
+    }
+
+    #[test]
+    fn a_live_run_records_every_call_and_a_resumed_one_makes_none_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let live = Mode::Live {
+            concurrency: 2,
+            stop_after_errors: 3,
+        };
+        let mut host = Quiet::default();
+        let request = RunRequest {
+            start: Start::New {
+                config: Box::new(demo_config(2)),
+                out: Some(out.clone()),
+            },
+            mode: live.clone(),
+            max_calls: 1_000,
+        };
+        let finished = run(request, &mut host).unwrap();
+        let posts = finished.split_of.len();
+        assert!(posts > 1);
+        assert_eq!(finished.total, 2 * posts);
+        let End::Live(outcome) = finished.end else {
+            panic!("a live run ends live");
+        };
+        assert_eq!((outcome.done, outcome.failed), (2 * posts, 0));
+        let lines = std::fs::read_to_string(out.join(CALLS_FILE)).unwrap();
+        assert_eq!(lines.lines().count(), 2 * posts);
+        // Offline repeats are told, not printed.
+        assert!(host.notices.iter().any(
+            |n| matches!(n, Notice::Warning(w) if w.contains("--repeat 2 makes 2 identical calls"))
+        ));
+        assert!(host
+            .notices
+            .iter()
+            .any(|n| matches!(n, Notice::Info(i) if i.contains("calls to make"))));
+
+        let resumed = RunRequest {
+            start: Start::Resume(out.clone()),
+            mode: live,
+            max_calls: 1_000,
+        };
+        let finished = run(resumed, &mut Quiet::default()).unwrap();
+        let End::Live(outcome) = finished.end else {
+            panic!("a live run ends live");
+        };
+        assert_eq!(outcome.done, 0);
+    }
+
+    #[test]
+    fn a_new_run_refuses_a_folder_that_holds_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CALLS_FILE), "").unwrap();
+        let request = RunRequest {
+            start: Start::New {
+                config: Box::new(demo_config(1)),
+                out: Some(dir.path().to_path_buf()),
+            },
+            mode: Mode::Live {
+                concurrency: 1,
+                stop_after_errors: 0,
+            },
+            max_calls: 1_000,
+        };
+        let err = run(request, &mut Quiet::default()).unwrap_err();
+        assert!(matches!(err, RunError::AlreadyARun { .. }), "{err}");
+    }
 
     #[test]
     fn a_batch_runs_through_openai_only() {
