@@ -266,7 +266,7 @@ pub fn run(request: RunRequest, host: &mut dyn RunHost) -> Result<Finished, RunE
     check_inputs(&mut config, &template, &mode, fresh, &dir, host)?;
     let pipelines = pipelines(&config, &glossary, &template, mode.is_batch(), host)?;
     prepare_folder(&dir, &config, fresh, host)?;
-    let planned = plan(&dir, &config, &pipelines, &posts, &mode, todo)?;
+    let planned = plan(&dir, &config, &pipelines, &posts, &mode, todo, host)?;
     let total = planned.total;
     let split_of = splits(&posts);
     let end = match mode {
@@ -583,12 +583,16 @@ fn plan(
     posts: &[LabelledPost],
     mode: &Mode,
     todo: Todo,
+    host: &mut dyn RunHost,
 ) -> Result<Planned, RunError> {
     let shard = config.shard.unwrap_or(Shard::WHOLE);
     if !matches!(mode, Mode::BatchOut(_)) {
         // This run appends: a torn last line is cut away now, so its call
         // counts as not made.
-        calls::repair_tail(&dir.join(CALLS_FILE))?;
+        let path = dir.join(CALLS_FILE);
+        if let Some(torn) = calls::repair_tail(&path)? {
+            host.notice(Notice::Warning(torn.describe(&path)));
+        }
     }
     let status = call_status(&dir.join(CALLS_FILE))?;
     let (calls, total) = super::plan(pipelines, posts, config.repeat, shard, &status, todo);
@@ -826,16 +830,38 @@ mod tests {
             .iter()
             .any(|n| matches!(n, Notice::Info(i) if i.contains("calls to make"))));
 
-        let resumed = RunRequest {
+        let resume = || RunRequest {
             start: Start::Resume(out.clone()),
-            mode: live,
+            mode: live.clone(),
             max_calls: 1_000,
         };
-        let finished = run(resumed, &mut Quiet::default()).unwrap();
+        let finished = run(resume(), &mut Quiet::default()).unwrap();
         let End::Live(outcome) = finished.end else {
             panic!("a live run ends live");
         };
         assert_eq!(outcome.done, 0);
+
+        // A last line torn mid-write is cut away, said as a notice, and
+        // its call made again.
+        let whole = lines.len() - lines.lines().last().unwrap().len() - 1;
+        std::fs::write(out.join(CALLS_FILE), &lines[..whole + 40]).unwrap();
+        let mut host = Quiet::default();
+        let finished = run(resume(), &mut host).unwrap();
+        let End::Live(outcome) = finished.end else {
+            panic!("a live run ends live");
+        };
+        assert_eq!(outcome.done, 1);
+        let torn = format!(
+            "calls.jsonl:{}: removed a torn last line (40 bytes",
+            2 * posts
+        );
+        assert!(
+            host.notices
+                .iter()
+                .any(|n| matches!(n, Notice::Warning(w) if w.contains(&torn))),
+            "{:?}",
+            host.notices
+        );
     }
 
     #[test]

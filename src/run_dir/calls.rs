@@ -3,8 +3,8 @@
 //! A run killed mid-write, or a full disk, can leave the last line torn.
 //! Every reader finds it: [`for_each_call`] (read-only paths: `diff`,
 //! `merge`, the report) skips it with a warning; [`repair_tail`] (write
-//! paths: `--resume`, `--retry-errors`, `--batch-in`) cuts it away, with a
-//! warning, so its call is made again. [`CallsAppender`] is the one writer:
+//! paths: `--resume`, `--retry-errors`, `--batch-in`) cuts it away and says
+//! what it cut (the caller warns), so its call is made again. [`CallsAppender`] is the one writer:
 //! it repairs the tail when it opens, and undoes a line it could not write
 //! whole, so every append starts at a line boundary.
 
@@ -185,10 +185,23 @@ pub struct TornLine {
     pub bytes: u64,
 }
 
+impl TornLine {
+    /// The warning for the user: where, how much, what happens next.
+    pub fn describe(&self, path: &Path) -> String {
+        format!(
+            "{}:{}: removed a torn last line ({} bytes; the run was cut off mid-write); \
+             its call will be made again",
+            path.display(),
+            self.line,
+            self.bytes
+        )
+    }
+}
+
 /// Make `calls.jsonl` end at a line boundary after a whole record, before
 /// anything is appended: a bad last line is cut away (its call counts as
 /// not made, so it is made again), a whole last record without its
-/// newline gets one. Warns on stderr when it cuts.
+/// newline gets one. Says what it cut, for the caller to warn about.
 pub fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
     let mut file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(file) => file,
@@ -211,18 +224,10 @@ pub fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
     file.set_len(start)
         .and_then(|()| file.sync_all())
         .map_err(io_error("write", path))?;
-    let torn = TornLine {
+    Ok(Some(TornLine {
         line: count_lines(path, start)? + 1,
         bytes: len - start,
-    };
-    eprintln!(
-        "warning: {}:{}: removed a torn last line ({} bytes; the run was cut off mid-write); \
-         its call will be made again",
-        path.display(),
-        torn.line,
-        torn.bytes
-    );
-    Ok(Some(torn))
+    }))
 }
 
 /// Newlines in the first `upto` bytes of `path`.
@@ -251,7 +256,7 @@ pub struct CallsAppender {
 
 impl CallsAppender {
     /// Open `path` for appending (created when missing), after
-    /// [`repair_tail`].
+    /// [`repair_tail`] (call it first to hear what it cuts).
     pub fn open(path: &Path) -> Result<CallsAppender, CallsError> {
         repair_tail(path)?;
         let file = OpenOptions::new()
