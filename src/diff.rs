@@ -12,6 +12,7 @@ use crate::eval::{EvalResult, PostResult, RetrieverResult};
 use crate::generate::pipeline::Group;
 use crate::run_dir::calls::{for_each_call, CallsError, CALLS_FILE};
 use crate::run_dir::config::{load_config, RunConfig, CONFIG_FILE};
+use crate::run_dir::latest::Latest;
 use crate::run_dir::summary::SUMMARY_FILE;
 use crate::score::Counts;
 use crate::stats::{paired_test, Pair, TestResult, TestSettings};
@@ -148,7 +149,6 @@ fn load_run(dir: &Path) -> Result<SavedRun, DiffError> {
             dir: dir.to_path_buf(),
         });
     }
-    // The latest record of each call wins (a --retry-errors run appends).
     struct Lite {
         right: bool,
         failed: bool,
@@ -157,7 +157,7 @@ fn load_run(dir: &Path) -> Result<SavedRun, DiffError> {
     }
     let mut order: Vec<String> = Vec::new();
     let mut post_order: HashMap<String, Vec<String>> = HashMap::new();
-    let mut latest: HashMap<(String, u32, String), Lite> = HashMap::new();
+    let mut latest: Latest<Lite> = Latest::default();
     for_each_call(&calls, |r| {
         if !order.contains(&r.retriever) {
             order.push(r.retriever.clone());
@@ -166,8 +166,8 @@ fn load_run(dir: &Path) -> Result<SavedRun, DiffError> {
         if !posts.contains(&r.post) {
             posts.push(r.post.clone());
         }
-        latest.insert(
-            (r.retriever.clone(), r.repeat, r.post.clone()),
+        latest.record(
+            &r,
             Lite {
                 right: r.right(),
                 failed: r.error.is_some(),

@@ -6,15 +6,33 @@
 use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{Pipeline, Trace};
 use crate::run_dir::calls::{CallsAppender, CallsError, CALLS_FILE};
-use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::latest::Latest;
+use crate::run_dir::record::CallRecord;
 use crate::run_dir::shard::Shard;
-use std::collections::HashMap;
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
+pub mod orchestrate;
+
+/// Where a live run's progress goes (a bar on a terminal; nowhere).
+pub trait CallProgress {
+    /// A line to show above the progress (a failed call, a stop).
+    fn message(&self, line: String);
+    /// One more call finished; `failed` of this run's calls so far failed.
+    fn call_finished(&self, failed: usize);
+    /// Every call finished, or the run stopped.
+    fn finish(&self);
+}
+
+/// No progress shown.
+impl CallProgress for () {
+    fn message(&self, _: String) {}
+    fn call_finished(&self, _: usize) {}
+    fn finish(&self) {}
+}
 
 /// Which calls a run still has to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +61,7 @@ pub fn plan(
     posts: &[LabelledPost],
     repeats: u32,
     shard: Shard,
-    status: &HashMap<CallKey, bool>,
+    status: &Latest<bool>,
     todo: Todo,
 ) -> (Vec<(usize, u32, usize)>, usize) {
     let mut out = Vec::new();
@@ -117,7 +135,7 @@ pub async fn execute(
     calls: Vec<(usize, u32, usize)>,
     concurrency: usize,
     stop_after: u32,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn CallProgress,
 ) -> Result<Outcome, ExecuteError> {
     let mut tracker = Tracker {
         out: CallsAppender::open(&dir.join(CALLS_FILE))?,
@@ -150,7 +168,7 @@ pub async fn execute(
             Ok::<_, ExecuteError>(tracker.stopping)
         },
         |in_flight| {
-            progress.println(format!(
+            progress.message(format!(
                 "stopping: waiting for {in_flight} calls in flight (Ctrl-C again to abandon them)"
             ))
         },
@@ -230,7 +248,7 @@ impl Tracker {
         &mut self,
         post: &str,
         trace: Trace,
-        progress: &indicatif::ProgressBar,
+        progress: &dyn CallProgress,
     ) -> Result<(), CallsError> {
         let stops = trace.generate.output.stops_run;
         let everywhere = trace.generate.output.same_for_every_call;
@@ -248,7 +266,7 @@ impl Tracker {
         }
         if let Some(err) = &record.error {
             outcome.failed += 1;
-            progress.println(format!(
+            progress.message(format!(
                 "call failed: {} repeat {} post {}: {err}",
                 record.retriever, record.repeat, record.post
             ));
@@ -257,8 +275,7 @@ impl Tracker {
                 self.stopping = true;
             }
         }
-        progress.set_message(format!("{} failed", outcome.failed));
-        progress.inc(1);
+        progress.call_finished(outcome.failed);
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use crate::limits;
 use crate::run_dir::calls::{for_each_call, CALLS_FILE};
 use crate::run_dir::config::CONFIG_FILE;
 use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
-use crate::run_dir::record::CallKey;
+use crate::run_dir::latest::Latest;
 use anyhow::Context as _;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -133,13 +133,13 @@ fn check_folders(dirs: &[PathBuf], out: &Path, configs: &[RunConfig]) -> anyhow:
 /// Pass 1: which record of each call is the latest (later folders win,
 /// and within a folder later lines, as the summary reads them), by its
 /// place among all records; and how many records there are.
-fn latest_records(dirs: &[PathBuf]) -> anyhow::Result<(HashMap<CallKey, usize>, usize)> {
-    let mut latest: HashMap<CallKey, usize> = HashMap::new();
+fn latest_records(dirs: &[PathBuf]) -> anyhow::Result<(Latest<usize>, usize)> {
+    let mut latest: Latest<usize> = Latest::default();
     let mut seq = 0usize;
     for dir in dirs {
         let before = seq;
         for_each_call(&dir.join(CALLS_FILE), |r| {
-            latest.insert(r.key(), seq);
+            latest.record(&r, seq);
             seq += 1;
         })?;
         if seq == before {
@@ -153,11 +153,7 @@ fn latest_records(dirs: &[PathBuf]) -> anyhow::Result<(HashMap<CallKey, usize>, 
 }
 
 /// Pass 2: write the latest records to `path`, atomically; how many.
-fn write_latest(
-    dirs: &[PathBuf],
-    latest: &HashMap<CallKey, usize>,
-    path: &Path,
-) -> anyhow::Result<usize> {
+fn write_latest(dirs: &[PathBuf], latest: &Latest<usize>, path: &Path) -> anyhow::Result<usize> {
     let mut writer = AtomicFile::create(path)?;
     let mut at = 0usize;
     let mut written = 0usize;
@@ -205,7 +201,7 @@ fn warn_absent_shards(configs: &[RunConfig]) {
 fn splits_and_missing(
     merged: &RunConfig,
     posts: anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)>,
-    latest: &HashMap<CallKey, usize>,
+    latest: &Latest<usize>,
 ) -> (HashMap<String, Split>, Option<usize>) {
     match posts {
         Ok((_, posts)) => {
@@ -214,7 +210,7 @@ fn splits_and_missing(
                 for repeat in 1..=merged.repeat {
                     for p in &posts {
                         let key = (retriever.clone(), repeat, p.post.id.clone());
-                        if !latest.contains_key(&key) {
+                        if !latest.contains(&key) {
                             missing += 1;
                         }
                     }

@@ -6,7 +6,8 @@ use super::{Align, Table};
 use crate::dataset::Split;
 use crate::eval::EvalResult;
 use crate::run_dir::calls::{for_each_call, CallsError};
-use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::latest::Latest;
+use crate::run_dir::record::CallRecord;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -97,18 +98,16 @@ pub struct FailingRunPost {
 /// The latest record of each call in `calls.jsonl`, in the order calls
 /// first appear (a `--retry-errors` run appends newer records).
 pub fn latest_calls(calls_file: &Path) -> Result<Vec<CallRecord>, CallsError> {
-    let mut order: Vec<CallKey> = Vec::new();
-    let mut latest: HashMap<CallKey, CallRecord> = HashMap::new();
+    // Each call's latest record, with the place where the call first came.
+    let mut latest: Latest<(usize, CallRecord)> = Latest::default();
     for_each_call(calls_file, |r| {
         let key = r.key();
-        if latest.insert(key.clone(), r).is_none() {
-            order.push(key);
-        }
+        let first = latest.get(&key).map_or(latest.len(), |(first, _)| *first);
+        latest.record_key(key, (first, r));
     })?;
-    Ok(order
-        .into_iter()
-        .filter_map(|k| latest.remove(&k))
-        .collect())
+    let mut calls: Vec<(usize, CallRecord)> = latest.into_iter().map(|(_, v)| v).collect();
+    calls.sort_unstable_by_key(|(first, _)| *first);
+    Ok(calls.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Every (retriever, post) of `calls` with a call not right, in order.

@@ -3,13 +3,13 @@
 //! A run killed mid-write, or a full disk, can leave the last line torn.
 //! Every reader finds it: [`for_each_call`] (read-only paths: `diff`,
 //! `merge`, the report) skips it with a warning; [`repair_tail`] (write
-//! paths: `--resume`, `--retry-errors`, `--batch-in`) cuts it away, with a
-//! warning, so its call is made again. [`CallsAppender`] is the one writer:
+//! paths: `--resume`, `--retry-errors`, `--batch-in`) cuts it away and says
+//! what it cut (the caller warns), so its call is made again. [`CallsAppender`] is the one writer:
 //! it repairs the tail when it opens, and undoes a line it could not write
 //! whole, so every append starts at a line boundary.
 
-use super::record::{CallKey, CallRecord};
-use std::collections::HashMap;
+use super::latest::Latest;
+use super::record::CallRecord;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -62,13 +62,22 @@ fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, NotARecord> {
     Ok(serde_json::from_str(text)?)
 }
 
-/// For every call in `calls.jsonl`, whether its latest record succeeded.
-pub fn call_status(path: &Path) -> Result<HashMap<CallKey, bool>, CallsError> {
-    let mut status = HashMap::new();
+/// Read a `calls.jsonl` and keep `keep(record)` of each call's latest
+/// record (records themselves are not kept).
+pub fn latest_in<V>(
+    path: &Path,
+    mut keep: impl FnMut(&CallRecord) -> V,
+) -> Result<Latest<V>, CallsError> {
+    let mut latest = Latest::default();
     for_each_call(path, |r| {
-        status.insert(r.key(), r.error.is_none());
+        latest.record(&r, keep(&r));
     })?;
-    Ok(status)
+    Ok(latest)
+}
+
+/// For every call in `calls.jsonl`, whether its latest record succeeded.
+pub fn call_status(path: &Path) -> Result<Latest<bool>, CallsError> {
+    latest_in(path, |r| r.error.is_none())
 }
 
 /// Call `f` on every record in file order (records are not kept, so memory
@@ -176,10 +185,23 @@ pub struct TornLine {
     pub bytes: u64,
 }
 
+impl TornLine {
+    /// The warning for the user: where, how much, what happens next.
+    pub fn describe(&self, path: &Path) -> String {
+        format!(
+            "{}:{}: removed a torn last line ({} bytes; the run was cut off mid-write); \
+             its call will be made again",
+            path.display(),
+            self.line,
+            self.bytes
+        )
+    }
+}
+
 /// Make `calls.jsonl` end at a line boundary after a whole record, before
 /// anything is appended: a bad last line is cut away (its call counts as
 /// not made, so it is made again), a whole last record without its
-/// newline gets one. Warns on stderr when it cuts.
+/// newline gets one. Says what it cut, for the caller to warn about.
 pub fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
     let mut file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(file) => file,
@@ -202,18 +224,10 @@ pub fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
     file.set_len(start)
         .and_then(|()| file.sync_all())
         .map_err(io_error("write", path))?;
-    let torn = TornLine {
+    Ok(Some(TornLine {
         line: count_lines(path, start)? + 1,
         bytes: len - start,
-    };
-    eprintln!(
-        "warning: {}:{}: removed a torn last line ({} bytes; the run was cut off mid-write); \
-         its call will be made again",
-        path.display(),
-        torn.line,
-        torn.bytes
-    );
-    Ok(Some(torn))
+    }))
 }
 
 /// Newlines in the first `upto` bytes of `path`.
@@ -242,7 +256,7 @@ pub struct CallsAppender {
 
 impl CallsAppender {
     /// Open `path` for appending (created when missing), after
-    /// [`repair_tail`].
+    /// [`repair_tail`] (call it first to hear what it cuts).
     pub fn open(path: &Path) -> Result<CallsAppender, CallsError> {
         repair_tail(path)?;
         let file = OpenOptions::new()
@@ -372,5 +386,37 @@ mod tests {
         std::fs::write(&path, "\n\n").unwrap();
         assert!(posts(&path).is_empty());
         assert_eq!(repair_tail(&path).unwrap(), None);
+    }
+
+    fn rec(post: &str, error: bool) -> CallRecord {
+        let mut r: CallRecord = serde_json::from_str(&line(post)).unwrap();
+        r.error = error.then(|| "boom".to_string());
+        r
+    }
+
+    #[test]
+    fn a_file_keeps_each_calls_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CALLS_FILE);
+        let lines: Vec<String> = [
+            rec("a", true),
+            rec("b", false),
+            rec("a", false),
+            rec("b", true),
+        ]
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+        std::fs::write(&path, lines.concat()).unwrap();
+        let ok = latest_in(&path, |r| r.error.is_none()).unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(
+            ok.get(&("exact".to_string(), 1, "a".to_string())),
+            Some(&true)
+        );
+        assert_eq!(
+            ok.get(&("exact".to_string(), 1, "b".to_string())),
+            Some(&false)
+        );
     }
 }

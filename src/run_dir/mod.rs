@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod config;
+pub mod latest;
 pub mod record;
 pub mod shard;
 pub mod summary;

@@ -7,7 +7,8 @@ use crate::generate::pipeline::Group;
 use crate::generate::prices::Prices;
 use crate::generate::reply::ReplyMeta;
 use crate::generate::term_figures::{renderings, Renderings, TermFigures, TermTally};
-use crate::run_dir::record::{CallKey, CallRecord};
+use crate::run_dir::latest::Latest;
+use crate::run_dir::record::CallRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -202,13 +203,12 @@ impl Contribution {
 /// call replaces the earlier one (a `--retry-errors` run appends).
 #[derive(Debug, Default)]
 pub struct Summariser {
-    latest: HashMap<CallKey, Contribution>,
+    /// Each call's contribution and its needed terms as written.
+    latest: Latest<(Contribution, Renderings)>,
     runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
     wrong: HashMap<String, (usize, usize)>,
     tokens: BTreeMap<String, ModelTokens>,
-    /// Each call's needed terms as written, and the tally per retriever
-    /// and repeat.
-    latest_terms: HashMap<CallKey, Renderings>,
+    /// The needed terms' tally per retriever and repeat.
     terms: BTreeMap<(String, u32), TermTally>,
 }
 
@@ -235,11 +235,9 @@ impl Summariser {
             .entry((r.retriever.clone(), r.repeat))
             .or_default();
         tally.add(&rendered);
-        if let Some(old) = self.latest_terms.insert(r.key(), rendered) {
-            tally.remove(&old);
-        }
         let c = Contribution::of(r);
-        if let Some(old) = self.latest.insert(r.key(), c) {
+        if let Some((old, old_terms)) = self.latest.record(r, (c, rendered)) {
+            tally.remove(&old_terms);
             self.apply(&r.retriever, r.repeat, old, false);
         }
         self.apply(&r.retriever, r.repeat, c, true);
@@ -320,7 +318,7 @@ impl Summariser {
         Summary {
             run_dir: run_dir.to_path_buf(),
             calls: self.latest.len(),
-            failed: self.latest.values().filter(|c| c.failed).count(),
+            failed: self.latest.values().filter(|(c, _)| c.failed).count(),
             retrievers,
             tokens,
         }
@@ -476,7 +474,10 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let status = call_status(&path).unwrap();
         assert_eq!(status.len(), 2);
-        assert!(status[&("exact".to_string(), 1, "a".to_string())]);
+        assert_eq!(
+            status.get(&("exact".to_string(), 1, "a".to_string())),
+            Some(&true)
+        );
         let s = summarise_file(dir.path(), &["exact".into()]).unwrap();
         assert_eq!((s.calls, s.failed), (2, 0));
         let run = &s.retrievers[0].runs[0];

@@ -10,9 +10,49 @@ use glossa::generate::provider::{
 };
 use glossa::generate::retry::{Client, RetryPolicy};
 use std::time::{Duration, Instant};
+use support::providers::{
+    fixture, ProviderFixture, SHAPE_MAX_TOKENS, SHAPE_PROMPT, SHAPE_SEED, SHAPE_TEMPERATURE,
+};
 use support::{Response, Server};
 
 const OPENAI_OK: &str = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Bonjour"},"finish_reason":"stop"}]}"#;
+
+/// The fixtures of every provider that calls an API, in `PROVIDERS` order:
+/// the shared fault tests loop over them, so a provider gets them all by
+/// its line in `PROVIDERS` and its row in tests/it/support/providers.rs.
+fn api_providers() -> Vec<&'static ProviderFixture> {
+    PROVIDERS
+        .iter()
+        .filter(|kind| kind.parse_reply.is_some())
+        .map(|kind| {
+            fixture(kind.name).unwrap_or_else(|| {
+                panic!(
+                    "provider `{}` has no fixtures in tests/it/support/providers.rs",
+                    kind.name
+                )
+            })
+        })
+        .collect()
+}
+
+/// `f`'s provider at `server`, its key in `{test}_{PROVIDER}` (a name
+/// unique to the test and the provider).
+fn at(f: &ProviderFixture, server: &Server, test: &str) -> Settings {
+    Settings {
+        model: Some(f.model.into()),
+        base_url: Some(server.url(f.base_path)),
+        api_key_env: key(&key_var(f, test), f.key),
+        ..Settings::default()
+    }
+}
+
+fn key_var(f: &ProviderFixture, test: &str) -> String {
+    format!("{test}_{}", f.name.to_ascii_uppercase())
+}
+
+fn built(f: &ProviderFixture, settings: &Settings) -> Box<dyn Provider> {
+    build(f.name, settings).unwrap_or_else(|e| panic!("{} builds: {e}", f.name))
+}
 
 fn request(prompt: &str) -> Request {
     Request {
@@ -62,37 +102,52 @@ async fn ask(provider: Box<dyn Provider>, retry: RetryPolicy) -> Result<Reply, P
 
 // --- request shape -------------------------------------------------------
 
+#[test]
+fn every_api_provider_has_fixtures_and_its_ok_reply_parses() {
+    let providers = api_providers();
+    let names: Vec<&str> = providers.iter().map(|f| f.name).collect();
+    assert_eq!(names, ["openai", "gemini"]);
+    for f in providers {
+        let parse = glossa::generate::provider::kind(f.name)
+            .and_then(|k| k.parse_reply)
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_str(f.ok).unwrap();
+        let completion = parse(&body).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        assert_eq!(completion.text, "Bonjour", "{}", f.name);
+        assert!(serde_json::from_str::<serde_json::Value>(f.truncated).is_err());
+    }
+}
+
 #[tokio::test]
-async fn openai_request_shape() {
+async fn request_shape() {
+    for f in api_providers() {
+        let server = Server::start(vec![Response::json(200, f.ok)]).await;
+        let settings = Settings {
+            temperature: Some(SHAPE_TEMPERATURE),
+            seed: Some(SHAPE_SEED),
+            max_tokens: Some(SHAPE_MAX_TOKENS),
+            ..at(f, &server, "GLOSSA_TEST_KEY_SHAPE")
+        };
+        let provider = built(f, &settings);
+        assert_eq!(provider.name(), f.name);
+        assert_eq!(provider.model(), f.model);
+        let text = provider.call(&request(SHAPE_PROMPT)).await.unwrap();
+        assert_eq!(text.text, "Bonjour", "{}", f.name);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1, "{}", f.name);
+        (f.request_shape)(&requests[0], f.key);
+    }
+}
+
+#[tokio::test]
+async fn openai_tolerates_a_trailing_slash_in_the_base_url() {
     let server = Server::start(vec![Response::json(200, OPENAI_OK)]).await;
     let settings = Settings {
-        base_url: Some(server.url("/v1/")), // trailing slash tolerated
-        temperature: Some(0.2),
-        seed: Some(7),
-        max_tokens: Some(64),
-        ..openai_at(&server, "GLOSSA_TEST_KEY_OPENAI_SHAPE")
+        base_url: Some(server.url("/v1/")),
+        ..openai_at(&server, "GLOSSA_TEST_KEY_OPENAI_SLASH")
     };
-    let provider = openai(&settings);
-    let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text.text, "Bonjour");
-
-    let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    let sent = &requests[0];
-    assert_eq!(sent.method, "POST");
-    assert_eq!(sent.path, "/v1/chat/completions");
-    assert_eq!(
-        sent.header("authorization"),
-        Some("Bearer sk-test-key-0123456789")
-    );
-    assert_eq!(sent.header("content-type"), Some("application/json"));
-    let body = sent.json();
-    assert_eq!(body["model"], "gpt-test");
-    assert_eq!(body["messages"][0]["role"], "user");
-    assert_eq!(body["messages"][0]["content"], "Translate: hello");
-    assert_eq!(body["temperature"].as_f64(), Some(0.2));
-    assert_eq!(body["seed"], 7);
-    assert_eq!(body["max_tokens"], 64);
+    openai(&settings).call(&request("hi")).await.unwrap();
+    assert_eq!(server.requests()[0].path, "/v1/chat/completions");
 }
 
 #[tokio::test]
@@ -103,40 +158,6 @@ async fn openai_leaves_unset_parameters_out() {
     let body = server.requests()[0].json();
     let fields: Vec<&String> = body.as_object().unwrap().keys().collect();
     assert_eq!(fields, ["messages", "model"]);
-}
-
-#[tokio::test]
-async fn gemini_request_shape() {
-    let reply = r#"{"candidates":[{"content":{"role":"model","parts":[
-        {"text":"thinking…","thought":true},{"text":"Bon"},{"text":"jour"}]},"finishReason":"STOP"}]}"#;
-    let server = Server::start(vec![Response::json(200, reply)]).await;
-    let settings = Settings {
-        model: Some("gemini-test".into()),
-        base_url: Some(server.url("/v1beta")),
-        api_key_env: key("GLOSSA_TEST_KEY_GEMINI_SHAPE", "AIza-test-gemini-key"),
-        temperature: Some(0.5),
-        seed: Some(3),
-        max_tokens: Some(128),
-        ..Settings::default()
-    };
-    let provider = build("gemini", &settings).unwrap();
-    assert_eq!(provider.name(), "gemini");
-    assert_eq!(provider.model(), "gemini-test");
-    let text = provider.call(&request("Translate: hello")).await.unwrap();
-    assert_eq!(text.text, "Bonjour");
-
-    let sent = &server.requests()[0];
-    assert_eq!(sent.method, "POST");
-    // The key travels in a header, never in the URL.
-    assert_eq!(sent.path, "/v1beta/models/gemini-test:generateContent");
-    assert_eq!(sent.header("x-goog-api-key"), Some("AIza-test-gemini-key"));
-    assert_eq!(sent.header("authorization"), None);
-    let body = sent.json();
-    assert_eq!(body["contents"][0]["role"], "user");
-    assert_eq!(body["contents"][0]["parts"][0]["text"], "Translate: hello");
-    assert_eq!(body["generationConfig"]["temperature"].as_f64(), Some(0.5));
-    assert_eq!(body["generationConfig"]["seed"], 3);
-    assert_eq!(body["generationConfig"]["maxOutputTokens"], 128);
 }
 
 #[test]
@@ -267,19 +288,20 @@ fn identity_has_what_decides_the_answer_but_not_the_key() {
 
 // --- retries -----------------------------------------------------------------
 
-/// A 429 with `Retry-After: value`, then a success, through a client that
-/// waits up to 5 s: the reply, how long it took, and the requests served.
-async fn after_rate_limit(value: &str, key_env: &str) -> (Reply, Duration, usize) {
+/// A 429 with `Retry-After: value`, then a success, from `f`'s provider
+/// through a client that waits up to 5 s: the reply, how long it took, and
+/// the requests served.
+async fn after_rate_limit(
+    f: &ProviderFixture,
+    value: &str,
+    test: &str,
+) -> (Reply, Duration, usize) {
     let server = Server::start(vec![
-        Response::json(
-            429,
-            r#"{"error":{"message":"Rate limit reached","type":"requests"}}"#,
-        )
-        .header("Retry-After", value),
-        Response::json(200, OPENAI_OK),
+        Response::json(429, f.rate_limited).header("Retry-After", value),
+        Response::json(200, f.ok),
     ])
     .await;
-    let provider = openai(&openai_at(&server, key_env));
+    let provider = built(f, &at(f, &server, test));
     let retry = RetryPolicy {
         max_attempts: 3,
         base_delay: Duration::from_millis(1),
@@ -292,105 +314,118 @@ async fn after_rate_limit(value: &str, key_env: &str) -> (Reply, Duration, usize
 
 #[tokio::test]
 async fn rate_limit_honours_retry_after() {
-    let (reply, waited, served) = after_rate_limit("1", "GLOSSA_TEST_KEY_RETRY_AFTER").await;
-    assert_eq!(reply.text, "Bonjour");
-    assert_eq!(reply.attempts, 2);
-    assert!(!reply.cached);
-    assert_eq!(served, 2);
-    assert!(
-        waited >= Duration::from_millis(950),
-        "waited only {waited:?}"
-    );
+    for f in api_providers() {
+        let (reply, waited, served) = after_rate_limit(f, "1", "GLOSSA_TEST_KEY_RETRY_AFTER").await;
+        assert_eq!(reply.text, "Bonjour");
+        assert_eq!(reply.attempts, 2);
+        assert!(!reply.cached);
+        assert_eq!(served, 2);
+        assert!(
+            waited >= Duration::from_millis(950),
+            "{}: waited only {waited:?}",
+            f.name
+        );
+    }
 }
 
 #[tokio::test]
 async fn rate_limit_honours_retry_after_as_an_http_date() {
-    // Dates have whole seconds: two ahead is a wait of one to two.
-    let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
-    let (reply, waited, _) = after_rate_limit(&at, "GLOSSA_TEST_KEY_RETRY_DATE").await;
-    assert_eq!(reply.attempts, 2);
-    assert!(
-        waited >= Duration::from_millis(900),
-        "waited only {waited:?} for {at}"
-    );
+    for f in api_providers() {
+        // Dates have whole seconds: two ahead is a wait of one to two.
+        let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+        let (reply, waited, _) = after_rate_limit(f, &at, "GLOSSA_TEST_KEY_RETRY_DATE").await;
+        assert_eq!(reply.attempts, 2);
+        assert!(
+            waited >= Duration::from_millis(900),
+            "{}: waited only {waited:?} for {at}",
+            f.name
+        );
+    }
 }
 
 #[tokio::test]
 async fn retry_after_is_capped_by_max_delay() {
-    let server = Server::start(vec![
-        Response::json(503, "{}").header("Retry-After", "120"),
-        Response::json(200, OPENAI_OK),
-    ])
-    .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_RETRY_CAP"));
-    let started = Instant::now();
-    let reply = ask(provider, quick(3)).await.unwrap();
-    assert_eq!(reply.attempts, 2);
-    assert!(started.elapsed() < Duration::from_secs(10));
+    for f in api_providers() {
+        let server = Server::start(vec![
+            Response::json(503, "{}").header("Retry-After", "120"),
+            Response::json(200, f.ok),
+        ])
+        .await;
+        let provider = built(f, &at(f, &server, "GLOSSA_TEST_KEY_RETRY_CAP"));
+        let started = Instant::now();
+        let reply = ask(provider, quick(3)).await.unwrap();
+        assert_eq!(reply.attempts, 2);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
 }
 
 #[tokio::test]
 async fn server_error_then_success() {
-    let server = Server::start(vec![
-        Response::json(500, r#"{"error":{"message":"The server had an error"}}"#),
-        Response::json(200, OPENAI_OK),
-    ])
-    .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_500"));
-    let reply = ask(provider, quick(5)).await.unwrap();
-    assert_eq!(reply.text, "Bonjour");
-    assert_eq!(reply.attempts, 2);
-    assert_eq!(reply.provider, "openai");
-    assert_eq!(reply.model, "gpt-test");
-    assert_eq!(server.count(), 2);
+    for f in api_providers() {
+        let server = Server::start(vec![
+            Response::json(500, f.server_error),
+            Response::json(200, f.ok),
+        ])
+        .await;
+        let provider = built(f, &at(f, &server, "GLOSSA_TEST_KEY_500"));
+        let reply = ask(provider, quick(5)).await.unwrap();
+        assert_eq!(reply.text, "Bonjour");
+        assert_eq!(reply.attempts, 2);
+        assert_eq!(reply.provider, f.name);
+        assert_eq!(reply.model, f.model);
+        assert_eq!(server.count(), 2);
+    }
 }
 
 #[tokio::test]
 async fn retries_stop_at_max_attempts() {
-    let server = Server::start(vec![Response::json(502, "bad gateway")]).await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_502"));
-    let err = ask(provider, quick(3)).await.unwrap_err();
-    assert!(
-        matches!(err, ProviderError::Server { status: 502, .. }),
-        "{err:?}"
-    );
-    assert!(
-        err.to_string()
-            .starts_with("502 from openai at http://127.0.0.1:"),
-        "{err}"
-    );
-    assert_eq!(server.count(), 3);
+    for f in api_providers() {
+        let server = Server::start(vec![Response::json(502, "bad gateway")]).await;
+        let provider = built(f, &at(f, &server, "GLOSSA_TEST_KEY_502"));
+        let err = ask(provider, quick(3)).await.unwrap_err();
+        assert!(
+            matches!(err, ProviderError::Server { status: 502, .. }),
+            "{err:?}"
+        );
+        let start = format!("502 from {} at http://127.0.0.1:", f.name);
+        assert!(err.to_string().starts_with(&start), "{err}");
+        assert_eq!(server.count(), 3);
+    }
 }
 
 #[tokio::test]
 async fn a_hang_times_out_and_is_retried() {
-    let server = Server::start(vec![Response::Hang, Response::json(200, OPENAI_OK)]).await;
-    let settings = Settings {
-        timeout: Some(Duration::from_millis(300)),
-        ..openai_at(&server, "GLOSSA_TEST_KEY_HANG")
-    };
-    let started = Instant::now();
-    let reply = ask(openai(&settings), quick(3)).await.unwrap();
-    assert_eq!(reply.attempts, 2);
-    assert_eq!(server.count(), 2);
-    let took = started.elapsed();
-    assert!(took >= Duration::from_millis(300), "{took:?}");
-    assert!(took < Duration::from_secs(10), "{took:?}");
+    for f in api_providers() {
+        let server = Server::start(vec![Response::Hang, Response::json(200, f.ok)]).await;
+        let settings = Settings {
+            timeout: Some(Duration::from_millis(300)),
+            ..at(f, &server, "GLOSSA_TEST_KEY_HANG")
+        };
+        let started = Instant::now();
+        let reply = ask(built(f, &settings), quick(3)).await.unwrap();
+        assert_eq!(reply.attempts, 2);
+        assert_eq!(server.count(), 2);
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(300), "{}: {took:?}", f.name);
+        assert!(took < Duration::from_secs(10), "{}: {took:?}", f.name);
+    }
 }
 
 #[tokio::test]
 async fn a_hang_is_a_timeout_error() {
-    let server = Server::start(vec![Response::Hang]).await;
-    let settings = Settings {
-        timeout: Some(Duration::from_millis(300)),
-        ..openai_at(&server, "GLOSSA_TEST_KEY_HANG_ONCE")
-    };
-    let started = Instant::now();
-    let err = openai(&settings).call(&request("hi")).await.unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(matches!(err, ProviderError::Timeout { .. }), "{err:?}");
-    assert!(err.retryable());
-    assert!(err.to_string().contains("timeout after 0.3 s"), "{err}");
+    for f in api_providers() {
+        let server = Server::start(vec![Response::Hang]).await;
+        let settings = Settings {
+            timeout: Some(Duration::from_millis(300)),
+            ..at(f, &server, "GLOSSA_TEST_KEY_HANG_ONCE")
+        };
+        let started = Instant::now();
+        let err = built(f, &settings).call(&request("hi")).await.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(matches!(err, ProviderError::Timeout { .. }), "{err:?}");
+        assert!(err.retryable());
+        assert!(err.to_string().contains("timeout after 0.3 s"), "{err}");
+    }
 }
 
 #[tokio::test]
@@ -419,16 +454,18 @@ async fn connection_refused_is_retryable() {
 
 #[tokio::test]
 async fn truncated_body_is_a_clear_retryable_error() {
-    let server = Server::start(vec![Response::Truncated {
-        declared: 500,
-        body: r#"{"choices":[{"message":{"content":"Bon"#.into(),
-    }])
-    .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_TRUNCATED"));
-    let err = provider.call(&request("hi")).await.unwrap_err();
-    assert!(matches!(err, ProviderError::Truncated { .. }), "{err:?}");
-    assert!(err.retryable());
-    assert!(err.to_string().contains("was truncated"), "{err}");
+    for f in api_providers() {
+        let server = Server::start(vec![Response::Truncated {
+            declared: 500,
+            body: f.truncated.into(),
+        }])
+        .await;
+        let provider = built(f, &at(f, &server, "GLOSSA_TEST_KEY_TRUNCATED"));
+        let err = provider.call(&request("hi")).await.unwrap_err();
+        assert!(matches!(err, ProviderError::Truncated { .. }), "{err:?}");
+        assert!(err.retryable());
+        assert!(err.to_string().contains("was truncated"), "{err}");
+    }
 }
 
 #[tokio::test]
@@ -463,59 +500,33 @@ async fn json_without_text_says_why() {
 
 #[tokio::test]
 async fn refused_key_is_not_retried_and_not_revealed() {
-    const SECRET: &str = "sk-secret-401-do-not-print";
-    // Servers do echo keys back; the error must not.
-    let server = Server::start(vec![Response::json(
-        401,
-        format!(r#"{{"error":{{"message":"Incorrect API key provided: {SECRET}.","code":"invalid_api_key"}}}}"#),
-    )])
-    .await;
-    std::env::set_var("GLOSSA_TEST_KEY_401", SECRET);
-    let settings = Settings {
-        model: Some("gpt-test".into()),
-        base_url: Some(server.url("/v1")),
-        api_key_env: Some("GLOSSA_TEST_KEY_401".into()),
-        ..Settings::default()
-    };
-    let err = ask(openai(&settings), quick(5)).await.unwrap_err();
-    assert_eq!(server.count(), 1);
-    let message = err.to_string();
-    assert!(
-        message.starts_with("401 from openai at http://127.0.0.1:"),
-        "{message}"
-    );
-    assert!(message.contains("the API key was refused"), "{message}");
-    assert!(message.contains("GLOSSA_TEST_KEY_401"), "{message}");
-    assert!(!message.contains(SECRET), "{message}");
-    assert!(!format!("{err:?}").contains(SECRET));
-    assert!(!err.retryable());
-    assert!(err.stops_run());
-}
-
-#[tokio::test]
-async fn gemini_invalid_key_is_a_refused_key() {
-    let server = Server::start(vec![Response::json(
-        400,
-        r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
-            "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID"}]}}"#,
-    )])
-    .await;
-    let settings = Settings {
-        model: Some("gemini-test".into()),
-        base_url: Some(server.url("/v1beta")),
-        api_key_env: key("GLOSSA_TEST_KEY_GEMINI_400", "AIza-bad"),
-        ..Settings::default()
-    };
-    let err = build("gemini", &settings)
-        .unwrap()
-        .call(&request("hi"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, ProviderError::KeyRefused { status: 400, .. }),
-        "{err:?}"
-    );
-    assert!(err.stops_run());
+    for f in api_providers() {
+        let secret = format!("{}-secret-do-not-print", f.key);
+        // Servers do echo keys back; the error must not.
+        let (status, body) = f.refused_key;
+        let server =
+            Server::start(vec![Response::json(status, body.replace("{KEY}", &secret))]).await;
+        let var = key_var(f, "GLOSSA_TEST_KEY_REFUSED");
+        let settings = Settings {
+            api_key_env: key(&var, &secret),
+            ..at(f, &server, "GLOSSA_TEST_KEY_REFUSED")
+        };
+        let err = ask(built(f, &settings), quick(5)).await.unwrap_err();
+        assert_eq!(server.count(), 1);
+        assert!(
+            matches!(err, ProviderError::KeyRefused { status: s, .. } if s == status),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        let start = format!("{status} from {} at http://127.0.0.1:", f.name);
+        assert!(message.starts_with(&start), "{message}");
+        assert!(message.contains("the API key was refused"), "{message}");
+        assert!(message.contains(&var), "{message}");
+        assert!(!message.contains(&secret), "{message}");
+        assert!(!format!("{err:?}").contains(&secret));
+        assert!(!err.retryable());
+        assert!(err.stops_run());
+    }
 }
 
 #[tokio::test]
@@ -559,25 +570,21 @@ async fn bad_request_is_not_retried() {
 }
 
 #[tokio::test]
-async fn openai_quota_exhausted_stops_the_run() {
-    let server = Server::start(vec![Response::json(
-        429,
-        r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}"#,
-    )])
-    .await;
-    let provider = openai(&openai_at(&server, "GLOSSA_TEST_KEY_QUOTA"));
-    let err = ask(provider, quick(5)).await.unwrap_err();
-    assert_eq!(server.count(), 1);
-    assert!(
-        matches!(err, ProviderError::QuotaExhausted { .. }),
-        "{err:?}"
-    );
-    assert!(err.stops_run());
-    assert!(!err.retryable());
-    assert!(
-        err.to_string().starts_with("quota exhausted at openai"),
-        "{err}"
-    );
+async fn quota_exhausted_stops_the_run() {
+    for f in api_providers() {
+        let server = Server::start(vec![Response::json(429, f.quota)]).await;
+        let provider = built(f, &at(f, &server, "GLOSSA_TEST_KEY_QUOTA"));
+        let err = ask(provider, quick(5)).await.unwrap_err();
+        assert_eq!(server.count(), 1);
+        assert!(
+            matches!(err, ProviderError::QuotaExhausted { .. }),
+            "{err:?}"
+        );
+        assert!(err.stops_run());
+        assert!(!err.retryable());
+        let start = format!("quota exhausted at {}", f.name);
+        assert!(err.to_string().starts_with(&start), "{err}");
+    }
 }
 
 const GEMINI_429: &str = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED",
@@ -592,23 +599,6 @@ fn gemini_at(server: &Server, var: &str) -> Box<dyn Provider> {
         ..Settings::default()
     };
     build("gemini", &settings).unwrap()
-}
-
-#[tokio::test]
-async fn gemini_daily_quota_stops_the_run() {
-    let body = GEMINI_429.replace(
-        "QUOTA_ID",
-        "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
-    );
-    let server = Server::start(vec![Response::json(429, body)]).await;
-    let provider = gemini_at(&server, "GLOSSA_TEST_KEY_GEMINI_DAY");
-    let err = ask(provider, quick(5)).await.unwrap_err();
-    assert_eq!(server.count(), 1);
-    assert!(
-        matches!(err, ProviderError::QuotaExhausted { .. }),
-        "{err:?}"
-    );
-    assert!(err.stops_run());
 }
 
 #[tokio::test]

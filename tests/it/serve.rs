@@ -2180,6 +2180,120 @@ fn browser_save_the_date_is_explained_and_senses_and_stems_are_flagged() {
     b.screenshot(&repo("runs/serve-e2e-save-the-date.png"));
 }
 
+/// The page after a translation that shows every kind of warning, from a
+/// model (a mock chat server) whose reply, first pass and repair alike,
+/// copies a glossary line, writes a forbidden term, changes a price and
+/// leaves a target out; the post has a left-out entry, an unconfirmed
+/// sense and a stem match. axe-core finds no WCAG 2.1 A/AA violation.
+#[test]
+fn browser_every_kind_of_warning_passes_axe() {
+    let Some((chromium, chromedriver)) = browser_tools("browser_every_kind_of_warning_passes_axe")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut cafe: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("glossaries/cafe.json")).unwrap())
+            .unwrap();
+    let cookie = cafe["entries"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["id"] == "cookie")
+        .unwrap();
+    cookie["forbidden"] = json!(["kuki"]);
+    std::fs::write(dir.path().join("cafe.json"), cafe.to_string()).unwrap();
+
+    let reply = "- cookie → dorpa\nSave the date! Sticky zimbo loaf.\nFresh kuki dorpa and tea, $6 until 4pm.";
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let model = rt.block_on(crate::support::Server::start(vec![
+        crate::support::chat_reply(reply),
+    ]));
+    let settings = glossa::generate::provider::Settings {
+        model: Some("mock-model".into()),
+        base_url: Some(model.url("/v1")),
+        ..Default::default()
+    };
+    let client = glossa::generate::retry::Client::new(
+        vec![glossa::generate::provider::build("openai", &settings).unwrap()],
+        glossa::generate::retry::RetryPolicy::default(),
+        None,
+    );
+    let s = serve_in_process_with(dir, |o| {
+        o.providers.insert(
+            0,
+            serve::ProviderChoice {
+                name: "openai".into(),
+                label: "mock-model (a mock)".into(),
+                client: Arc::new(client),
+            },
+        )
+    });
+    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
+    b.goto(&format!("http://{}/", s.addr));
+    b.find("body[data-ready='true']");
+    b.wait_until(
+        "the café glossary to be listed",
+        "return document.getElementById('entries').children.length === 25",
+        Duration::from_secs(20),
+    );
+    b.find("#post")
+        .type_text("Save the date! Sticky date loaf.\nFresh cookies and tea, $5 until 4pm.");
+    b.find("#translate").click();
+    b.find("#translation mark.term[data-id='date']");
+    assert_eq!(b.find("#result-title").text(), "Translation");
+    let kinds = b.eval(
+        "return [...document.querySelectorAll('#warnings li.warning')].map((li) => li.className.replace('warning ', ''))",
+    );
+    let kinds: Vec<&str> = kinds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    for kind in [
+        "forbidden",
+        "echo",
+        "invariant",
+        "repaired",
+        "left_out",
+        "unconfirmed",
+        "check_match",
+        "not_in_output",
+    ] {
+        assert!(kinds.contains(&kind), "no {kind} warning in {kinds:?}");
+    }
+    let warnings = b.find("#warnings").text();
+    assert!(warnings.contains("forbidden term 'kuki'"), "{warnings}");
+    assert!(
+        warnings.contains("after a second turn, still"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("'tesh' (for 'tea') is not in the translation"),
+        "{warnings}"
+    );
+    // The first pass and one repair turn.
+    assert_eq!(model.count(), 2);
+    b.screenshot(&repo("runs/serve-e2e-every-warning.png"));
+    if let Some(violations) = axe_violations(&b) {
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+    // The entry dialog opened from a warning's link passes too.
+    b.find("#warnings li.forbidden button.link").click();
+    b.wait_until(
+        "the entry dialog",
+        "return document.getElementById('entry-dialog').open",
+        Duration::from_secs(20),
+    );
+    if let Some(violations) = axe_violations(&b) {
+        assert!(
+            violations.is_empty(),
+            "with the entry dialog open: {violations:#?}"
+        );
+    }
+}
+
 /// The editor's two checkboxes send `case_sensitive` and `keep`: a kept
 /// entry needs no target, and a case-sensitive one is found only in its
 /// case, at once (docs/formats.md, "Case and keep").

@@ -22,6 +22,7 @@ pub(super) const KIND: ProviderKind = ProviderKind {
     key_var: Some(DEFAULT_KEY_VAR),
     default_model: Some(DEFAULT_MODEL),
     build: |settings| Ok(Box::new(build(settings)?)),
+    parse_reply: Some(gemini_reply),
 };
 
 /// The generateContent dialect, with the sampling settings of one provider.

@@ -44,7 +44,14 @@ pub struct ProviderKind {
     pub default_model: Option<&'static str>,
     /// Builds the provider; configuration problems are reported here.
     pub build: fn(&Settings) -> Result<Box<dyn Provider>, ProviderError>,
+    /// Reads a successful reply body (`None`: the provider calls no API).
+    /// The fuzz target and the shared provider tests go through it.
+    pub parse_reply: Option<ReplyParser>,
 }
+
+/// Reads a provider's successful reply body: the answer and its metadata,
+/// or why the body holds none.
+pub type ReplyParser = fn(&Value) -> Result<Completion, String>;
 
 /// Registered providers, in the order help texts and the page list them.
 pub const PROVIDERS: &[ProviderKind] = &[offline::KIND, openai::KIND, gemini::KIND];

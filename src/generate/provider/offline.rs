@@ -17,6 +17,7 @@ pub(super) const KIND: ProviderKind = ProviderKind {
     key_var: None,
     default_model: None,
     build: |_| Ok(Box::new(Offline)),
+    parse_reply: None,
 };
 
 impl Provider for Offline {

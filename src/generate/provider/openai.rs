@@ -24,6 +24,7 @@ pub(super) const KIND: ProviderKind = ProviderKind {
     // the endpoint may be any compatible server.
     default_model: Some("gpt-4o-mini"),
     build: |settings| Ok(Box::new(build(settings)?)),
+    parse_reply: Some(chat_reply),
 };
 
 /// The chat-completions dialect, with the sampling settings of one provider.
