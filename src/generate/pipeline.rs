@@ -287,6 +287,11 @@ pub struct Trace {
     pub simplify: Stage<Vec<String>>,
     pub phrases: Stage<Vec<String>>,
     pub retrieve: Stage<Vec<UsedEntry>>,
+    /// Why the retriever found nothing for this post, when it failed
+    /// ([`RetrieveError`]); the generate stage then holds the same error
+    /// and no call was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retrieve_error: Option<String>,
     pub prompt: Stage<PromptOut>,
     pub generate: Stage<Generation>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -454,6 +459,7 @@ impl Pipeline {
                 simplify,
                 phrases,
                 retrieve,
+                retrieve_error: retrieve_error.as_ref().map(ToString::to_string),
                 prompt,
                 generate: Stage::default(),
                 labelled: None,
@@ -1093,6 +1099,7 @@ mod tests {
             )
         );
         assert!(trace.retrieve.output.is_empty());
+        assert_eq!(trace.retrieve_error, generation.error);
         assert_eq!(trace.simplify.output, ["Fresh cookies today."]);
         assert!(trace.phrases.output.contains(&"cookies".to_string()));
     }

@@ -592,6 +592,9 @@ async fn analyse(
     let pipeline = Pipeline::new(Arc::clone(&glossary), &spec, retriever, client, false)
         .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
+    if let Some(err) = &trace.retrieve_error {
+        return Err(ApiError::new(StatusCode::BAD_GATEWAY, err.clone()));
+    }
     let joined = trace.simplify.output.join("\n");
     let left_out = match &unfiltered {
         Some(unfiltered) => explain::left_out(
