@@ -741,6 +741,65 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_kind_keeps_its_json_name_and_reads_back() {
+        // The built-in names are pinned by docs/formats.md; a declared kind
+        // reads back through the registry; names are unique.
+        let built_in = [
+            (MatchKind::Exact, "exact"),
+            (MatchKind::Stem, "stem"),
+            (MatchKind::Fuzzy, "fuzzy"),
+            (MatchKind::Edit, "edit"),
+            (MatchKind::Split, "split"),
+            (MatchKind::Alias, "alias"),
+            (MatchKind::Oracle, "oracle"),
+            (MatchKind::Random, "random"),
+        ];
+        let declared = REGISTRY
+            .iter()
+            .flat_map(|r| r.kinds.iter().map(|&k| (MatchKind::Other(k), k.name)));
+        let mut names = Vec::new();
+        for (kind, name) in built_in.into_iter().chain(declared) {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, name);
+            assert_eq!(serde_json::from_value::<MatchKind>(json).unwrap(), kind);
+            assert_eq!(kind.to_string(), name);
+            names.push(name);
+        }
+        assert!(names.contains(&"lemma"));
+        let unique: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        let err = serde_json::from_value::<MatchKind>(serde_json::json!("typo")).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown match kind `typo`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn approximate_is_the_kind_or_a_score_below_one() {
+        let at = |kind: MatchKind, score: f64| Match {
+            entry: 0,
+            kind,
+            phrase: "x".into(),
+            score,
+            words: Some((0, 1)),
+        };
+        assert!(at(MatchKind::Fuzzy, 1.0).is_approximate());
+        assert!(at(MatchKind::Edit, 0.8).is_approximate());
+        // An alias through a typo is; as written or by stem it is not.
+        assert!(at(MatchKind::Alias, 0.9).is_approximate());
+        for kind in [
+            MatchKind::Exact,
+            MatchKind::Stem,
+            MatchKind::Split,
+            MatchKind::Alias,
+        ] {
+            assert!(!at(kind, 1.0).is_approximate(), "{kind}");
+        }
+        assert!(!at(MatchKind::Other(&LEMMA), 1.0).is_approximate());
+    }
+
+    #[test]
     fn expand_list_dedups_and_expands_all() {
         assert_eq!(expand_list("exact, all"), REFERENCE);
         assert_eq!(expand_list("fuzzy,fuzzy"), ["fuzzy"]);
