@@ -398,3 +398,43 @@ fn retriever_result(
         per_post,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Label, Post, Split};
+
+    /// A retriever whose service is down.
+    struct Failing;
+
+    impl Retriever for Failing {
+        fn retrieve(&self, _: &PostView) -> Result<Vec<Match>, RetrieveError> {
+            Err(RetrieveError {
+                retriever: "failing".into(),
+                message: "the service is down".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_retriever_failing_on_a_post_stops_the_evaluation_naming_the_post() {
+        let post = |id: &str| LabelledPost {
+            post: Post {
+                id: id.into(),
+                text: "tea".into(),
+            },
+            label: Label {
+                needed: Vec::new(),
+                wrong_sense: Vec::new(),
+                tags: Vec::new(),
+                split: Split::Dev,
+            },
+        };
+        let retrievers: Vec<Box<dyn Retriever>> = vec![Box::new(Failing)];
+        let err = score_chunk(vec![post("p7")], &retrievers).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "post `p7`: retriever `failing` failed: the service is down"
+        );
+    }
+}
