@@ -132,10 +132,20 @@ impl Tunable {
     /// A parameter that takes a file's path, with no default: a retriever
     /// that needs it refuses to build without it.
     pub const fn path(name: &'static str, summary: &'static str) -> Tunable {
+        Tunable::of_text(name, summary, ParamKind::Path)
+    }
+
+    /// A parameter that takes a text (a model name, a service's URL), with
+    /// no default.
+    pub const fn text(name: &'static str, summary: &'static str) -> Tunable {
+        Tunable::of_text(name, summary, ParamKind::Text)
+    }
+
+    const fn of_text(name: &'static str, summary: &'static str, kind: ParamKind) -> Tunable {
         Tunable {
             name,
             summary,
-            kind: ParamKind::Path,
+            kind,
             default: 0.0,
             min: 0.0,
             max: 0.0,
@@ -408,6 +418,12 @@ mod tests {
             r#"{"threshold":0.75,"edit_one_from":4,"edit_two_from":8}"#
         );
         assert_eq!(LEMMAS_HELP, LEMMAS.flag_help());
+        let model = Tunable::text("embed_model", "embed: the embedding model");
+        assert_eq!(model.flag_help(), "embed: the embedding model (a text)");
+        assert_eq!(
+            model.number().err().map(|e| e.0).as_deref(),
+            Some("`embed_model` takes a text, not a number")
+        );
     }
 
     const LEMMAS_HELP: &str = "lemmas: word forms and their lemmas, `form<TAB>lemma` a line \
