@@ -6,7 +6,7 @@
 use crate::support;
 use glossa::glossary::Glossary;
 use glossa::retrieve::{self, best_per_entry, MatchKind, Params, PostView};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::Arc;
 use support::{fixture, glossa, retriever_figures};
 
@@ -633,6 +633,40 @@ fn a_lemma_table_finds_forms_no_stemmer_joins_with_a_kind_of_its_own() {
             ("goose", "lemma", "geese", 1.0)
         ]
     );
+}
+
+#[test]
+fn translate_puts_a_lemma_match_in_place_and_asks_for_a_second_look() {
+    let dir = lemma_files("mice\tmouse\n");
+    let out = glossa()
+        .current_dir(dir.path())
+        .args([
+            "translate",
+            "Two mice ran.",
+            "-g",
+            "g.json",
+            "-r",
+            "exact+lemmas",
+        ])
+        .args(["--lemmas", "lemmas.tsv", "-f", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let used = &trace["retrieve"]["output"][0];
+    assert_eq!(
+        (&used["entry"], &used["kind"]),
+        (&json!("mouse"), &json!("lemma"))
+    );
+    // The offline provider writes the target where the form was.
+    assert_eq!(trace["generate"]["output"]["text"], "Two mus ran.");
+    // Not as written: worth a second look, as a stem match is.
+    assert_eq!(trace["review"]["not_exact"], json!(["mouse"]));
+    assert!(trace.get("retrieve_error").is_none());
 }
 
 #[test]
