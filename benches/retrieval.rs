@@ -64,7 +64,12 @@ fn benches(c: &mut Criterion) {
         group.bench_function(format!("{spec} at 100k entries"), |b| {
             b.iter(|| {
                 for text in &posts {
-                    black_box(retriever.retrieve(&PostView::new(text, None)).len());
+                    black_box(
+                        retriever
+                            .retrieve(&PostView::new(text, None))
+                            .unwrap()
+                            .len(),
+                    );
                 }
             })
         });

@@ -5,6 +5,7 @@ use crate::generate::provider;
 use crate::invariants::Mode;
 use crate::report::Format;
 use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
+use crate::retrieve::LEMMAS;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -305,6 +306,8 @@ pub struct RetrieverArgs {
     #[arg(long, default_value_t = default_edit_two_from(), help = EDIT_TWO_FROM.flag_help(),
           value_parser = |s: &str| parse_whole(&EDIT_TWO_FROM, s), value_name = "CHARS")]
     pub edit_two_from: u16,
+    #[arg(long, help = LEMMAS.flag_help(), value_name = "FILE")]
+    pub lemmas: Option<PathBuf>,
 }
 
 /// A whole-number tunable's flag value (the table's range fits a `u16`,
@@ -315,10 +318,17 @@ fn parse_whole(t: &Tunable, s: &str) -> Result<u16, BadParam> {
 
 impl From<&RetrieverArgs> for crate::retrieve::Params {
     fn from(args: &RetrieverArgs) -> crate::retrieve::Params {
+        let paths = [(LEMMAS.name, &args.lemmas)];
         crate::retrieve::Params {
             threshold: args.threshold,
             edit_one_from: usize::from(args.edit_one_from),
             edit_two_from: usize::from(args.edit_two_from),
+            text: paths
+                .into_iter()
+                .filter_map(|(name, path)| {
+                    Some((name.to_string(), path.as_ref()?.display().to_string()))
+                })
+                .collect(),
         }
     }
 }
@@ -1119,7 +1129,7 @@ mod tests {
     fn retriever_flags_take_default_and_help_from_the_tunables_table() {
         let cli = Cli::command();
         let eval = cli.find_subcommand("eval").expect("eval");
-        for t in TUNABLE {
+        for t in TUNABLE.iter().filter(|t| t.kind.is_number()) {
             let flag = eval
                 .get_arguments()
                 .find(|a| a.get_id() == t.name)
@@ -1143,6 +1153,28 @@ mod tests {
             panic!("eval")
         };
         assert_eq!(Params::from(&args.params), Params::default());
+        // A path parameter is a flag too, with the table's help, no default.
+        for t in TUNABLE.iter().filter(|t| !t.kind.is_number()) {
+            let flag = eval.get_arguments().find(|a| a.get_id() == t.name);
+            let flag = flag.unwrap_or_else(|| panic!("no flag for parameter {}", t.name));
+            assert_eq!(
+                flag.get_help().map(ToString::to_string),
+                Some(t.flag_help())
+            );
+            assert!(flag.get_default_values().is_empty(), "{}", t.name);
+        }
+        let Command::Eval(args) =
+            Cli::try_parse_from(["glossa", "eval", "--lemmas", "my lemmas.tsv"])
+                .unwrap()
+                .command
+        else {
+            panic!("eval")
+        };
+        let params = Params::from(&args.params);
+        assert_eq!(
+            params.path("lemmas"),
+            Some(std::path::Path::new("my lemmas.tsv"))
+        );
     }
 
     #[test]

@@ -462,11 +462,14 @@ fn settings_of(saved: &Saved, config: &Option<RunConfig>) -> BTreeMap<String, St
     let mut out = BTreeMap::new();
     match saved {
         Saved::Eval(e) => {
-            for t in crate::retrieve::TUNABLE {
+            for t in crate::retrieve::params::numeric() {
                 out.insert(
                     t.name.to_string(),
                     crate::sweep::format_value((t.get)(&e.params)),
                 );
+            }
+            for (name, value) in &e.params.text {
+                out.insert(name.clone(), value.clone());
             }
             out.insert("split".into(), e.split.clone());
         }

@@ -6,7 +6,7 @@ use crate::error::InputError;
 use crate::fsutil::{AtomicFile, WriteError};
 use crate::glossary::Glossary;
 use crate::retrieve::{
-    self, best_per_entry, Match, MatchKind, Params, PostView, Retriever, UnknownRetriever,
+    self, best_per_entry, BuildError, Match, MatchKind, Params, PostView, RetrieveError, Retriever,
 };
 use crate::score::{Counts, Figures, PostScore, Tally};
 use serde::{Deserialize, Serialize};
@@ -184,7 +184,7 @@ pub fn evaluate(
     params: &Params,
     sources: &Sources,
     per_post: PerPost,
-) -> Result<EvalResult, UnknownRetriever> {
+) -> Result<EvalResult, EvalError> {
     let options = EvalOptions {
         per_post,
         ..EvalOptions::default()
@@ -192,7 +192,7 @@ pub fn evaluate(
     let stream = posts.iter().cloned().map(Ok::<_, InputError>);
     match evaluate_stream(glossary, stream, specs, params, sources, options) {
         Ok((result, _)) => Ok(result),
-        Err(EvalError::Retriever(e)) => Err(e),
+        Err(e @ (EvalError::Retriever(_) | EvalError::Retrieve { .. })) => Err(e),
         Err(e) => unreachable!("in-memory posts: {e}"),
     }
 }
@@ -200,8 +200,12 @@ pub fn evaluate(
 /// Why a streaming evaluation stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
+    /// A retriever or filter could not be built.
     #[error(transparent)]
-    Retriever(#[from] UnknownRetriever),
+    Retriever(#[from] BuildError),
+    /// A retriever failed on a post: no score without its matches.
+    #[error("post `{post}`: {source}")]
+    Retrieve { post: String, source: RetrieveError },
     #[error(transparent)]
     Input(#[from] InputError),
     #[error("cannot write per-post results: {0}")]
@@ -253,6 +257,7 @@ pub fn evaluate_stream(
         // thread when there is one.
         let posts = std::mem::take(&mut chunk);
         let (scored, next) = rayon::join(|| score_chunk(posts, &retrievers), &mut read_chunk);
+        let scored = scored?;
         // Parallel work cannot be split by retriever: share the time evenly.
         let share = timed_start.elapsed().as_secs_f64() / retrievers.len() as f64;
         seconds.iter_mut().for_each(|s| *s += share);
@@ -297,7 +302,7 @@ pub fn evaluate_stream(
         posts_file: sources.posts_file.to_string(),
         labels_file: sources.labels_file.to_string(),
         split: sources.split.to_string(),
-        params: *params,
+        params: params.clone(),
         glossa_version: env!("CARGO_PKG_VERSION").to_string(),
         retrievers: results,
         timing: None,
@@ -314,7 +319,10 @@ pub fn evaluate_stream(
 }
 
 /// Every retriever on each post of a chunk, in parallel.
-fn score_chunk(chunk: Vec<LabelledPost>, retrievers: &[Box<dyn Retriever>]) -> Vec<Scored> {
+fn score_chunk(
+    chunk: Vec<LabelledPost>,
+    retrievers: &[Box<dyn Retriever>],
+) -> Result<Vec<Scored>, EvalError> {
     use rayon::prelude::*;
     chunk
         .into_par_iter()
@@ -323,13 +331,17 @@ fn score_chunk(chunk: Vec<LabelledPost>, retrievers: &[Box<dyn Retriever>]) -> V
             let by_retriever = retrievers
                 .iter()
                 .map(|r| {
-                    let matches = best_per_entry(r.retrieve(&view));
+                    let matches = best_per_entry(r.retrieve(&view)?);
                     let entries = matches.iter().map(|m| m.entry).collect();
                     let score = PostScore::new(entries, &post.label);
-                    (matches, score)
+                    Ok((matches, score))
                 })
-                .collect();
-            Scored { post, by_retriever }
+                .collect::<Result<_, RetrieveError>>()
+                .map_err(|source| EvalError::Retrieve {
+                    post: post.post.id.clone(),
+                    source,
+                })?;
+            Ok(Scored { post, by_retriever })
         })
         .collect()
 }
@@ -384,5 +396,45 @@ fn retriever_result(
         by_split: figures(tally.by_split),
         seconds,
         per_post,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Label, Post, Split};
+
+    /// A retriever whose service is down.
+    struct Failing;
+
+    impl Retriever for Failing {
+        fn retrieve(&self, _: &PostView) -> Result<Vec<Match>, RetrieveError> {
+            Err(RetrieveError {
+                retriever: "failing".into(),
+                message: "the service is down".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_retriever_failing_on_a_post_stops_the_evaluation_naming_the_post() {
+        let post = |id: &str| LabelledPost {
+            post: Post {
+                id: id.into(),
+                text: "tea".into(),
+            },
+            label: Label {
+                needed: Vec::new(),
+                wrong_sense: Vec::new(),
+                tags: Vec::new(),
+                split: Split::Dev,
+            },
+        };
+        let retrievers: Vec<Box<dyn Retriever>> = vec![Box::new(Failing)];
+        let err = score_chunk(vec![post("p7")], &retrievers).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "post `p7`: retriever `failing` failed: the service is down"
+        );
     }
 }

@@ -9,7 +9,7 @@ use crate::dataset::LabelledPost;
 use crate::eval::{evaluate, PerPost, Sources};
 use crate::glossary::Glossary;
 pub use crate::retrieve::params::{format_value, tunable, BadParam, ParamKind, Tunable, TUNABLE};
-use crate::retrieve::{Params, UnknownRetriever};
+use crate::retrieve::Params;
 use crate::score::Counts;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// `--help` text listing the parameters that can be swept.
 pub fn params_help() -> String {
     let mut out = String::from("Parameters (--param):\n");
-    for t in TUNABLE {
+    for t in crate::retrieve::params::numeric() {
         out.push_str(&format!(
             "  {:<14} {} (default {}{})\n",
             t.name,
@@ -166,12 +166,12 @@ pub fn sweep(
     let mut rows = Vec::with_capacity(values.len());
     for &value in values {
         param.check(value).map_err(SweepError::Param)?;
-        let mut params = *base;
+        let mut params = base.clone();
         (param.put)(&mut params, value);
         // Only the totals are kept: no per-post details.
         let spec = [spec.to_string()];
         let result = evaluate(glossary, posts, &spec, &params, sources, PerPost::Off)
-            .map_err(SweepError::Retriever)?;
+            .map_err(|e| SweepError::Retriever(e.to_string()))?;
         let counts = *result.retrievers[0].counts();
         rows.push(SweepRow::new(value, counts));
     }
@@ -184,7 +184,7 @@ pub fn sweep(
         param: param.name.to_string(),
         kind: param.kind,
         default: param.default_value(),
-        params: *base,
+        params: base.clone(),
         glossa_version: env!("CARGO_PKG_VERSION").to_string(),
         rows,
         chart: None,
@@ -196,8 +196,10 @@ pub fn sweep(
 pub enum SweepError {
     #[error(transparent)]
     Param(#[from] BadParam),
-    #[error(transparent)]
-    Retriever(#[from] UnknownRetriever),
+    /// The retriever could not be built or failed on a post (the message
+    /// names it).
+    #[error("{0}")]
+    Retriever(String),
 }
 
 #[cfg(test)]

@@ -175,18 +175,16 @@ async function translate() {
   }
 }
 
-const KIND_WORDS = {
-  exact: "the same words",
-  stem: "another form of the word",
-  fuzzy: "a close spelling",
-  edit: "a close spelling",
-  split: "the same letters, split or joined differently",
-  alias: "one of its other forms",
-};
-
+// What a kind means and whether it is approximate come from the server
+// (`how`, `approximate`): the page lists no kinds of its own.
 function howText(entry) {
-  const how = KIND_WORDS[entry.kind] || entry.kind;
-  return `${entry.kind}: ${how}`;
+  return `${entry.kind}: ${entry.how || entry.kind}`;
+}
+
+// The classes of a matched entry: its kind, and `approximate` for a close
+// spelling (underlined dashed).
+function kindClasses(entry) {
+  return `kind-${entry.kind}${entry.approximate ? " approximate" : ""}`;
 }
 
 function renderResult() {
@@ -209,7 +207,7 @@ function renderResult() {
       const mark = el(
         "mark",
         {
-          class: `term kind-${entry.kind}`,
+          class: `term ${kindClasses(entry)}`,
           tabindex: "0",
           role: "button",
           "aria-label": `${seg.text}: glossary word for ${entry.source}`,
@@ -287,7 +285,7 @@ function renderResult() {
         "li",
         { dataset: { id: entry.id } },
         el("span", { class: "pair" }, el("b", {}, entry.source), " → ", el("b", {}, entry.target)),
-        el("span", { class: `badge kind-${entry.kind}` }, entry.kind),
+        el("span", { class: `badge ${kindClasses(entry)}` }, entry.kind),
         el("span", { class: "found" }, `found as '${entry.phrase}'`),
         entry.in_output === false && entry.inside
           ? el("span", { class: "found" }, `inside '${entry.inside}', whose word is used`)

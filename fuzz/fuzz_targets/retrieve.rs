@@ -36,8 +36,11 @@ fn check(data: &[u8]) {
     let view = PostView::new(post, Some(&needed));
     let specs = REGISTRY.iter().map(|info| info.name).chain([RECOMMENDED]);
     for spec in specs {
-        let retriever = retrieve::build(spec, &glossary, &Params::default()).expect("registered");
-        for m in retriever.retrieve(&view) {
+        // A retriever that needs a file (`lemmas`) is not built without it.
+        let Ok(retriever) = retrieve::build(spec, &glossary, &Params::default()) else {
+            continue;
+        };
+        for m in retriever.retrieve(&view).expect("built-in retrievers never fail") {
             assert!(
                 m.entry < glossary.len(),
                 "{spec}: entry {} of {}",

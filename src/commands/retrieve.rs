@@ -15,7 +15,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     super::note_missing_data([args.retriever.as_str()]);
     retrieve::refuse_without_labels(retriever.as_ref(), &args.retriever)?;
     let view = PostView::new(&text, None);
-    let matches = best_per_entry(retriever.retrieve(&view));
+    let matches = best_per_entry(retriever.retrieve(&view)?);
     let rows: Vec<MatchRow> = matches
         .iter()
         .map(|m| {

@@ -15,7 +15,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         super::emit_report(&report::sweep::ParamsReport, args.format)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let param = sweep::tunable(&args.param)?;
+    let param = sweep::tunable(&args.param)?.number()?;
     let values = if !args.values.is_empty() {
         args.values.clone()
     } else {
@@ -137,6 +137,16 @@ fn eval_command(args: &SweepArgs, base: &Params, swept: &sweep::Tunable, value: 
     words.push("-r".to_string());
     words.push(shell_word(&args.retriever));
     for t in crate::retrieve::TUNABLE {
+        if let Some(text) = base.text(t.name) {
+            words.push(format!(
+                "--{} {}",
+                t.name.replace('_', "-"),
+                shell_word(text)
+            ));
+        }
+        if !t.kind.is_number() {
+            continue;
+        }
         let v = if t.name == swept.name {
             value
         } else {

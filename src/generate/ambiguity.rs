@@ -101,7 +101,7 @@ mod tests {
     fn warned(g: &Arc<Glossary>, spec: &str, text: &str) -> Vec<(String, String, ContextState)> {
         let r = build(spec, g, &Params::default()).unwrap();
         let view = PostView::new(text, None);
-        let kept = r.retrieve(&view);
+        let kept = r.retrieve(&view).unwrap();
         unconfirmed(g, &view, &kept)
             .into_iter()
             .map(|u| (u.entry, u.phrase, u.context))

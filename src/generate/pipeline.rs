@@ -14,7 +14,7 @@ use crate::dataset::Label;
 use crate::glossary::Glossary;
 use crate::invariants::{self, Issue};
 use crate::retrieve::{
-    best_per_entry, targets_agree, Longer, Match, MatchKind, PostView, Retriever,
+    best_per_entry, targets_agree, Longer, Match, MatchKind, PostView, RetrieveError, Retriever,
 };
 use crate::score::PostScore;
 use crate::target_match::Haystack;
@@ -287,6 +287,11 @@ pub struct Trace {
     pub simplify: Stage<Vec<String>>,
     pub phrases: Stage<Vec<String>>,
     pub retrieve: Stage<Vec<UsedEntry>>,
+    /// Why the retriever found nothing for this post, when it failed
+    /// ([`RetrieveError`]); the generate stage then holds the same error
+    /// and no call was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retrieve_error: Option<String>,
     pub prompt: Stage<PromptOut>,
     pub generate: Stage<Generation>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,6 +330,8 @@ pub struct Prepared {
     unconfirmed: Vec<Unconfirmed>,
     /// A failed `--simplify llm` call: the post then gets no generate call.
     simplify_error: Option<ProviderError>,
+    /// A failed retrieval: no generate call either.
+    retrieve_error: Option<RetrieveError>,
 }
 
 impl Prepared {
@@ -392,7 +399,12 @@ impl Pipeline {
         let phrases = timed(started, keys);
 
         let started = Instant::now();
-        let all = self.retriever.retrieve(&view);
+        // A failed retrieval leaves the post without entries and without a
+        // model call; the error is the post's generate error.
+        let (all, retrieve_error) = match self.retriever.retrieve(&view) {
+            Ok(all) => (all, None),
+            Err(err) => (Vec::new(), Some(err)),
+        };
         let matches = best_per_entry(all.clone());
         // Each entry's matches, and who holds whom, found once: a long post
         // has thousands of matches and entries.
@@ -447,6 +459,7 @@ impl Pipeline {
                 simplify,
                 phrases,
                 retrieve,
+                retrieve_error: retrieve_error.as_ref().map(ToString::to_string),
                 prompt,
                 generate: Stage::default(),
                 labelled: None,
@@ -461,6 +474,7 @@ impl Pipeline {
             uncovered,
             unconfirmed,
             simplify_error,
+            retrieve_error,
         }
     }
 
@@ -553,9 +567,10 @@ impl Pipeline {
 
     /// The model call (none when simplification already failed).
     pub async fn generate(&self, prepared: &Prepared) -> Stage<Generation> {
-        match &prepared.simplify_error {
-            Some(err) => timed(Instant::now(), self.failed(err, 0)),
-            None => self.call(&self.request(prepared)).await,
+        match (&prepared.simplify_error, &prepared.retrieve_error) {
+            (Some(err), _) => timed(Instant::now(), self.failed(err, 0)),
+            (None, Some(err)) => timed(Instant::now(), self.not_retrieved(err)),
+            (None, None) => self.call(&self.request(prepared)).await,
         }
     }
 
@@ -783,6 +798,24 @@ impl Pipeline {
                     Err(err) => (sentences(text), Some(err)),
                 }
             }
+        }
+    }
+
+    /// The generate stage of a post whose retrieval failed: no call made,
+    /// the retriever's error as the call's.
+    fn not_retrieved(&self, err: &RetrieveError) -> Generation {
+        let first = self.client.providers().first();
+        Generation {
+            provider: first.map(|p| p.name().to_string()).unwrap_or_default(),
+            model: first.map(|p| p.model().to_string()).unwrap_or_default(),
+            text: None,
+            partial_output: None,
+            attempts: 0,
+            cached: false,
+            stops_run: false,
+            same_for_every_call: false,
+            error: Some(err.to_string()),
+            meta: ReplyMeta::default(),
         }
     }
 
@@ -1027,6 +1060,48 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    /// A retriever that asks a service which does not answer.
+    struct Unanswered;
+
+    impl Retriever for Unanswered {
+        fn retrieve(&self, _: &PostView) -> Result<Vec<Match>, RetrieveError> {
+            Err(RetrieveError {
+                retriever: "unanswered".into(),
+                message: "the lemmatizer at 127.0.0.1:9 refused the connection".into(),
+            })
+        }
+    }
+
+    /// A failed retrieval is the post's error, with no model call and no
+    /// entries: the trace keeps what was done (the simplified text, the
+    /// phrases) and says which retriever failed and why.
+    #[test]
+    fn a_failed_retrieval_is_recorded_as_the_posts_error() {
+        let p = Pipeline {
+            retriever: Arc::new(Unanswered),
+            retriever_name: "unanswered".into(),
+            ..cafe_offline(Simplify::Rules)
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let trace = runtime.block_on(p.run("Fresh cookies today.", None, 1));
+        let generation = &trace.generate.output;
+        assert_eq!(generation.text, None);
+        assert_eq!(generation.attempts, 0, "no model call");
+        assert_eq!(
+            generation.error.as_deref(),
+            Some(
+                "retriever `unanswered` failed: the lemmatizer at 127.0.0.1:9 refused the connection"
+            )
+        );
+        assert!(trace.retrieve.output.is_empty());
+        assert_eq!(trace.retrieve_error, generation.error);
+        assert_eq!(trace.simplify.output, ["Fresh cookies today."]);
+        assert!(trace.phrases.output.contains(&"cookies".to_string()));
     }
 
     /// The offline provider writes each entry's target where its words

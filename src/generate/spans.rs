@@ -138,7 +138,11 @@ impl Pipeline {
             .with_start_time(start)
             .with_attributes(attributes)
             .start_with_context(&tracer, parent);
-        if let Some(error) = &trace.generate.output.error {
+        if let Some(error) = trace
+            .retrieve_error
+            .as_ref()
+            .or(trace.generate.output.error.as_ref())
+        {
             span.set_status(Status::error(error.clone()));
         }
         let cx = parent.with_span(span);
@@ -195,6 +199,9 @@ impl Pipeline {
             KeyValue::new("glossa.approximate", count(review.not_exact.len())),
             KeyValue::new("glossa.ambiguous", count(review.unconfirmed.len())),
         ];
+        if let Some(error) = &trace.retrieve_error {
+            attributes.push(KeyValue::new("glossa.error", error.clone()));
+        }
         if let Some(label) = label {
             let entries = &self.glossary.entries;
             let retrieved: std::collections::HashSet<&str> =

@@ -1,7 +1,7 @@
 //! Tables of a [`SweepResult`].
 
 use super::{n_of, pretty_json, Align, Format, Report, Table};
-use crate::sweep::{format_value, ParamKind, SweepResult, Tunable, TUNABLE};
+use crate::sweep::{format_value, ParamKind, SweepResult, Tunable};
 
 /// Value, recall, precision, wrong sense, complete: one row per value, the
 /// default marked.
@@ -144,7 +144,9 @@ impl Report for ParamsReport {
 }
 
 fn param_rows() -> Vec<ParamRow> {
-    TUNABLE.iter().map(ParamRow::from).collect()
+    crate::retrieve::params::numeric()
+        .map(ParamRow::from)
+        .collect()
 }
 
 fn param_cells(r: &ParamRow) -> Vec<String> {

@@ -13,7 +13,7 @@ use super::keys::{self, Keyed};
 use super::known::KnownWords;
 use super::normalised::{stem_keys, Normalised};
 use super::split::Split;
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
 use std::sync::Arc;
@@ -21,11 +21,12 @@ use std::sync::Arc;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "alias",
     summary: "the entry's declared aliases (synonyms), matched as written, stemmed, fuzzy, edit or split, and its terms without a leading article, as written; kind `alias`",
-    build: |g, p: &Params| Box::new(Alias::new(g, p)),
+    build: |g, p: &Params| Ok(Box::new(Alias::new(g, p))),
+    kinds: &[],
 };
 
 pub struct Alias {
-    parts: Vec<Box<dyn Retriever>>,
+    parts: Vec<Box<dyn Infallible>>,
     fuzzy: AliasFuzzy,
 }
 
@@ -77,7 +78,7 @@ impl AliasFuzzy {
 impl Alias {
     pub fn new(glossary: &Glossary, params: &Params) -> Alias {
         let keys = keys::aliases(glossary);
-        let mut parts: Vec<Box<dyn Retriever>> = Vec::new();
+        let mut parts: Vec<Box<dyn Infallible>> = Vec::new();
         let known = if keys.is_empty() {
             Arc::default()
         } else {
@@ -109,11 +110,11 @@ pub fn without_articles(glossary: &Glossary) -> Option<Exact> {
     (!keys.is_empty()).then(|| Exact::over(&keys))
 }
 
-impl Retriever for Alias {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Alias {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         self.parts
             .iter()
-            .flat_map(|p| p.retrieve(post))
+            .flat_map(|p| p.matches(post))
             .map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m

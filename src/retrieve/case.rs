@@ -196,7 +196,7 @@ mod tests {
 
     fn ids(spec: &str, g: &Arc<Glossary>, text: &str) -> Vec<String> {
         let r = build(spec, g, &Params::default()).unwrap();
-        best_per_entry(r.retrieve(&PostView::new(text, None)))
+        best_per_entry(r.retrieve(&PostView::new(text, None)).unwrap())
             .into_iter()
             .map(|m| g.entries[m.entry].id.clone())
             .collect()

@@ -11,7 +11,7 @@
 //!
 //! Matches from no phrase (the oracle) pass untouched.
 
-use super::{Filter, FilterInfo, Match, MatchKind, Params, PostView};
+use super::{Filter, FilterInfo, Match, Params, PostView};
 use crate::glossary::Glossary;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 pub const INFO: FilterInfo = FilterInfo {
     name: "closest",
     summary: "keeps the nearest matches at each place: as written over stem over typo; among stems the fewest edits",
-    build: |g, _: &Params| Box::new(Closest { glossary: g.clone() }),
+    build: |g, _: &Params| Ok(Box::new(Closest { glossary: g.clone() })),
 };
 
 pub struct Closest {
@@ -33,7 +33,7 @@ enum Nearness {
     Written,
     /// Equal after stemming (or joined/split with the same letters).
     Stem,
-    /// Within a typo tier's bound.
+    /// Within a typo tier's bound ([`Match::is_approximate`]).
     Typo,
 }
 
@@ -41,7 +41,7 @@ impl Closest {
     fn nearness(&self, m: &Match) -> Nearness {
         if m.is_written(&self.glossary) {
             Nearness::Written
-        } else if m.score >= 1.0 && m.kind != MatchKind::Fuzzy {
+        } else if !m.is_approximate() {
             Nearness::Stem
         } else {
             Nearness::Typo

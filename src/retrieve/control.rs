@@ -4,25 +4,27 @@
 //! `random` as many entries as the label needs, drawn from the rest of the
 //! glossary. (The third condition, the proper terms, is `oracle`.)
 
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use std::hash::{Hash, Hasher};
 
 pub const NONE_INFO: RetrieverInfo = RetrieverInfo {
     name: "none",
     summary: "no entries at all: the model translates without a glossary (control)",
-    build: |_, _: &Params| Box::new(NoTerms),
+    build: |_, _: &Params| Ok(Box::new(NoTerms)),
+    kinds: &[],
 };
 
 pub const RANDOM_INFO: RetrieverInfo = RetrieverInfo {
     name: "random",
     summary: "as many entries as the label needs, drawn at random from the others (control; labelled posts only)",
-    build: |glossary, _: &Params| Box::new(RandomTerms { entries: glossary.entries.len() }),
+    build: |glossary, _: &Params| Ok(Box::new(RandomTerms { entries: glossary.entries.len() })),
+    kinds: &[],
 };
 
 pub struct NoTerms;
 
-impl Retriever for NoTerms {
-    fn retrieve(&self, _: &PostView) -> Vec<Match> {
+impl Infallible for NoTerms {
+    fn matches(&self, _: &PostView) -> Vec<Match> {
         Vec::new()
     }
 }
@@ -31,10 +33,10 @@ pub struct RandomTerms {
     entries: usize,
 }
 
-impl Retriever for RandomTerms {
+impl Infallible for RandomTerms {
     /// The same post always draws the same entries (seeded by its text),
     /// so runs repeat and a cache serves them.
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         let needed = post.needed.unwrap_or_default();
         let mut hasher = rustc_hash::FxHasher::default();
         post.text.hash(&mut hasher);
@@ -86,7 +88,10 @@ mod tests {
         let g = glossary(&[("tea", "tea")]);
         let r = build("none", &g, &Params::default()).unwrap();
         assert!(!r.needs_labels());
-        assert!(r.retrieve(&PostView::new("tea", Some(&[0]))).is_empty());
+        assert!(r
+            .retrieve(&PostView::new("tea", Some(&[0])))
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -98,14 +103,19 @@ mod tests {
         assert!(r.needs_labels());
         let needed = [3, 7, 11];
         let post = PostView::new("w3 w7 w11 today", Some(&needed));
-        let first: Vec<usize> = r.retrieve(&post).iter().map(|m| m.entry).collect();
+        let first: Vec<usize> = r.retrieve(&post).unwrap().iter().map(|m| m.entry).collect();
         assert_eq!(first.len(), 3);
         assert!(first.iter().all(|e| !needed.contains(e)), "{first:?}");
-        let again: Vec<usize> = r.retrieve(&post).iter().map(|m| m.entry).collect();
+        let again: Vec<usize> = r.retrieve(&post).unwrap().iter().map(|m| m.entry).collect();
         assert_eq!(first, again);
         // Another post draws otherwise (nearly always: 3 of 47).
         let other = PostView::new("w3 w7 w11 tomorrow", Some(&needed));
-        let drawn: Vec<usize> = r.retrieve(&other).iter().map(|m| m.entry).collect();
+        let drawn: Vec<usize> = r
+            .retrieve(&other)
+            .unwrap()
+            .iter()
+            .map(|m| m.entry)
+            .collect();
         assert_ne!(first, drawn);
     }
 
@@ -114,7 +124,7 @@ mod tests {
         let g = glossary(&[("a", "a"), ("b", "b")]);
         let r = build("random", &g, &Params::default()).unwrap();
         let post = PostView::new("a b", Some(&[0, 1]));
-        assert!(r.retrieve(&post).is_empty());
-        assert!(r.retrieve(&PostView::new("a", None)).is_empty());
+        assert!(r.retrieve(&post).unwrap().is_empty());
+        assert!(r.retrieve(&PostView::new("a", None)).unwrap().is_empty());
     }
 }

@@ -41,7 +41,7 @@ use super::known::KnownWords;
 use super::normalised::stem_keys;
 use super::terms::capitals_allow;
 use super::wordmap::WordMap;
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase::{self, MAX_PHRASE_WORDS};
 use rustc_hash::FxHashMap as HashMap;
@@ -50,7 +50,8 @@ use std::sync::Arc;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "edit",
     summary: "misspelt words, word by word: Damerau-Levenshtein <= 1 from 4 characters, <= 2 from 8 (--edit-one-from, --edit-two-from)",
-    build: |g, p: &Params| Box::new(EditOf::sources(g, p.edit_bounds())),
+    build: |g, p: &Params| Ok(Box::new(EditOf::sources(g, p.edit_bounds()))),
+    kinds: &[],
 };
 
 /// Words longer than this are never edited (their deletion sets grow fast).
@@ -660,9 +661,9 @@ impl EditOf {
     }
 }
 
-impl Retriever for EditOf {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let mut out = self.edit.retrieve(post);
+impl Infallible for EditOf {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
+        let mut out = self.edit.matches(post);
         out.retain(|m| (m.entry >= self.entries) == self.aliases);
         if self.aliases {
             out.iter_mut().for_each(|m| m.entry -= self.entries);
@@ -1002,8 +1003,8 @@ impl Edit {
 /// (docs/formats.md, `edit`).
 const NEAR_KEY_WORDS: usize = 3;
 
-impl Retriever for Edit {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Edit {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         // Hits per distinct word, then per word position.
         let stems = post.stems();
         let spelled_right = self.known.as_ref().map(|k| post.spelled_right(k));

@@ -6,13 +6,14 @@
 
 use super::keys::{self, Keyed};
 use super::terms::{self, KeyForm, Literal, WordTarget, WordTrie};
-use super::{Match, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "exact",
     summary: "the entry's source as written in the post: any length, punctuation and digits; a key in capitals only in capitals",
-    build: |g, _: &Params| Box::new(Exact::new(g)),
+    build: |g, _: &Params| Ok(Box::new(Exact::new(g))),
+    kinds: &[],
 };
 
 pub struct Exact {
@@ -57,8 +58,8 @@ impl Exact {
     }
 }
 
-impl Retriever for Exact {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Exact {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         terms::exact_matches(&self.forms, &self.trie, &self.literal, post)
     }
 }
@@ -110,6 +111,7 @@ mod tests {
             .collect();
         let mut got: Vec<usize> = super::Exact::over(&keys)
             .retrieve(&PostView::new(text, None))
+            .unwrap()
             .into_iter()
             .map(|m| m.entry)
             .collect();
@@ -196,7 +198,9 @@ mod tests {
             key: written,
             written,
         });
-        let got = super::Exact::over(&keys).retrieve(&PostView::new("a year's work", None));
+        let got = super::Exact::over(&keys)
+            .retrieve(&PostView::new("a year's work", None))
+            .unwrap();
         let places: Vec<_> = got.iter().map(|m| (m.entry, m.words)).collect();
         assert_eq!(places, [(7, Some((1, 1)))]);
     }

@@ -4,7 +4,7 @@
 //! key, spaces included, unpadded; a key under 3 characters is its own gram.
 
 use super::keys::{self, Keyed};
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::{Phrase, Span, MAX_PHRASE_WORDS};
 use rayon::prelude::*;
@@ -13,7 +13,8 @@ use rustc_hash::FxHashMap;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy",
     summary: "character-trigram Dice >= --threshold (default 0.75) against keys with as many words",
-    build: |g, p: &Params| Box::new(Fuzzy::new(g, p.threshold)),
+    build: |g, p: &Params| Ok(Box::new(Fuzzy::new(g, p.threshold))),
+    kinds: &[],
 };
 
 /// One gram: up to three characters, 21 bits each (every `char` fits), in
@@ -495,8 +496,8 @@ impl Fuzzy {
     }
 }
 
-impl Retriever for Fuzzy {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Fuzzy {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         self.retrieve_where(post, |_| true)
     }
 }
@@ -551,7 +552,8 @@ impl Fuzzy {
 pub const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy-brute",
     summary: "`fuzzy` by comparing every phrase with every key: the plain definition, for tests and benchmarks",
-    build: |g, p: &Params| Box::new(FuzzyBrute::over(&keys::sources(g), p.threshold)),
+    build: |g, p: &Params| Ok(Box::new(FuzzyBrute::over(&keys::sources(g), p.threshold))),
+    kinds: &[],
 };
 
 /// docs/formats.md's fuzzy rule, literally: every phrase against every key with as
@@ -570,8 +572,8 @@ impl FuzzyBrute {
     }
 }
 
-impl Retriever for FuzzyBrute {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for FuzzyBrute {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         for phrase in post.lookup_phrases() {
             let grams = trigrams(&phrase.key);
@@ -626,7 +628,7 @@ mod tests {
             [("home-delivery".into(), Fuzzy, "home delivry".into())]
         );
         let r = build("fuzzy", &g, &Params::default()).unwrap();
-        let m = best_per_entry(r.retrieve(&PostView::new("home delivry", None)));
+        let m = best_per_entry(r.retrieve(&PostView::new("home delivry", None)).unwrap());
         assert!((m[0].score - 16.0 / 21.0).abs() < 1e-12, "{}", m[0].score);
     }
 
@@ -643,7 +645,7 @@ mod tests {
                 },
             )
             .unwrap();
-            r.retrieve(&PostView::new("focacia", None)).len()
+            r.retrieve(&PostView::new("focacia", None)).unwrap().len()
         };
         assert_eq!(at(8.0 / 11.0), 1);
         assert_eq!(at(0.73), 0);
@@ -669,8 +671,8 @@ mod tests {
                 .map(|(entry, key)| Keyed { entry, written: key, key })
                 .collect();
             let post = PostView::new(&text, None);
-            let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
-            let want = super::FuzzyBrute::over(&keyed, threshold).retrieve(&post);
+            let got = super::Fuzzy::over(&keyed, threshold).matches(&post);
+            let want = super::FuzzyBrute::over(&keyed, threshold).matches(&post);
             proptest::prop_assert_eq!(got, want);
         }
     }
@@ -693,8 +695,8 @@ mod tests {
                 .map(|(entry, (k, key))| Keyed { entry, key, written: k })
                 .collect();
             let post = PostView::new(&text, None);
-            let got = super::Fuzzy::over(&keyed, threshold).retrieve(&post);
-            let want = super::FuzzyBrute::over(&keyed, threshold).retrieve(&post);
+            let got = super::Fuzzy::over(&keyed, threshold).matches(&post);
+            let want = super::FuzzyBrute::over(&keyed, threshold).matches(&post);
             proptest::prop_assert_eq!(got, want);
         }
     }

@@ -19,7 +19,7 @@
 use super::keys::{self, Keyed};
 use super::normalised::stem_word;
 use super::terms::{self, KeyForm, WordTrie};
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -29,7 +29,8 @@ use std::sync::OnceLock;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "irregular",
     summary: "irregular English inflections from WordNet's exception lists (wordnet-base): loaves = loaf, children = child, mice = mouse",
-    build: |g, _: &Params| Box::new(Irregular::new(g)),
+    build: |g, _: &Params| Ok(Box::new(Irregular::new(g))),
+    kinds: &[],
 };
 
 /// The exception lists read.
@@ -300,8 +301,8 @@ impl Irregular {
     }
 }
 
-impl Retriever for Irregular {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Irregular {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         if self.stemmed.is_empty() {
             return Vec::new();
         }

@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub const INFO: FilterInfo = FilterInfo {
     name: "longest",
     summary: "drops an entry matched through a stem or a typo only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere; a nested term written as in the glossary always stays (the prompt marks it as part of the longer term)",
-    build: |g, _: &Params| Box::new(Longest { glossary: g.clone() }),
+    build: |g, _: &Params| Ok(Box::new(Longest { glossary: g.clone() })),
 };
 
 pub struct Longest {
@@ -339,10 +339,11 @@ mod properties {
             let g = glossary(&sources, targets_agree);
             let text: String = post.iter().map(|(w, sep)| format!("{w}{sep}")).collect();
             let view = PostView::new(&text, None);
-            let written = build("exact", &g, &Params::default()).unwrap().retrieve(&view);
+            let written = build("exact", &g, &Params::default()).unwrap().retrieve(&view).unwrap();
             let kept: Vec<usize> = build("glossa", &g, &Params::default())
                 .unwrap()
                 .retrieve(&view)
+                .unwrap()
                 .iter()
                 .map(|m| m.entry)
                 .collect();

@@ -21,6 +21,7 @@ mod fuzzy;
 mod irregular;
 mod keys;
 mod known;
+mod lemmas;
 mod longer;
 mod longest;
 mod normalised;
@@ -41,10 +42,11 @@ pub use fuzzy::{dice, trigrams, Gram};
 pub use irregular::{exceptions, wordnet_dir, Exceptions, MissingExceptions};
 pub use keys::without_leading_article;
 pub use known::{is_english as is_english_word, nearest_english};
+pub use lemmas::LEMMA;
 pub use longer::Longer;
 pub use longest::targets_agree;
 pub use normalised::{stem_word, Stems};
-pub use params::{BadParam, ParamKind, Params, Tunable, TUNABLE};
+pub use params::{BadParam, ParamKind, Params, Tunable, LEMMAS, TUNABLE};
 pub use sense::{context_verdict, stems_to_own_key, Sense, Verdict};
 pub use spec::{Part, Spec, UnknownRetriever};
 
@@ -56,11 +58,15 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::OnceLock;
 
-/// How an entry matched.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
+/// How an entry matched. The eight kinds below are the built-in ones
+/// (their JSON names are the lowercase variant names, pinned by
+/// docs/formats.md); a retriever adds its own with [`MatchKind::Other`]
+/// and a [`KindInfo`] in its file, listed in its [`RetrieverInfo::kinds`].
+///
+/// What every kind shares is the score scale ([`Match::score`]) and one
+/// flag, [`KindInfo::approximate`]: the one place that says whether a
+/// kind's matches are close spellings rather than the entry's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MatchKind {
     /// The phrase key equals the entry key.
     Exact,
@@ -78,21 +84,140 @@ pub enum MatchKind {
     Oracle,
     /// Drawn at random (the `random` control condition).
     Random,
+    /// A kind a retriever declares in its own file.
+    Other(&'static KindInfo),
+}
+
+/// What a match kind is called and how near its matches are.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KindInfo {
+    /// The name in every output (`"kind": "lemma"`): lowercase, unique.
+    pub name: &'static str,
+    /// What it means, in a few words (the page shows it).
+    pub summary: &'static str,
+    /// Every match of this kind is a close spelling (a similarity or an
+    /// edit bound), not the entry's words by a rule: `closest` ranks it
+    /// below a match by stem or as written, the page underlines it dashed.
+    /// A match of another kind is approximate when its score is below 1
+    /// (an alias found through a typo): [`Match::is_approximate`].
+    pub approximate: bool,
+}
+
+/// The built-in kinds, in [`MatchKind`]'s order.
+const BUILT_IN_KINDS: [KindInfo; 8] = [
+    KindInfo {
+        name: "exact",
+        summary: "the same words",
+        approximate: false,
+    },
+    KindInfo {
+        name: "stem",
+        summary: "another form of the word",
+        approximate: false,
+    },
+    KindInfo {
+        name: "fuzzy",
+        summary: "a close spelling",
+        approximate: true,
+    },
+    KindInfo {
+        name: "edit",
+        summary: "a close spelling",
+        approximate: true,
+    },
+    KindInfo {
+        name: "split",
+        summary: "the same letters, split or joined differently",
+        approximate: false,
+    },
+    KindInfo {
+        name: "alias",
+        summary: "one of its other forms",
+        approximate: false,
+    },
+    KindInfo {
+        name: "oracle",
+        summary: "taken from the label",
+        approximate: false,
+    },
+    KindInfo {
+        name: "random",
+        summary: "drawn at random",
+        approximate: false,
+    },
+];
+
+impl MatchKind {
+    /// The kind's name, summary and nearness.
+    pub fn info(self) -> &'static KindInfo {
+        let i = match self {
+            MatchKind::Other(info) => return info,
+            MatchKind::Exact => 0,
+            MatchKind::Stem => 1,
+            MatchKind::Fuzzy => 2,
+            MatchKind::Edit => 3,
+            MatchKind::Split => 4,
+            MatchKind::Alias => 5,
+            MatchKind::Oracle => 6,
+            MatchKind::Random => 7,
+        };
+        &BUILT_IN_KINDS[i]
+    }
+
+    /// The name in every output.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Every match of this kind is approximate ([`KindInfo::approximate`]).
+    pub fn is_approximate(self) -> bool {
+        self.info().approximate
+    }
+
+    /// Whether a match of this kind with `score` is approximate: the kind
+    /// is, or the score is below 1 ([`Match::is_approximate`]).
+    pub fn approximate_at(self, score: f64) -> bool {
+        self.is_approximate() || score < 1.0
+    }
+
+    /// The kind called `name`: a built-in one or one a registered
+    /// retriever declares.
+    pub fn named(name: &str) -> Option<MatchKind> {
+        const BUILT_IN: [MatchKind; 8] = [
+            MatchKind::Exact,
+            MatchKind::Stem,
+            MatchKind::Fuzzy,
+            MatchKind::Edit,
+            MatchKind::Split,
+            MatchKind::Alias,
+            MatchKind::Oracle,
+            MatchKind::Random,
+        ];
+        let declared = REGISTRY.iter().flat_map(|r| r.kinds.iter().copied());
+        BUILT_IN
+            .into_iter()
+            .find(|k| k.name() == name)
+            .or_else(|| declared.map(MatchKind::Other).find(|k| k.name() == name))
+    }
 }
 
 impl fmt::Display for MatchKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self {
-            MatchKind::Exact => "exact",
-            MatchKind::Stem => "stem",
-            MatchKind::Fuzzy => "fuzzy",
-            MatchKind::Edit => "edit",
-            MatchKind::Split => "split",
-            MatchKind::Alias => "alias",
-            MatchKind::Oracle => "oracle",
-            MatchKind::Random => "random",
-        };
-        f.write_str(name)
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for MatchKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MatchKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MatchKind, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(d)?;
+        MatchKind::named(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown match kind `{name}`")))
     }
 }
 
@@ -104,7 +229,14 @@ pub struct Match {
     pub kind: MatchKind,
     /// The phrase key that matched (empty for the oracle).
     pub phrase: String,
-    /// Similarity in [0, 1]; 1 for exact and stem matches.
+    /// How sure the match is, on one scale for every kind (docs/formats.md,
+    /// "Scores"): 1 when the entry's words stand in the post by a rule
+    /// (as written, by stem, an alias, split or joined, a lemma table);
+    /// below 1 a similarity in [0, 1), higher is nearer (fuzzy's Dice,
+    /// `1 - edits / characters` for edit). [`best_per_entry`] and
+    /// `longest` compare scores across kinds, so a new kind puts 1 only on
+    /// matches as sure as an exact one and maps its own measure into
+    /// [0, 1) otherwise.
     pub score: f64,
     /// Word range `[first, first + len)` of the phrase in the post; `None`
     /// for matches that come from no phrase (the oracle).
@@ -112,6 +244,14 @@ pub struct Match {
 }
 
 impl Match {
+    /// Whether the match is a close spelling rather than the entry's
+    /// words: its kind is approximate, or its score is below 1 (an alias
+    /// found through a typo). `closest` ranks, the trace flags and the
+    /// page marks matches by this alone.
+    pub fn is_approximate(&self) -> bool {
+        self.kind.approximate_at(self.score)
+    }
+
     /// Whether the match is the entry's source or an alias as written in
     /// the post (not found through a stem or a typo), with or without its
     /// leading article.
@@ -323,12 +463,43 @@ impl<'a> PostView<'a> {
 
 /// Turns a post into glossary matches. Matches may name an entry more than
 /// once (one per phrase); [`best_per_entry`] keeps one each.
+///
+/// The contract (docs/formats.md, "Retrievers"): a retriever is built
+/// once per glossary and parameters by its [`RetrieverInfo::build`],
+/// which may fail with a [`BuildError`] (a file it needs is missing, a
+/// parameter is wrong); `retrieve` may then fail for one post with a
+/// [`RetrieveError`] (a service that did not answer), and the callers
+/// record it for that post (a run's call, translate's trace) or stop
+/// (eval). Every match's score is on the one scale of [`Match::score`]; a
+/// kind of its own is a [`MatchKind::Other`].
 pub trait Retriever: Send + Sync {
-    fn retrieve(&self, post: &PostView) -> Vec<Match>;
+    fn retrieve(&self, post: &PostView) -> Result<Vec<Match>, RetrieveError>;
 
     /// Whether the retriever only works on labelled posts.
     fn needs_labels(&self) -> bool {
         false
+    }
+}
+
+/// A retriever that cannot fail (every built-in one): its matches as a
+/// plain list. Implementing it makes a type a [`Retriever`] whose
+/// `retrieve` never errs.
+pub trait Infallible: Send + Sync {
+    fn matches(&self, post: &PostView) -> Vec<Match>;
+
+    /// Whether the retriever only works on labelled posts.
+    fn needs_labels(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Infallible> Retriever for T {
+    fn retrieve(&self, post: &PostView) -> Result<Vec<Match>, RetrieveError> {
+        Ok(self.matches(post))
+    }
+
+    fn needs_labels(&self) -> bool {
+        Infallible::needs_labels(self)
     }
 }
 
@@ -361,18 +532,77 @@ pub fn refuse_without_labels(retriever: &dyn Retriever, spec: &str) -> Result<()
     }
 }
 
+/// Why a retriever or a filter could not be built: the message names the
+/// retriever, and the file or parameter at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The spec names no registered retriever or filter.
+    #[error(transparent)]
+    Unknown(#[from] UnknownRetriever),
+    /// A parameter the retriever needs was not given.
+    #[error("`{retriever}` needs --{flag}: {what}")]
+    MissingParam {
+        retriever: &'static str,
+        /// The flag (the parameter's name with `-` for `_`).
+        flag: String,
+        /// What to give it, with an example.
+        what: &'static str,
+    },
+    /// A file the retriever reads cannot be read.
+    #[error("`{retriever}` cannot read {} (--{flag}): {error}", path.display())]
+    MissingFile {
+        retriever: &'static str,
+        flag: String,
+        path: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    /// A line of such a file is not what the retriever reads.
+    #[error("`{retriever}`: {}:{line}: {problem}", path.display())]
+    BadFile {
+        retriever: &'static str,
+        path: std::path::PathBuf,
+        line: usize,
+        problem: String,
+    },
+    /// A parameter's value the retriever cannot use.
+    #[error("`{retriever}`: {problem}")]
+    BadParam {
+        retriever: &'static str,
+        problem: String,
+    },
+}
+
+/// Why a retriever found no matches for one post (a model or a service
+/// it asks did not answer): the retriever and what went wrong. The post
+/// fails; the others go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("retriever `{retriever}` failed: {message}")]
+pub struct RetrieveError {
+    pub retriever: String,
+    pub message: String,
+}
+
+/// How a registered retriever is built.
+pub type BuildRetriever = fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Retriever>, BuildError>;
+
+/// How a registered filter is built.
+pub type BuildFilter = fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Filter>, BuildError>;
+
 /// A registered retriever.
 pub struct RetrieverInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    pub build: fn(&Arc<Glossary>, &Params) -> Box<dyn Retriever>,
+    pub build: BuildRetriever,
+    /// The match kinds of its own it gives (beside the built-in ones), so
+    /// that a saved result naming one reads back.
+    pub kinds: &'static [&'static KindInfo],
 }
 
 /// A registered filter.
 pub struct FilterInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    pub build: fn(&Arc<Glossary>, &Params) -> Box<dyn Filter>,
+    pub build: BuildFilter,
 }
 
 /// A named composition: a short name for a spec.
@@ -392,6 +622,7 @@ pub const REGISTRY: &[RetrieverInfo] = &[
     edit::INFO,
     split::INFO,
     alias::INFO,
+    lemmas::INFO,
     oracle::INFO,
     control::NONE_INFO,
     control::RANDOM_INFO,
@@ -437,7 +668,7 @@ pub fn build(
     spec: &str,
     glossary: &Arc<Glossary>,
     params: &Params,
-) -> Result<Box<dyn Retriever>, UnknownRetriever> {
+) -> Result<Box<dyn Retriever>, BuildError> {
     Spec::parse(spec)?.build(glossary, params)
 }
 
@@ -497,7 +728,7 @@ pub(crate) mod test_support {
     /// Ids retrieved by `spec` for `text`, with their kinds and phrases.
     pub fn run(spec: &str, g: &Arc<Glossary>, text: &str) -> Vec<(String, MatchKind, String)> {
         let r = build(spec, g, &Params::default()).unwrap();
-        best_per_entry(r.retrieve(&PostView::new(text, None)))
+        best_per_entry(r.retrieve(&PostView::new(text, None)).unwrap())
             .into_iter()
             .map(|m| (g.entries[m.entry].id.clone(), m.kind, m.phrase))
             .collect()
@@ -508,6 +739,65 @@ pub(crate) mod test_support {
 mod tests {
     use super::test_support::*;
     use super::*;
+
+    #[test]
+    fn every_kind_keeps_its_json_name_and_reads_back() {
+        // The built-in names are pinned by docs/formats.md; a declared kind
+        // reads back through the registry; names are unique.
+        let built_in = [
+            (MatchKind::Exact, "exact"),
+            (MatchKind::Stem, "stem"),
+            (MatchKind::Fuzzy, "fuzzy"),
+            (MatchKind::Edit, "edit"),
+            (MatchKind::Split, "split"),
+            (MatchKind::Alias, "alias"),
+            (MatchKind::Oracle, "oracle"),
+            (MatchKind::Random, "random"),
+        ];
+        let declared = REGISTRY
+            .iter()
+            .flat_map(|r| r.kinds.iter().map(|&k| (MatchKind::Other(k), k.name)));
+        let mut names = Vec::new();
+        for (kind, name) in built_in.into_iter().chain(declared) {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, name);
+            assert_eq!(serde_json::from_value::<MatchKind>(json).unwrap(), kind);
+            assert_eq!(kind.to_string(), name);
+            names.push(name);
+        }
+        assert!(names.contains(&"lemma"));
+        let unique: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        let err = serde_json::from_value::<MatchKind>(serde_json::json!("typo")).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown match kind `typo`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn approximate_is_the_kind_or_a_score_below_one() {
+        let at = |kind: MatchKind, score: f64| Match {
+            entry: 0,
+            kind,
+            phrase: "x".into(),
+            score,
+            words: Some((0, 1)),
+        };
+        assert!(at(MatchKind::Fuzzy, 1.0).is_approximate());
+        assert!(at(MatchKind::Edit, 0.8).is_approximate());
+        // An alias through a typo is; as written or by stem it is not.
+        assert!(at(MatchKind::Alias, 0.9).is_approximate());
+        for kind in [
+            MatchKind::Exact,
+            MatchKind::Stem,
+            MatchKind::Split,
+            MatchKind::Alias,
+        ] {
+            assert!(!at(kind, 1.0).is_approximate(), "{kind}");
+        }
+        assert!(!at(MatchKind::Other(&LEMMA), 1.0).is_approximate());
+    }
 
     #[test]
     fn expand_list_dedups_and_expands_all() {

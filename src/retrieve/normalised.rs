@@ -6,7 +6,7 @@ use super::exact::Exact;
 use super::keys::{self, Keyed};
 use super::porter2;
 use super::terms::{self, WordTrie};
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 use crate::phrase;
 use rayon::prelude::*;
@@ -16,7 +16,8 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "normalised",
     summary:
         "equal after stemming every word (Snowball English): cookies = cookie, delivered = deliver",
-    build: |g, _: &Params| Box::new(Normalised::new(g)),
+    build: |g, _: &Params| Ok(Box::new(Normalised::new(g))),
+    kinds: &[],
 };
 
 /// A stemmer that stems each distinct word once.
@@ -97,9 +98,9 @@ impl Normalised {
     }
 }
 
-impl Retriever for Normalised {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        let mut out = self.exact.retrieve(post);
+impl Infallible for Normalised {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
+        let mut out = self.exact.matches(post);
         let stems = post.stems().iter().map(String::as_str);
         let words = stems.zip(post.segments().iter().copied());
         self.stemmed.find(words, |found| {

@@ -2,18 +2,19 @@
 //! search failures from generation failures; it exists only for labelled
 //! posts.
 
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "oracle",
     summary: "exactly the label's needed entries (labelled posts only): the ceiling for retrieval",
-    build: |_, _: &Params| Box::new(Oracle),
+    build: |_, _: &Params| Ok(Box::new(Oracle)),
+    kinds: &[],
 };
 
 pub struct Oracle;
 
-impl Retriever for Oracle {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Oracle {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         post.needed
             .unwrap_or_default()
             .iter()
@@ -37,8 +38,10 @@ mod tests {
         let r = build("oracle", &g, &Params::default()).unwrap();
         assert!(r.needs_labels());
         let needed = [1];
-        let got = r.retrieve(&PostView::new("tea, and nothing else", Some(&needed)));
+        let got = r
+            .retrieve(&PostView::new("tea, and nothing else", Some(&needed)))
+            .unwrap();
         assert_eq!(got.iter().map(|m| m.entry).collect::<Vec<_>>(), [1]);
-        assert!(r.retrieve(&PostView::new("tea", None)).is_empty());
+        assert!(r.retrieve(&PostView::new("tea", None)).unwrap().is_empty());
     }
 }

@@ -1,16 +1,23 @@
-//! The retrievers' tunable numbers: [`Params`] and [`TUNABLE`], the one
-//! table that declares each number's name, default, accepted range and
+//! The retrievers' parameters: [`Params`] and [`TUNABLE`], the one table
+//! that declares each parameter's name, kind, default, accepted range and
 //! help. `Params::default()`, the command-line flags and `glossa sweep`
-//! all read that table, so a default is written once, here.
+//! all read that table, so a default is written once, here. A parameter
+//! is a number (`Real`, `Integer`: swept, checked against its range) or a
+//! path or a text (`Path`, `Text`: a file or a model name a retriever
+//! reads, none by default).
 
 use super::EditBounds;
 use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
 
-/// Tunable numbers shared by retrievers; each reads the ones it uses.
+/// The parameters shared by retrievers; each reads the ones it uses.
 /// The CLI builds it from its flags; a library user starts from
 /// `Params::default()` (`Params { threshold, ..Default::default() }`).
-/// Every numeric field has a line in [`TUNABLE`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+/// Every numeric field has a line in [`TUNABLE`]; the path and text
+/// parameters given are in `text`, by name (in JSON beside the numbers,
+/// `"lemmas": "lemmas.tsv"`, absent when not given).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Params {
     /// Minimum trigram Dice coefficient for `fuzzy`.
@@ -19,15 +26,19 @@ pub struct Params {
     pub edit_one_from: usize,
     /// `edit`: key words of at least this many characters tolerate two edits.
     pub edit_two_from: usize,
+    /// The `Path` and `Text` parameters given, by their [`TUNABLE`] name.
+    #[serde(flatten)]
+    pub text: BTreeMap<String, String>,
 }
 
 impl Default for Params {
-    /// Every field at its [`TUNABLE`] default.
+    /// Every field at its [`TUNABLE`] default; no path or text given.
     fn default() -> Self {
         Params {
             threshold: THRESHOLD.default,
             edit_one_from: EDIT_ONE_FROM.default as usize,
             edit_two_from: EDIT_TWO_FROM.default as usize,
+            text: BTreeMap::new(),
         }
     }
 }
@@ -43,7 +54,7 @@ impl Params {
 
     /// Set the numeric parameter `name` (see [`TUNABLE`]) to `value`.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), BadParam> {
-        let t = tunable(name)?;
+        let t = tunable(name)?.number()?;
         t.check(value)?;
         (t.put)(self, value);
         Ok(())
@@ -51,19 +62,55 @@ impl Params {
 
     /// The value of the numeric parameter `name`.
     pub fn get(&self, name: &str) -> Result<f64, BadParam> {
-        Ok((tunable(name)?.get)(self))
+        Ok((tunable(name)?.number()?.get)(self))
+    }
+
+    /// Set any parameter from its text as a flag takes it: a number read
+    /// and checked for `Real` and `Integer`, kept as written for `Path`
+    /// and `Text` (`set_str("lemmas", "lemmas.tsv")`).
+    pub fn set_str(&mut self, name: &str, value: &str) -> Result<(), BadParam> {
+        let t = tunable(name)?;
+        if t.kind.is_number() {
+            let v = t.parse(value)?;
+            (t.put)(self, v);
+        } else {
+            self.text.insert(t.name.to_string(), value.to_string());
+        }
+        Ok(())
+    }
+
+    /// The `Path` or `Text` parameter `name` as given, if it was.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.text.get(name).map(String::as_str)
+    }
+
+    /// The `Path` parameter `name`, if given.
+    pub fn path(&self, name: &str) -> Option<&Path> {
+        self.text(name).map(Path::new)
     }
 }
 
-/// Whether a parameter takes any number or only whole numbers.
+/// What a parameter takes: any number, whole numbers, a file's path, or a
+/// text (a model name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamKind {
     Real,
     Integer,
+    Path,
+    Text,
 }
 
-/// A numeric retriever parameter that can be set by name.
+impl ParamKind {
+    /// `Real` or `Integer`: swept, ranged, read with `Tunable::get`.
+    pub fn is_number(self) -> bool {
+        matches!(self, ParamKind::Real | ParamKind::Integer)
+    }
+}
+
+/// A retriever parameter that can be set by name. For a `Path` or `Text`
+/// kind the numeric fields mean nothing (see [`Tunable::path`]): its value
+/// is read with [`Params::text`].
 pub struct Tunable {
     /// The `Params` field (the command-line flag with `-` for `_`).
     pub name: &'static str,
@@ -80,6 +127,63 @@ pub struct Tunable {
     pub get: fn(&Params) -> f64,
     pub put: fn(&mut Params, f64),
 }
+
+impl Tunable {
+    /// A parameter that takes a file's path, with no default: a retriever
+    /// that needs it refuses to build without it.
+    pub const fn path(name: &'static str, summary: &'static str) -> Tunable {
+        Tunable::of_text(name, summary, ParamKind::Path)
+    }
+
+    /// A parameter that takes a text (a model name, a service's URL), with
+    /// no default.
+    pub const fn text(name: &'static str, summary: &'static str) -> Tunable {
+        Tunable::of_text(name, summary, ParamKind::Text)
+    }
+
+    const fn of_text(name: &'static str, summary: &'static str, kind: ParamKind) -> Tunable {
+        Tunable {
+            name,
+            summary,
+            kind,
+            default: 0.0,
+            min: 0.0,
+            max: 0.0,
+            range: (0.0, 0.0, 0.0),
+            get: no_number,
+            put: no_number_to_put,
+        }
+    }
+
+    /// This parameter, if it is a number; why not otherwise.
+    pub fn number(&self) -> Result<&Tunable, BadParam> {
+        match self.kind.is_number() {
+            true => Ok(self),
+            false => Err(BadParam(format!(
+                "`{}` takes a {}, not a number",
+                self.name,
+                self.kind_word()
+            ))),
+        }
+    }
+
+    /// `path` or `text`, as messages say it.
+    fn kind_word(&self) -> &'static str {
+        match self.kind {
+            ParamKind::Path => "path",
+            ParamKind::Text => "text",
+            ParamKind::Real | ParamKind::Integer => "number",
+        }
+    }
+}
+
+// The numeric accessors of a path or text parameter: never called
+// (`Tunable::number` refuses first), there because the table is one type.
+fn no_number(_: &Params) -> f64 {
+    f64::NAN
+}
+
+fn no_number_to_put(_: &mut Params, _: f64) {}
 
 /// `fuzzy`'s threshold (docs/formats.md: default 0.75).
 pub const THRESHOLD: Tunable = Tunable {
@@ -127,8 +231,20 @@ pub const EDIT_TWO_FROM: Tunable = word_length!(
     8.0
 );
 
-/// Every numeric parameter of every retriever.
-pub const TUNABLE: &[Tunable] = &[THRESHOLD, EDIT_ONE_FROM, EDIT_TWO_FROM];
+/// `lemmas`' table (`--lemmas FILE`, docs/formats.md "Beyond the reference
+/// five").
+pub const LEMMAS: Tunable = Tunable::path(
+    "lemmas",
+    "lemmas: word forms and their lemmas, `form<TAB>lemma` a line (`mice<TAB>mouse`), for -r glossa+lemmas",
+);
+
+/// Every parameter of every retriever: the numbers first.
+pub const TUNABLE: &[Tunable] = &[THRESHOLD, EDIT_ONE_FROM, EDIT_TWO_FROM, LEMMAS];
+
+/// The numeric parameters (the ones `glossa sweep` scans), in table order.
+pub fn numeric() -> impl Iterator<Item = &'static Tunable> {
+    TUNABLE.iter().filter(|t| t.kind.is_number())
+}
 
 /// A parameter name that is not in [`TUNABLE`], or a value it does not take.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -141,11 +257,7 @@ pub fn tunable(name: &str) -> Result<&'static Tunable, BadParam> {
     TUNABLE.iter().find(|t| t.name == wanted).ok_or_else(|| {
         BadParam(format!(
             "unknown parameter `{name}`; numeric retriever parameters: {}",
-            TUNABLE
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            numeric().map(|t| t.name).collect::<Vec<_>>().join(", ")
         ))
     })
 }
@@ -192,6 +304,8 @@ impl Tunable {
         let accepts = match self.kind {
             ParamKind::Real => format!("{} to {}", format_value(self.min), format_value(self.max)),
             ParamKind::Integer => format!("whole numbers from {}", format_value(self.min)),
+            ParamKind::Path => "a file".to_string(),
+            ParamKind::Text => "a text".to_string(),
         };
         format!("{} ({accepts})", self.summary)
     }
@@ -215,7 +329,7 @@ mod tests {
     #[test]
     fn defaults_come_from_the_table() {
         let params = Params::default();
-        for t in TUNABLE {
+        for t in numeric() {
             assert_eq!((t.get)(&params), t.default, "{}", t.name);
             t.check(t.default).unwrap();
         }
@@ -278,6 +392,42 @@ mod tests {
             .0
             .contains("unknown parameter `treshold`"));
     }
+
+    #[test]
+    fn path_parameters_are_set_as_text_and_refused_as_numbers() {
+        let mut p = Params::default();
+        assert_eq!(p.path("lemmas"), None);
+        p.set_str("lemmas", "my lemmas.tsv").unwrap();
+        assert_eq!(p.path("lemmas"), Some(Path::new("my lemmas.tsv")));
+        // Set by text, a number is still read and checked.
+        p.set_str("threshold", "0.9").unwrap();
+        assert_eq!(p.threshold, 0.9);
+        assert!(p.set_str("threshold", "x").is_err());
+        assert_eq!(
+            p.set("lemmas", 1.0).unwrap_err().0,
+            "`lemmas` takes a path, not a number"
+        );
+        assert!(p.get("lemmas").is_err());
+        // Beside the numbers in JSON, absent when not given, read back.
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["lemmas"], "my lemmas.tsv");
+        assert_eq!(serde_json::from_value::<Params>(json).unwrap(), p);
+        let none = serde_json::to_string(&Params::default()).unwrap();
+        assert_eq!(
+            none,
+            r#"{"threshold":0.75,"edit_one_from":4,"edit_two_from":8}"#
+        );
+        assert_eq!(LEMMAS_HELP, LEMMAS.flag_help());
+        let model = Tunable::text("embed_model", "embed: the embedding model");
+        assert_eq!(model.flag_help(), "embed: the embedding model (a text)");
+        assert_eq!(
+            model.number().err().map(|e| e.0).as_deref(),
+            Some("`embed_model` takes a text, not a number")
+        );
+    }
+
+    const LEMMAS_HELP: &str = "lemmas: word forms and their lemmas, `form<TAB>lemma` a line \
+         (`mice<TAB>mouse`), for -r glossa+lemmas (a file)";
 
     #[test]
     fn parse_reads_a_flag_value_and_names_what_is_wrong() {

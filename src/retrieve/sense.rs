@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap as HashMap;
 pub const INFO: FilterInfo = FilterInfo {
     name: "sense",
     summary: "drops a match inside a `context.not` phrase, and an entry with `context.any` when none occurs in the post (stemmed)",
-    build: |g, _: &Params| Box::new(Sense::new(g)),
+    build: |g, _: &Params| Ok(Box::new(Sense::new(g))),
 };
 
 /// One context phrase: its words, compared by stem or as written.
@@ -269,7 +269,8 @@ mod tests {
             .retrieve(&crate::retrieve::PostView::new(
                 "Save the date! Date & walnut loaf too.",
                 None,
-            ));
+            ))
+            .unwrap();
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert_eq!(kept[0].words, Some((3, 1)));
         assert!(run(

@@ -18,7 +18,7 @@ use super::keys;
 use super::known::KnownWords;
 use super::normalised::{self, stem_keys, Normalised};
 use super::split::{self, Split};
-use super::{Match, MatchKind, Params, PostView, Retriever};
+use super::{Infallible, Match, MatchKind, Params, PostView};
 use crate::glossary::Glossary;
 use std::sync::Arc;
 
@@ -60,7 +60,7 @@ pub fn applies(names: &[&str]) -> bool {
 pub struct SharedTiers {
     /// The glossary's entry count: keys numbered from here are aliases.
     entries: usize,
-    tiers: [Box<dyn Retriever>; 3],
+    tiers: [Box<dyn Infallible>; 3],
     /// Sources and aliases without their leading article, as written (none
     /// in most glossaries: then no post pays for them).
     without_articles: Option<Exact>,
@@ -122,7 +122,7 @@ impl SharedTiers {
             aliases: Vec::new(),
         };
         for (tier, retriever) in Tier::ALL.iter().zip(&self.tiers) {
-            for m in retriever.retrieve(post) {
+            for m in retriever.matches(post) {
                 if m.entry < self.entries {
                     dealt.sources[*tier as usize].push(m);
                 } else {
@@ -136,7 +136,7 @@ impl SharedTiers {
         }
         // In `alias`'s order: its three tiers, the keys without articles, fuzzy.
         if let Some(exact) = &self.without_articles {
-            let matches = exact.retrieve(post).into_iter();
+            let matches = exact.matches(post).into_iter();
             dealt.aliases.extend(matches.map(|m| Match {
                 kind: MatchKind::Alias,
                 ..m
@@ -166,7 +166,7 @@ mod tests {
             .split('+')
             .map(|name| {
                 let info = REGISTRY.iter().find(|i| i.name == name).unwrap();
-                (info.build)(g, &Params::default())
+                (info.build)(g, &Params::default()).unwrap()
             })
             .collect();
         Box::new(Union::new(parts))
@@ -231,7 +231,7 @@ mod tests {
             for text in posts.iter().cloned().chain(rests) {
                 let text = &text;
                 let post = PostView::new(text, None);
-                let (a, b) = (shared.retrieve(&post), separate.retrieve(&post));
+                let (a, b) = (shared.retrieve(&post).unwrap(), separate.retrieve(&post).unwrap());
                 proptest::prop_assert_eq!(sorted(&a), sorted(&b), "{}", text);
                 proptest::prop_assert_eq!(best_per_entry(a), best_per_entry(b));
             }

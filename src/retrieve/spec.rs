@@ -12,8 +12,8 @@
 use super::case::CaseFilter;
 use super::shared::{self, SharedTiers};
 use super::{
-    union, Composition, Filter, FilterInfo, Params, Retriever, RetrieverInfo, COMPOSITIONS,
-    FILTERS, REGISTRY,
+    union, BuildError, Composition, Filter, FilterInfo, Params, Retriever, RetrieverInfo,
+    COMPOSITIONS, FILTERS, REGISTRY,
 };
 use crate::glossary::Glossary;
 use rayon::prelude::*;
@@ -96,12 +96,13 @@ impl Spec {
     }
 
     /// Build the retriever: the union's parts (their indexes side by side),
-    /// then the filters.
+    /// then the filters. The first part or filter that cannot be built
+    /// says why.
     pub fn build(
         &self,
         glossary: &Arc<Glossary>,
         params: &Params,
-    ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
+    ) -> Result<Box<dyn Retriever>, BuildError> {
         self.build_nested(glossary, params, 0)
     }
 
@@ -110,7 +111,7 @@ impl Spec {
         glossary: &Arc<Glossary>,
         params: &Params,
         depth: usize,
-    ) -> Result<Box<dyn Retriever>, UnknownRetriever> {
+    ) -> Result<Box<dyn Retriever>, BuildError> {
         let names: Vec<&str> = self.union.iter().map(Part::name).collect();
         let inner: Box<dyn Retriever> = if shared::applies(&names) {
             Box::new(self.build_shared(glossary, params, depth)?)
@@ -128,14 +129,12 @@ impl Spec {
         if self.filters.is_empty() && case.is_none() {
             return Ok(inner);
         }
-        let filters = case
-            .into_iter()
-            .chain(
-                self.filters
-                    .iter()
-                    .map(|info| (info.build)(glossary, params)),
-            )
-            .collect();
+        let filters = self
+            .filters
+            .iter()
+            .map(|info| (info.build)(glossary, params))
+            .collect::<Result<Vec<_>, _>>()?;
+        let filters = case.into_iter().chain(filters).collect();
         Ok(Box::new(union::Filtered::new(inner, filters)))
     }
 
@@ -146,15 +145,15 @@ impl Spec {
         glossary: &Arc<Glossary>,
         params: &Params,
         depth: usize,
-    ) -> Result<Vec<Box<dyn Retriever>>, UnknownRetriever> {
+    ) -> Result<Vec<Box<dyn Retriever>>, BuildError> {
         parts
             .par_iter()
             .map(|part| match part {
-                Part::Retriever(info) => Ok((info.build)(glossary, params)),
+                Part::Retriever(info) => (info.build)(glossary, params),
                 Part::Composition(c) if depth < MAX_NESTING => {
                     c.parsed()?.build_nested(glossary, params, depth + 1)
                 }
-                Part::Composition(c) => Err(UnknownRetriever::retriever(c.spec, c.name)),
+                Part::Composition(c) => Err(UnknownRetriever::retriever(c.spec, c.name).into()),
             })
             .collect()
     }
@@ -167,7 +166,7 @@ impl Spec {
         glossary: &Arc<Glossary>,
         params: &Params,
         depth: usize,
-    ) -> Result<union::Union, UnknownRetriever> {
+    ) -> Result<union::Union, BuildError> {
         let own: Vec<Part> = self
             .union
             .iter()

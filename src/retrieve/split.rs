@@ -16,7 +16,7 @@
 use super::keys::{self, Keyed};
 use super::normalised::{stem_keys, stem_word};
 use super::wordmap::WordMap;
-use super::{Match, MatchKind, Params, PostView, Retriever, RetrieverInfo};
+use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use crate::glossary::{word_count, Glossary};
 use crate::phrase::{self, Span};
 use std::borrow::Cow;
@@ -24,7 +24,8 @@ use std::borrow::Cow;
 pub const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
     summary: "a word split or joined: `sour dough` = sourdough, `home made` = homemade (same letters, other spacing)",
-    build: |g, _: &Params| Box::new(Split::new(g)),
+    build: |g, _: &Params| Ok(Box::new(Split::new(g))),
+    kinds: &[],
 };
 
 /// Entries by a space-less form.
@@ -392,8 +393,8 @@ impl Split {
     }
 }
 
-impl Retriever for Split {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+impl Infallible for Split {
+    fn matches(&self, post: &PostView) -> Vec<Match> {
         let mut out = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
         let mut joined = String::new();

@@ -3,7 +3,7 @@
 //! through filters left to right.
 
 use super::shared::{SharedTiers, Tier};
-use super::{Filter, Match, PostView, Retriever};
+use super::{Filter, Match, PostView, RetrieveError, Retriever};
 
 /// One retriever of a union.
 pub enum Part {
@@ -38,19 +38,19 @@ impl Union {
 }
 
 impl Retriever for Union {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
+    fn retrieve(&self, post: &PostView) -> Result<Vec<Match>, RetrieveError> {
         // Only `with_shared` makes shared parts, and it holds their index.
         let mut dealt = self.shared.as_ref().map(|s| s.retrieve(post));
         let mut out = Vec::new();
         for part in &self.parts {
             match (part, dealt.as_mut()) {
-                (Part::Own(p), _) => out.extend(p.retrieve(post)),
+                (Part::Own(p), _) => out.extend(p.retrieve(post)?),
                 (Part::Shared(tier), Some(d)) => out.extend(d.sources(*tier)),
                 (Part::SharedAlias, Some(d)) => out.extend(d.aliases()),
                 (Part::Shared(_) | Part::SharedAlias, None) => {}
             }
         }
-        out
+        Ok(out)
     }
 
     fn needs_labels(&self) -> bool {
@@ -73,12 +73,12 @@ impl Filtered {
 }
 
 impl Retriever for Filtered {
-    fn retrieve(&self, post: &PostView) -> Vec<Match> {
-        self.filters
+    fn retrieve(&self, post: &PostView) -> Result<Vec<Match>, RetrieveError> {
+        let matches = self.inner.retrieve(post)?;
+        Ok(self
+            .filters
             .iter()
-            .fold(self.inner.retrieve(post), |matches, f| {
-                f.filter(post, matches)
-            })
+            .fold(matches, |matches, f| f.filter(post, matches)))
     }
 
     fn needs_labels(&self) -> bool {

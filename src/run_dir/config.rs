@@ -98,6 +98,10 @@ pub struct Inputs {
     pub labels: String,
     /// Of the translate template's name, version and text.
     pub prompt: String,
+    /// Of each file a retriever parameter names (`lemmas`), by parameter;
+    /// absent when none is given.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, String>,
 }
 
 /// `run.json` that cannot be read or written.
@@ -177,11 +181,16 @@ impl Inputs {
             prompt.update(part.as_bytes());
             prompt.update([0]);
         }
+        let files = path_params()
+            .filter_map(|t| Some((t.name, config.params.path(t.name)?)))
+            .map(|(name, path)| Ok((name.to_string(), fingerprint(path)?)))
+            .collect::<Result<_, ConfigError>>()?;
         Ok(Inputs {
             glossary: fingerprint(&config.glossary)?,
             posts: fingerprint(&config.posts)?,
             labels: fingerprint(&config.labels)?,
             prompt: crate::generate::cache::hex(&prompt.finalize()),
+            files,
         })
     }
 
@@ -194,10 +203,19 @@ impl Inputs {
             ("prompt", self.prompt == other.prompt),
         ]
         .into_iter()
+        .chain(path_params().map(|t| (t.name, self.files.get(t.name) == other.files.get(t.name))))
         .filter(|(_, same)| !same)
         .map(|(name, _)| name)
         .collect()
     }
+}
+
+/// The retriever parameters that name a file, whose contents a run's
+/// results depend on.
+fn path_params() -> impl Iterator<Item = &'static crate::retrieve::Tunable> {
+    crate::retrieve::TUNABLE
+        .iter()
+        .filter(|t| t.kind == crate::retrieve::ParamKind::Path)
 }
 
 /// SHA-256 of a file's bytes ([`crate::fsutil::sha256_file`]).
@@ -341,6 +359,33 @@ mod tests {
             let expected = old.replacen("{\n", "{\n  \"version\": 1,\n", 1);
             assert_eq!(new.trim_end(), expected.trim_end(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_file_a_retriever_parameter_names_is_fingerprinted_with_the_inputs() {
+        let mut config = load_config(&fixture("demo")).unwrap();
+        let template = Template::builtin("translate.v1");
+        let without = Inputs::of(&config, &template).unwrap();
+        assert!(without.files.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let table = dir.path().join("lemmas.tsv");
+        std::fs::write(&table, "mice\tmouse\n").unwrap();
+        config
+            .params
+            .set_str("lemmas", &table.display().to_string())
+            .unwrap();
+        let before = Inputs::of(&config, &template).unwrap();
+        assert_eq!(before.files.len(), 1);
+        assert_eq!(before.differences(&without), ["lemmas"]);
+        std::fs::write(&table, "mice\tmouse\ngeese\tgoose\n").unwrap();
+        let after = Inputs::of(&config, &template).unwrap();
+        assert_eq!(after.differences(&before), ["lemmas"]);
+        // Saved beside the others, read back.
+        let json = serde_json::to_value(&after).unwrap();
+        assert_eq!(json["files"]["lemmas"], after.files["lemmas"].as_str());
+        assert_eq!(serde_json::from_value::<Inputs>(json).unwrap(), after);
+        std::fs::remove_file(&table).unwrap();
+        assert!(Inputs::of(&config, &template).is_err());
     }
 
     #[test]

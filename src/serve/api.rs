@@ -11,7 +11,7 @@ use super::{AppState, ProviderChoice};
 use crate::generate::pipeline::{Pipeline, Trace};
 use crate::generate::spans;
 use crate::glossary::{Entry, Glossary};
-use crate::retrieve::{MatchKind, Retriever, UnknownRetriever};
+use crate::retrieve::{BuildError, MatchKind, Retriever, UnknownRetriever};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, Path, Query, Request, State};
@@ -59,6 +59,18 @@ impl IntoResponse for ApiError {
 impl From<UnknownRetriever> for ApiError {
     fn from(e: UnknownRetriever) -> ApiError {
         ApiError::bad(e.to_string())
+    }
+}
+
+impl From<BuildError> for ApiError {
+    /// A spec that names nothing is the request's fault; a retriever whose
+    /// file or parameter (given when the server started) is wrong, the
+    /// server's.
+    fn from(e: BuildError) -> ApiError {
+        match e {
+            BuildError::Unknown(e) => e.into(),
+            e => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
     }
 }
 
@@ -504,8 +516,14 @@ pub struct UsedOut {
     /// Terms the translation must not hold.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub forbidden: Vec<String>,
-    /// How it matched: exact, stem, fuzzy, edit, split, alias.
+    /// How it matched: exact, stem, fuzzy, edit, split, alias, or a
+    /// kind a retriever adds (`lemma`).
     pub kind: MatchKind,
+    /// A close spelling, not the entry's words ([`MatchKind::approximate_at`]):
+    /// the page underlines it dashed. The one place the page learns it.
+    pub approximate: bool,
+    /// What the kind means, in a few words (the page's "how it matched").
+    pub how: &'static str,
     /// The words of the post that matched, as written.
     pub phrase: String,
     pub score: f64,
@@ -579,6 +597,9 @@ async fn analyse(
     let request = spans::invocation("glossa serve", Vec::new());
     pipeline.record_spans(&request, &trace, "1", None, std::time::SystemTime::now());
     spans::end_invocation(&request, trace.generate.output.error.as_deref());
+    if let Some(err) = &trace.retrieve_error {
+        return Err(ApiError::new(StatusCode::BAD_GATEWAY, err.clone()));
+    }
     let joined = trace.simplify.output.join("\n");
     let left_out = match &unfiltered {
         Some(unfiltered) => explain::left_out(
@@ -637,7 +658,7 @@ async fn built_retrievers(
             let params = &st.options.params;
             st.retrievers.get(&name, &version, &glossary, spec, params)
         };
-        Ok::<_, UnknownRetriever>((get(&spec)?, unfiltered.as_deref().map(get).transpose()?))
+        Ok::<_, BuildError>((get(&spec)?, unfiltered.as_deref().map(get).transpose()?))
     })
     .await
 }
@@ -662,6 +683,8 @@ fn used_entries(trace: &Trace, glossary: &Glossary, translate: bool) -> Vec<Used
             forms: u.forms.clone(),
             forbidden: u.forbidden.clone(),
             kind: u.kind,
+            approximate: u.kind.approximate_at(u.score),
+            how: u.kind.info().summary,
             phrase: u.phrase.clone(),
             score: u.score,
             in_output: translated.then_some(t.in_output),

@@ -62,7 +62,9 @@ pub fn left_out(
     used: &[UsedEntry],
 ) -> Vec<LeftOut> {
     let view = PostView::new(text, None);
-    let all = unfiltered.retrieve(&view);
+    // A retriever that fails here failed in the pipeline too, which
+    // reports it: nothing is explained then.
+    let all = unfiltered.retrieve(&view).unwrap_or_default();
     // Each entry's matches, the used entries and who holds whom, found
     // once: a long post has thousands of matches.
     let mut of_entry: HashMap<usize, Vec<usize>> = HashMap::default();

@@ -26,7 +26,7 @@ pub use hosts::Hosts;
 pub use providers::{offline, providers_from_env, ModelSettings, ProviderChoice};
 
 use crate::glossary::Glossary;
-use crate::retrieve::{self, Params, Retriever, UnknownRetriever, RECOMMENDED};
+use crate::retrieve::{self, BuildError, Params, Retriever, RECOMMENDED};
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -146,7 +146,7 @@ impl Retrievers {
         glossary: &Arc<Glossary>,
         spec: &str,
         params: &Params,
-    ) -> Result<Arc<dyn Retriever>, UnknownRetriever> {
+    ) -> Result<Arc<dyn Retriever>, BuildError> {
         let same = |b: &&Built| b.name == name && b.version == version && b.spec == spec;
         if let Some(b) = self.lock().iter().find(same) {
             return Ok(Arc::clone(&b.retriever));

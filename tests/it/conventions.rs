@@ -202,7 +202,9 @@ fn sweep_list_params_lists_every_tunable_with_default_and_range() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    let tunable: Vec<&str> = glossa::retrieve::TUNABLE.iter().map(|t| t.name).collect();
+    let tunable: Vec<&str> = glossa::retrieve::params::numeric()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, tunable);
     assert_eq!(json[0]["default"], 0.75);
     // Each listed default is the tunables table's.
@@ -210,7 +212,7 @@ fn sweep_list_params_lists_every_tunable_with_default_and_range() {
         .as_array()
         .unwrap()
         .iter()
-        .zip(glossa::retrieve::TUNABLE)
+        .zip(glossa::retrieve::params::numeric())
     {
         assert_eq!(listed["default"].as_f64(), Some(t.default), "{}", t.name);
     }

@@ -600,6 +600,19 @@ fn retrieve_lists_entries_with_how_they_matched_and_words_no_entry_covers() {
             .any(|(id, kind, _)| id == "home-delivery" && kind != "exact"),
         "{kinds:?}"
     );
+    // Whether a match is a close spelling, and what its kind means, come
+    // from the server: the page lists no kinds of its own.
+    let entry = |id: &str| {
+        let entries = v["entries"].as_array().unwrap();
+        entries.iter().find(|e| e["id"] == id).unwrap().clone()
+    };
+    let (cookie, delivery) = (entry("cookie"), entry("home-delivery"));
+    assert_eq!(
+        (&cookie["approximate"], &cookie["how"]),
+        (&json!(false), &json!("one of its other forms"))
+    );
+    assert_eq!(delivery["approximate"], true, "{delivery}");
+    assert_eq!(delivery["how"], "a close spelling", "{delivery}");
     assert_eq!(v["uncovered"], json!(["fresh"]));
     assert!(v.get("translation").is_none());
 
@@ -632,6 +645,16 @@ fn retrieve_lists_entries_with_how_they_matched_and_words_no_entry_covers() {
         "{}",
         r.body
     );
+    // A retriever that needs a file the server was not started with: the
+    // server's setup, said plainly.
+    let r = s.send(
+        "POST",
+        "/api/retrieve",
+        &json!({"text": "two mice", "glossary": "cafe", "retriever": "exact+lemmas"}),
+        &[],
+    );
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert!(r.error().contains("`lemmas` needs --lemmas"), "{}", r.body);
     let r = s.send(
         "POST",
         "/api/translate",
