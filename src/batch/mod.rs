@@ -15,6 +15,7 @@ use std::sync::Arc;
 use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
+pub mod remote;
 
 /// Which calls a run still has to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

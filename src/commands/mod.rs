@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod batch;
 pub mod check;
 pub mod completions;
 pub mod diff;
@@ -50,6 +51,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Translate(args) => translate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Batch(args) => batch::run(args),
         Command::Check(args) => check::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Sweep(args) => sweep::run(args),

@@ -366,7 +366,7 @@ fn check_inputs(
 }
 
 /// One pipeline per retriever, sharing the glossary and the client.
-fn pipelines(
+pub(crate) fn pipelines(
     config: &RunConfig,
     glossary: &Arc<Glossary>,
     template: &Template,

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod batch_service;
+
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
