@@ -46,6 +46,8 @@ pub struct MockState {
     pub rate_limit_creates: usize,
     /// Take the create requests in, never answer them.
     pub hang_creates: bool,
+    /// Refuse the next create with 400 and this message.
+    pub refuse_create: Option<String>,
     /// Answer at most this many requests of a batch, then expire it.
     pub answer_at_most: Option<usize>,
     /// These custom_ids fail (a 500 line in the error file).
@@ -200,6 +202,9 @@ async fn create(State(state): State<Shared>, body: Bytes) -> Response {
                 Json(json!({"error": {"message": "Rate limit reached for batches", "type": "requests", "param": null, "code": "rate_limit_exceeded"}})),
             )
                 .into_response();
+        }
+        if let Some(message) = s.refuse_create.take() {
+            return error(StatusCode::BAD_REQUEST, &message);
         }
         s.hang_creates
     };
