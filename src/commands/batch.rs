@@ -450,6 +450,12 @@ fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
     }
 
     let running = ledger.parts.iter().filter(|p| !p.done).count();
+    if ledger.parts.iter().any(|p| p.batch_id.is_none() && !p.done) {
+        eprintln!(
+            "some request files have no batch yet: glossa batch submit {} creates them",
+            dir.display()
+        );
+    }
     if running > 0 {
         eprintln!(
             "{running} batches not finished yet ({}); fetch again later, or with --wait",
@@ -474,6 +480,15 @@ fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             Ok(code)
+        }
+        None if !ready.is_empty() => {
+            eprintln!(
+                "the finished batches returned no results; their calls are still missing: send them \
+                 again with: glossa batch submit {}",
+                dir.display()
+            );
+            super::emit(&render(&ledger, Format::Table))?;
+            Ok(Exit::Failed.into())
         }
         None => {
             eprintln!(

@@ -330,6 +330,34 @@ async fn a_crash_between_upload_and_create_resumes_without_a_second_upload() {
     assert_eq!(recorded_ids(&dir).len(), 48);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_that_fails_validation_is_sent_again_by_the_next_submit() {
+    let service = BatchService::start(ANSWER).await;
+    service.with(|s| s.fail_validation = true);
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path().to_path_buf();
+    let base = service.base();
+    let (failed, status) = tokio::task::spawn_blocking(move || {
+        batch_run(&cwd, "b");
+        run(&cwd, &["batch", "submit", "b", "--base-url", &base], 0);
+        let (_, failed) = run(&cwd, &["batch", "fetch", "b"], 1);
+        let (status, _) = run(&cwd, &["batch", "status", "b"], 0);
+        run(&cwd, &["batch", "submit", "b"], 0);
+        run(&cwd, &["batch", "fetch", "b"], 0);
+        (failed, status)
+    })
+    .await
+    .unwrap();
+    assert!(
+        failed.contains("line 1: invalid_request: This model is not available for batch."),
+        "{failed}"
+    );
+    assert!(failed.contains("glossa batch submit"), "{failed}");
+    assert!(status.contains("failed, recorded"), "{status}");
+    assert_eq!(service.uploaded_ids(1).len(), 48);
+    assert_eq!(recorded_ids(&tmp.path().join("b")).len(), 48);
+}
+
 #[test]
 fn batch_commands_refuse_what_they_cannot_do() {
     let tmp = TempDir::new().unwrap();

@@ -52,6 +52,8 @@ pub struct MockState {
     pub answer_at_most: Option<usize>,
     /// These custom_ids fail (a 500 line in the error file).
     pub fail: HashSet<String>,
+    /// The next batch to finish fails validation (no results).
+    pub fail_validation: bool,
     /// The text every request is answered with.
     pub answer: String,
     /// `GET`s answered `in_progress` before a batch finishes.
@@ -278,6 +280,13 @@ async fn retrieve(State(state): State<Shared>, Path(id): Path<String>) -> Respon
 
 /// Answer a batch's requests: its output (last line first) and error files.
 fn finish(s: &mut MockState, i: usize) {
+    if std::mem::take(&mut s.fail_validation) {
+        s.batches[i]["status"] = json!("failed");
+        s.batches[i]["errors"] = json!({"object": "list", "data": [
+            {"code": "invalid_request", "line": 1, "message": "This model is not available for batch.", "param": "body.model"}
+        ]});
+        return;
+    }
     let input = s.batches[i]["input_file_id"].as_str().unwrap().to_string();
     let lines: Vec<Value> = s.files[&input]
         .lines()
