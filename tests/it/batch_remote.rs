@@ -252,15 +252,24 @@ async fn an_expired_batch_is_completed_by_a_batch_of_only_the_missing_calls() {
     assert!(err.contains("glossa batch submit --retry-errors"), "{err}");
     assert_eq!(recorded_ids(&dir).len(), 48);
 
-    // The failed call alone, then the run is complete.
-    service.with(|s| s.fail.clear());
+    // The failed call alone, then the run is complete; fetch --wait asks
+    // until the batch is done.
+    service.with(|s| {
+        s.fail.clear();
+        s.polls_before_done = 2;
+    });
     let c = cwd.clone();
-    tokio::task::spawn_blocking(move || {
+    let waited = tokio::task::spawn_blocking(move || {
         run(&c, &["batch", "submit", "b", "--retry-errors"], 0);
-        run(&c, &["batch", "fetch", "b"], 0);
+        run(&c, &["batch", "fetch", "b", "--wait", "--poll", "0.2"], 0).1
     })
     .await
     .unwrap();
+    assert_eq!(
+        waited.matches("1 batches still running").count(),
+        2,
+        "{waited}"
+    );
     assert_eq!(service.uploaded_ids(2), vec![first[3].clone()]);
     let s = summary(&dir);
     assert_eq!(s["failed"], 0, "{s}");
