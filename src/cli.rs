@@ -142,6 +142,24 @@ pub enum Command {
         summary.json, and the table.\n\
         Exit codes: 0 every call present and answered, 1 some calls failed or are missing, 2 bad input.")]
     Merge(MergeArgs),
+    /// Send a run's requests to the OpenAI Batch API (or a compatible one), follow the batches, and record their results
+    #[command(after_help = "Examples:\n  \
+        glossa run --batch-out requests.jsonl --model gpt-4o-mini --out runs/big   # the run folder (no call, no key)\n  \
+        glossa batch submit runs/big          # upload and create the batch(es); runs/big/batches.json records each step\n  \
+        glossa batch status runs/big          # each batch's state and request counts (--format json)\n  \
+        glossa batch fetch runs/big --wait    # wait, download results and errors, check and record them as --batch-in does\n  \
+        glossa batch submit runs/big          # after an expired or cancelled batch: a new batch of only the calls still missing\n  \
+        glossa batch submit runs/big --base-url https://my-proxy.example/v1   # Azure OpenAI, a LiteLLM proxy\n\n\
+        submit writes the run's missing calls (run.json's settings) to DIR/batches/part-NNN.jsonl, a new file \
+        past 50,000 requests or 200 MB (--max-requests, --max-mb), uploads each (purpose=batch) and creates its \
+        batch (endpoint /v1/chat/completions, window 24h). Every step is saved to DIR/batches.json at once: run \
+        submit again after a crash and it continues, never uploading a recorded file or creating a recorded \
+        batch again; requests in a batch not yet fetched are never sent again. The key comes from OPENAI_API_KEY \
+        (or run.json's --api-key-env); the base URL from --base-url, else the one submit used, else run.json's, \
+        else OpenAI's.\n\
+        Exit codes: 0 done (fetch: every call answered), 1 fetch: calls failed or still without a result \
+        (batches still running), 2 bad input or a refused request.")]
+    Batch(BatchArgs),
     /// Check translations made elsewhere (TMX, XLIFF, PO, line-aligned text, JSONL) against a glossary; no model called
     #[command(after_help = "Examples:\n  \
         glossa check --glossary brand.json delivery.tmx --target-lang de\n  \
@@ -1184,4 +1202,77 @@ mod tests {
         let err = Cli::try_parse_from(["glossa", "eval", "--edit-two-from", "2.5"]).unwrap_err();
         assert!(err.to_string().contains("whole numbers"), "{err}");
     }
+}
+
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    #[command(subcommand)]
+    pub action: BatchAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BatchAction {
+    /// Upload the run's missing calls and create their batch(es); resumable
+    #[command(after_help = "Example:\n  glossa batch submit runs/big --max-requests 10000")]
+    Submit(BatchSubmitArgs),
+    /// Each batch's state and request counts, as the service reports them now
+    #[command(after_help = "Example:\n  glossa batch status runs/big --format json")]
+    Status(BatchStatusArgs),
+    /// Download finished batches' results and errors and record them in calls.jsonl (as `run --batch-in`)
+    #[command(
+        after_help = "Example:\n  glossa batch fetch runs/big --wait --poll 300\n\n\
+        Exit codes: 0 every call of the run answered, 1 calls failed or still without a result, 2 bad input."
+    )]
+    Fetch(BatchFetchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BatchService {
+    /// The run folder (made by `glossa run --batch-out FILE --out DIR`)
+    pub dir: PathBuf,
+    /// Base URL of an OpenAI-compatible batch service (Azure OpenAI, a LiteLLM proxy) [default: the one submit used, else run.json's, else https://api.openai.com/v1]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchSubmitArgs {
+    #[command(flatten)]
+    pub service: BatchService,
+    /// Send the calls whose latest record failed, not the missing ones
+    #[arg(long)]
+    pub retry_errors: bool,
+    /// Most requests in one batch file (OpenAI's limit: 50,000)
+    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests: u64,
+    /// Most megabytes (10^6 bytes) in one batch file (OpenAI's limit: 200)
+    #[arg(long, value_name = "MB", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_mb: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchStatusArgs {
+    #[command(flatten)]
+    pub service: BatchService,
+    /// Output format
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchFetchArgs {
+    #[command(flatten)]
+    pub service: BatchService,
+    /// Wait until every batch has finished (asking every --poll seconds)
+    #[arg(long)]
+    pub wait: bool,
+    /// Seconds between two questions with --wait
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub poll: f64,
+    /// Price table (as for `glossa run`) to show the run's cost
+    #[arg(long, value_name = "FILE.json")]
+    pub prices: Option<PathBuf>,
+    /// Output format of the summary
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }

@@ -16,6 +16,7 @@ use tokio::task::{JoinError, JoinSet};
 
 pub mod api;
 pub mod orchestrate;
+pub mod remote;
 
 /// Where a live run's progress goes (a bar on a terminal; nowhere).
 pub trait CallProgress {

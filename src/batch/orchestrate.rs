@@ -519,13 +519,40 @@ fn pipelines(
     batch: bool,
     host: &mut dyn RunHost,
 ) -> Result<Vec<Arc<Pipeline>>, RunError> {
-    // Batch modes make no model call: the pipeline's client is never used.
-    let client = Arc::new(if batch {
-        let offline = provider::build("offline", &Settings::default())?;
-        Client::new(vec![offline], RetryPolicy::default(), None)
+    let client = if batch {
+        offline_client()?
     } else {
-        host.client(&config.provider).map_err(RunError::Host)?
-    });
+        Arc::new(host.client(&config.provider).map_err(RunError::Host)?)
+    };
+    pipelines_with(config, glossary, template, client)
+}
+
+/// Batch modes make no model call: the pipelines' client is never used.
+fn offline_client() -> Result<Arc<Client>, RunError> {
+    let offline = provider::build("offline", &Settings::default())?;
+    Ok(Arc::new(Client::new(
+        vec![offline],
+        RetryPolicy::default(),
+        None,
+    )))
+}
+
+/// The pipelines of a run whose answers come from a provider's batch
+/// service (`glossa batch`): no model is called.
+pub fn batch_pipelines(
+    config: &RunConfig,
+    glossary: &Arc<Glossary>,
+    template: &Template,
+) -> Result<Vec<Arc<Pipeline>>, RunError> {
+    pipelines_with(config, glossary, template, offline_client()?)
+}
+
+fn pipelines_with(
+    config: &RunConfig,
+    glossary: &Arc<Glossary>,
+    template: &Template,
+    client: Arc<Client>,
+) -> Result<Vec<Arc<Pipeline>>, RunError> {
     config
         .retrievers
         .iter()

@@ -1,5 +1,6 @@
 //! One module per subcommand; each returns the process exit code.
 
+pub mod batch;
 pub mod check;
 pub mod completions;
 pub mod diff;
@@ -89,6 +90,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Translate(args) => translate::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Batch(args) => batch::run(args),
         Command::Check(args) => check::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Sweep(args) => sweep::run(args),

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod batch_remote;
 mod case_keep;
 mod check;
 mod check_real;

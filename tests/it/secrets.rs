@@ -191,3 +191,76 @@ proptest! {
         prop_assert!(!String::from_utf8_lossy(&out.stderr).contains(&key));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_submit_status_fetch_leave_the_key_in_no_file_and_on_no_screen() {
+    let key = "sk-batch-7f3a9c2e1d";
+    let service =
+        support::batch_service::BatchService::start(&format!("Prøv frosk {key} mavi.")).await;
+    // The service's refusal quotes the key too.
+    service.with(|s| s.refuse_create = Some(format!("invalid key {key} for this project")));
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path().to_path_buf();
+    let base = service.base();
+    let outputs = tokio::task::spawn_blocking(move || {
+        let step = |args: &[&str]| {
+            glossa()
+                .current_dir(&cwd)
+                .env(VAR, key)
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let made = glossa()
+            .current_dir(&cwd)
+            .args([
+                "run",
+                "--retriever",
+                "exact",
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+            ])
+            .args(["--api-key-env", VAR, "--base-url", &base])
+            .args(["--batch-out", "requests.jsonl", "--out", "b"])
+            .output()
+            .unwrap();
+        assert!(made.status.success());
+        let refused = step(&["batch", "submit", "b"]);
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("[REDACTED:GLOSSA_TEST_SECRET_KEY]")
+        );
+        let outs = vec![
+            refused,
+            step(&["batch", "submit", "b"]),
+            step(&["batch", "status", "b", "--format", "json"]),
+            step(&["batch", "fetch", "b"]),
+        ];
+        (outs, cwd)
+    })
+    .await
+    .unwrap();
+    let (outs, cwd) = outputs;
+    assert_eq!(
+        outs[3].status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&outs[3].stderr)
+    );
+    for out in &outs {
+        assert_nowhere(key, &cwd, out);
+    }
+    // The key did travel, in the header.
+    let bearer = format!("Bearer {key}");
+    assert!(service.with(
+        |s| !s.auth.is_empty() && s.auth.iter().all(|a| a.as_deref() == Some(bearer.as_str()))
+    ));
+    // The downloaded output held the answer, with the key replaced.
+    let output = std::fs::read_to_string(cwd.join("b/batches/part-001.output.jsonl")).unwrap();
+    assert!(
+        output.contains("[REDACTED:GLOSSA_TEST_SECRET_KEY]"),
+        "{output}"
+    );
+}

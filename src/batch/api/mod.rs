@@ -54,7 +54,8 @@ pub enum BatchError {
     #[error(
         "{count} requests are more than one OpenAI batch file may hold ({max}); split the run with \
          --shard I/N for N >= {shards} (one run folder and one batch file per shard; `glossa merge` \
-         joins the folders); no batch file was written"
+         joins the folders), or let `glossa batch submit DIR` split the calls into several batches; \
+         no batch file was written"
     )]
     TooManyRequests {
         count: usize,
@@ -64,7 +65,8 @@ pub enum BatchError {
     #[error(
         "the requests come to more than the {megabytes} MB one OpenAI batch file may hold (after \
          {written} of {count} requests); split the run with --shard I/N for N >= {shards} (one \
-         batch file per shard); no batch file was written"
+         batch file per shard), or let `glossa batch submit DIR` split the calls into several \
+         batches; no batch file was written"
     )]
     TooManyBytes {
         megabytes: u64,

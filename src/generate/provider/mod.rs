@@ -451,7 +451,11 @@ fn judged(
 }
 
 /// The base URL, validated, without trailing slashes.
-fn base_url(provider: &str, given: Option<&str>, default: &str) -> Result<String, ProviderError> {
+pub(crate) fn base_url(
+    provider: &str,
+    given: Option<&str>,
+    default: &str,
+) -> Result<String, ProviderError> {
     let raw = given.unwrap_or(default).trim();
     let invalid = |reason: String| ProviderError::InvalidBaseUrl {
         provider: provider.to_string(),
@@ -472,7 +476,7 @@ fn base_url(provider: &str, given: Option<&str>, default: &str) -> Result<String
 }
 
 /// Local servers (Ollama, llama.cpp, vLLM on this machine) need no key.
-fn is_local(base: &str) -> bool {
+pub(crate) fn is_local(base: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(base) else {
         return false;
     };
@@ -483,7 +487,7 @@ fn is_local(base: &str) -> bool {
 }
 
 /// The key in `var`, if set and not blank.
-fn env_key(var: &str) -> Option<String> {
+pub(crate) fn env_key(var: &str) -> Option<String> {
     std::env::var(var)
         .ok()
         .map(|key| key.trim().to_string())
@@ -819,7 +823,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
 
 /// Retry-After: a number of seconds, or an HTTP date (RFC 9110 §10.2.3)
 /// counted from `now`; a date already past asks for no wait.
-fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     parse_seconds(value).or_else(|| {
         let at = httpdate::parse_http_date(value).ok()?;
@@ -845,7 +849,7 @@ fn retry_delay(json: &Value) -> Option<Duration> {
 /// An error and its causes on one line: reqwest's own message is terse
 /// ("error sending request"); the cause says what happened. (Callers strip
 /// reqwest's URL first: messages already name the endpoint.)
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod batch_service;
 pub mod providers;
 
 use serde_json::Value;
