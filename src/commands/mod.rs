@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod check;
 pub mod completions;
+mod diagnostics;
 pub mod diff;
 pub mod eval;
 pub mod export;
@@ -42,6 +43,7 @@ use std::time::Duration;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     style::init(cli.color);
+    diagnostics::install();
     refuse_demo_labels_for_own_glossary(&cli.command)?;
     announce_demo(&cli.command);
     let otlp = OtlpConfig::resolve(cli.otlp.as_deref(), cli.otlp_text, |v| {

@@ -146,8 +146,8 @@ impl Client {
         let Some(cache) = &self.cache else { return };
         if let Err(e) = cache.put_reply(key, completion) {
             if !self.cache_warned.swap(true, Ordering::Relaxed) {
-                eprintln!(
-                    "warning: {}; replies are kept (in calls.jsonl for a run) but not cached",
+                tracing::warn!(
+                    "{}; replies are kept (in calls.jsonl for a run) but not cached",
                     ProviderError::Cache {
                         dir: cache.dir().display().to_string(),
                         detail: e.to_string(),

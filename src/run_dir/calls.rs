@@ -122,8 +122,8 @@ pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> Result<(), C
     }
     if let Some((at, _)) = pending {
         warn_once(path, || {
-            format!(
-                "warning: {}:{at}: ignoring a torn last line (the run was cut off mid-write)",
+            tracing::warn!(
+                "{}:{at}: ignoring a torn last line (the run was cut off mid-write)",
                 path.display()
             )
         });
@@ -131,9 +131,9 @@ pub fn for_each_call(path: &Path, mut f: impl FnMut(CallRecord)) -> Result<(), C
     Ok(())
 }
 
-/// Print a warning about `path` once per process: `merge` and the report
-/// read a file more than once.
-fn warn_once(path: &Path, message: impl FnOnce() -> String) {
+/// Warn about `path` once per process: `merge` and the report read a file
+/// more than once.
+fn warn_once(path: &Path, warn: impl FnOnce()) {
     use std::collections::HashSet;
     use std::sync::Mutex;
     static WARNED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
@@ -142,7 +142,7 @@ fn warn_once(path: &Path, message: impl FnOnce() -> String) {
         .get_or_insert_with(HashSet::new)
         .insert(path.to_path_buf())
     {
-        eprintln!("{}", message());
+        warn();
     }
 }
 

@@ -50,6 +50,10 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default address: this machine only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 
+/// The `tracing` target of the access log (`serve --log`): one event per
+/// request, which the binary prints as it stands.
+pub const ACCESS_LOG: &str = "glossa::access";
+
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
@@ -331,7 +335,8 @@ async fn around(
     headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
     if state.options.log {
-        eprintln!(
+        tracing::info!(
+            target: ACCESS_LOG,
             "{method} {path} {} {:.1} ms",
             response.status().as_u16(),
             started.elapsed().as_secs_f64() * 1000.0

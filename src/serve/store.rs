@@ -614,7 +614,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Stop the process here when the test fault `point` is set.
 fn fault(point: &str) {
     if std::env::var(FAULT_ENV).is_ok_and(|f| f == point) {
-        eprintln!("{FAULT_ENV}={point}: aborting");
+        tracing::error!("{FAULT_ENV}={point}: aborting");
         std::process::abort();
     }
 }

@@ -530,3 +530,39 @@ fn nothing_cites_a_spec_file_outside_the_repository() {
     }
     assert!(offenders.is_empty(), "{offenders:?} cite {cited}");
 }
+
+/// The library never prints: outside the binary's side (`src/main.rs`,
+/// `src/cli.rs`, `src/commands/`) diagnostics are `tracing` events, which
+/// `commands/diagnostics.rs` renders. Test modules may print.
+#[test]
+fn the_library_never_prints() {
+    let src = repo_file("src");
+    let mut printing = Vec::new();
+    for path in support::files_below(&src) {
+        let rel = path
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let binary = rel == "main.rs" || rel == "cli.rs" || rel.starts_with("commands/");
+        if binary || !rel.ends_with(".rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            let prints = ["println!(", "eprintln!(", "print!(", "eprint!("]
+                .iter()
+                .any(|p| line.contains(p));
+            if prints && !line.starts_with("//") {
+                printing.push(format!("src/{rel}:{}: {line}", n + 1));
+            }
+        }
+    }
+    assert!(
+        printing.is_empty(),
+        "the library prints:\n{}",
+        printing.join("\n")
+    );
+}
