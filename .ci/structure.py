@@ -33,7 +33,7 @@ SRC = os.environ.get(
 
 # Floors, lowest first. A module may import its own floor and those below.
 LAYERS = [
-    ["error", "limits", "fsutil", "exit", "stats", "runs", "demo", "phrase", "language"],
+    ["error", "limits", "fsutil", "exit", "stats", "runs", "demo", "phrase", "language", "otel"],
     ["glossary", "dataset", "score", "interchange", "target_match", "invariants"],
     ["retrieve"],
     ["lint", "eval", "sweep"],

@@ -270,10 +270,14 @@ pub fn evaluate_stream(
         for s in scored {
             for (r, (matches, score)) in s.by_retriever.into_iter().enumerate() {
                 tallies[r].add(&score, &s.post.label);
-                if !keep && options.per_post_out.is_none() {
+                let spans = crate::otel::enabled();
+                if !keep && options.per_post_out.is_none() && !spans {
                     continue;
                 }
                 let result = post_result(glossary, &s.post, matches, &score);
+                if spans {
+                    record_spans(&specs[r], &result);
+                }
                 if let Some(out) = options.per_post_out.as_mut() {
                     let line = serde_json::json!({ "retriever": specs[r], "result": result });
                     writeln!(out, "{line}")?;
@@ -347,6 +351,52 @@ fn score_chunk(
 }
 
 /// One post's result for one retriever, entries by id.
+/// A scored post as spans under the invocation's root (docs/telemetry.md):
+/// `post` with one `retrieve` child. Posts are timed by the chunk, not one
+/// by one, so both spans have no length.
+fn record_spans(spec: &str, result: &PostResult) {
+    use crate::otel::{count, strings};
+    use opentelemetry::trace::{Span as _, TraceContextExt as _, Tracer as _};
+    use opentelemetry::KeyValue;
+    let tracer = opentelemetry::global::tracer(crate::otel::SCOPE);
+    let root = crate::otel::root();
+    let now = std::time::SystemTime::now();
+    let post = tracer
+        .span_builder("post")
+        .with_start_time(now)
+        .with_attributes(vec![
+            KeyValue::new("openinference.span.kind", "CHAIN"),
+            KeyValue::new("glossa.post.id", result.post.clone()),
+            KeyValue::new("glossa.retriever", spec.to_string()),
+            KeyValue::new("glossa.complete", result.complete),
+        ])
+        .start_with_context(&tracer, &root);
+    let cx = root.with_span(post);
+    let mut kinds: Vec<String> = result.matches.iter().map(|m| m.kind.to_string()).collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut retrieve = tracer
+        .span_builder("retrieve")
+        .with_start_time(now)
+        .with_attributes(vec![
+            KeyValue::new("openinference.span.kind", "RETRIEVER"),
+            KeyValue::new("glossa.retriever", spec.to_string()),
+            KeyValue::new("glossa.entries", count(result.retrieved.len())),
+            KeyValue::new(
+                "glossa.entry_ids",
+                strings(result.retrieved.iter().map(String::as_str)),
+            ),
+            KeyValue::new("glossa.kinds", strings(kinds.iter().map(String::as_str))),
+            KeyValue::new("glossa.needed", count(result.found + result.missed.len())),
+            KeyValue::new("glossa.found", count(result.found)),
+            KeyValue::new("glossa.extra", count(result.extra.len())),
+            KeyValue::new("glossa.wrong_sense", count(result.wrong_sense.len())),
+        ])
+        .start_with_context(&tracer, &cx);
+    retrieve.end_with_timestamp(now);
+    cx.span().end_with_timestamp(now);
+}
+
 fn post_result(
     glossary: &Glossary,
     post: &LabelledPost,

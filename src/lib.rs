@@ -19,6 +19,7 @@ pub mod invariants;
 pub mod language;
 pub mod limits;
 pub mod lint;
+pub mod otel;
 pub mod phrase;
 pub mod qa;
 pub mod report;

@@ -125,7 +125,7 @@ pub struct Exporter {
 }
 
 /// Install the OTLP exporter as the global tracer provider and turn on
-/// span building ([`crate::generate::spans::enable`]).
+/// span building ([`crate::otel::enable`]).
 pub fn start(config: &OtlpConfig) -> Result<Exporter, TelemetryError> {
     // reqwest is built without a default TLS backend: an https collector
     // needs ring installed (an error only means it already is).
@@ -148,7 +148,7 @@ pub fn start(config: &OtlpConfig) -> Result<Exporter, TelemetryError> {
         .with_resource(resource)
         .build();
     opentelemetry::global::set_tracer_provider(provider.clone());
-    crate::generate::spans::enable(config.include_text);
+    crate::otel::enable(config.include_text);
     Ok(Exporter {
         provider,
         url: config.traces_url.clone(),

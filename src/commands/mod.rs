@@ -30,8 +30,8 @@ use crate::generate::cache::Cache;
 use crate::generate::prompt::Template;
 use crate::generate::provider::{self, Settings};
 use crate::generate::retry::{Client, RetryPolicy};
-use crate::generate::spans;
 use crate::glossary::Glossary;
+use crate::otel;
 use crate::report::{self, Format, Report};
 use crate::run_dir::config::ProviderConfig;
 use crate::telemetry::{self, OtlpConfig};
@@ -55,14 +55,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let exporter = telemetry::start(&otlp)?;
     // One trace per invocation; `serve` makes one per request.
     // Not the command line: it may hold the post.
-    let root = invocation_name(&cli.command).map(|name| spans::invocation(name, Vec::new()));
+    let root = invocation_name(&cli.command).map(|name| otel::invocation(name, Vec::new()));
+    if let Some(root) = &root {
+        otel::set_root(root);
+    }
     let result = {
         let _current = root.clone().map(opentelemetry::Context::attach);
         dispatch(cli.command)
     };
     if let Some(root) = &root {
         let error = result.as_ref().err().map(|e| format!("{e:#}"));
-        spans::end_invocation(root, error.as_deref());
+        otel::end_invocation(root, error.as_deref());
     }
     if let Err(e) = exporter.finish() {
         eprintln!("{}: {e}", style::warning());

@@ -4,71 +4,19 @@
 //! each span's start and end come from the post's end and the stages'
 //! durations.
 //!
-//! Only the OpenTelemetry API is used here: until the binary installs an
-//! exporter (`--otlp`, `OTEL_EXPORTER_OTLP_ENDPOINT`; src/telemetry.rs) the
-//! global tracer is a no-op and nothing is built. Attribute names follow
+//! Nothing is built until an exporter is installed (`--otlp`,
+//! `OTEL_EXPORTER_OTLP_ENDPOINT`; src/otel.rs, src/telemetry.rs). Attribute names follow
 //! the GenAI semantic conventions (`gen_ai.*`) and OpenInference's span
 //! kinds, which Arize Phoenix shows; glossa's own are `glossa.*`
 //! (docs/telemetry.md). Post text, prompt and reply are attached only when
-//! [`enable`] was told to: posts may be private.
+//! `--otlp-text` says so: posts may be private.
 
 use super::pipeline::{Pipeline, Stage, Trace};
 use crate::dataset::Label;
-use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, Tracer as _};
-use opentelemetry::{global, Array, Context, KeyValue, StringValue, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::otel::{count, include_text, strings, SCOPE};
+use opentelemetry::trace::{Span as _, Status, TraceContextExt, Tracer as _};
+use opentelemetry::{global, Context, KeyValue};
 use std::time::{Duration, SystemTime};
-
-/// The instrumentation scope of every span glossa makes.
-pub const SCOPE: &str = "glossa";
-
-static ENABLED: AtomicBool = AtomicBool::new(false);
-static INCLUDE_TEXT: AtomicBool = AtomicBool::new(false);
-
-/// Build spans from now on (an exporter is installed as the global tracer
-/// provider); with `include_text`, attach the post, prompt and reply texts
-/// (`--otlp-text`).
-pub fn enable(include_text: bool) {
-    INCLUDE_TEXT.store(include_text, Ordering::Relaxed);
-    ENABLED.store(true, Ordering::Relaxed);
-}
-
-fn include_text() -> bool {
-    INCLUDE_TEXT.load(Ordering::Relaxed)
-}
-
-/// The root span of one invocation (`glossa run`, `glossa translate`, one
-/// request of `glossa serve`), as a context to make posts' spans under:
-/// attach it (`Context::attach`) where posts finish, end it with
-/// [`end_invocation`].
-pub fn invocation(name: &'static str, mut attributes: Vec<KeyValue>) -> Context {
-    let tracer = global::tracer(SCOPE);
-    attributes.push(KeyValue::new("openinference.span.kind", "CHAIN"));
-    let span = tracer
-        .span_builder(name)
-        .with_kind(SpanKind::Internal)
-        .with_attributes(attributes)
-        .start(&tracer);
-    Context::current_with_span(span)
-}
-
-/// End the root span of [`invocation`], marking it failed with `error`.
-pub fn end_invocation(cx: &Context, error: Option<&str>) {
-    let span = cx.span();
-    if let Some(error) = error {
-        span.set_status(Status::error(error.to_string()));
-    }
-    span.end();
-}
-
-fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> Value {
-    let items: Vec<StringValue> = items.into_iter().map(|s| s.to_string().into()).collect();
-    Value::Array(Array::String(items))
-}
-
-fn count(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
 
 /// Stage spans back to back from `at`.
 struct Timeline {
@@ -91,10 +39,10 @@ impl Timeline {
 }
 
 impl Pipeline {
-    /// Record `trace` as spans under `parent` (an [`invocation`]): a
+    /// Record `trace` as spans under `parent` (an [`crate::otel::invocation`]): a
     /// `post` span (`post` names the post, `label` its labelled entries)
     /// ending at `ended`, and one span per stage. Nothing without an
-    /// exporter ([`enable`]).
+    /// exporter ([`crate::otel::enable`]).
     pub fn record_spans(
         &self,
         parent: &Context,
@@ -103,7 +51,7 @@ impl Pipeline {
         label: Option<&Label>,
         ended: SystemTime,
     ) {
-        if !ENABLED.load(Ordering::Relaxed) {
+        if !crate::otel::enabled() {
             return;
         }
         let text = include_text();

@@ -9,8 +9,8 @@ use super::explain::{self, LeftOut, Segment};
 use super::store::{Loaded, StoreError};
 use super::{AppState, ProviderChoice};
 use crate::generate::pipeline::{Pipeline, Trace};
-use crate::generate::spans;
 use crate::glossary::{Entry, Glossary};
+use crate::otel;
 use crate::retrieve::{BuildError, MatchKind, Retriever, UnknownRetriever};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -594,9 +594,9 @@ async fn analyse(
         .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
     // One trace per request.
-    let request = spans::invocation("glossa serve", Vec::new());
+    let request = otel::invocation("glossa serve", Vec::new());
     pipeline.record_spans(&request, &trace, "1", None, std::time::SystemTime::now());
-    spans::end_invocation(&request, trace.generate.output.error.as_deref());
+    otel::end_invocation(&request, trace.generate.output.error.as_deref());
     if let Some(err) = &trace.retrieve_error {
         return Err(ApiError::new(StatusCode::BAD_GATEWAY, err.clone()));
     }

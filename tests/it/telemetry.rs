@@ -263,16 +263,32 @@ fn phoenix_stores_a_trace_per_invocation_with_a_span_per_post_and_stage() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8_lossy(&out.stdout).into_owned()
     };
     run(&["run", "--retriever", "exact,glossa", "--out", "r"]);
     run(&["translate", POST]);
+    let eval = run(&[
+        "eval",
+        "--retriever",
+        "exact,glossa",
+        "--format",
+        "json",
+        "--no-save",
+    ]);
+    let eval: Value = serde_json::from_str(&eval).unwrap();
+    let scored: Vec<&Value> = eval["retrievers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["per_post"].as_array().unwrap())
+        .collect();
 
     let calls = support::jsonl(&dir.path().join("r/calls.jsonl"));
     // Phoenix stores spans a moment after it answers the export.
     let mut spans = Vec::new();
     for _ in 0..50 {
         spans = spans_of(&phoenix, &project);
-        if spans.len() >= 2 + 6 * (calls.len() + 1) {
+        if spans.len() >= 3 + 6 * (calls.len() + 1) + 2 * scored.len() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -321,4 +337,29 @@ fn phoenix_stores_a_trace_per_invocation_with_a_span_per_post_and_stage() {
     );
     // No text without --otlp-text.
     assert!(posts[0]["attributes"].get("input.value").is_none());
+
+    // eval: a post span per retriever and post, each with its retrieval.
+    let eval = Tree::of(&spans, "glossa eval");
+    let posts = eval.children(&eval.root);
+    assert_eq!(
+        posts.len(),
+        scored.len(),
+        "one post span per retriever and post"
+    );
+    for post in &posts {
+        let id = post["context"]["span_id"].as_str().unwrap();
+        let children = eval.children(id);
+        assert_eq!(names(&children), ["retrieve"]);
+        let a = &children[0]["attributes"];
+        let result = scored
+            .iter()
+            .find(|r| {
+                r["post"] == post["attributes"]["glossa.post.id"]
+                    && a["glossa.entries"].as_u64()
+                        == r["retrieved"].as_array().map(|v| v.len() as u64)
+            })
+            .unwrap_or_else(|| panic!("no scored post like {a}"));
+        assert_eq!(a["glossa.found"], result["found"]);
+        assert_eq!(post["attributes"]["glossa.complete"], result["complete"]);
+    }
 }
