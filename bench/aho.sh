@@ -10,12 +10,15 @@
 #    same input and output code) must write the same lines, and these must
 #    be the (post, entry) pairs of `glossa eval --retriever exact`;
 # 2. the query loop only (posts in memory to the lines in a buffer, index
-#    build excluded), as each program prints it: the two run in turn,
-#    REPEAT times each, median seconds and the median of the pairs' ratios;
-# 3. the whole process (/usr/bin/time, wall seconds, median of REPEAT runs
-#    taken in turn): `glossa eval --retriever exact --threads 1
-#    --per-post-jsonl FILE` (which also reads the labels and scores each
-#    post), exact_loop and the peer, each with its peak RSS.
+#    build excluded), as each program prints it, in CPU seconds of its
+#    thread (the wall clock of a shared machine also counts other
+#    processes' turns; it is printed too): the two run in turn, REPEAT
+#    times each; medians, and the median of the pairs' ratios;
+# 3. the whole process (/usr/bin/time: CPU seconds, user + system, and
+#    wall seconds; medians of REPEAT runs taken in turn): `glossa eval --retriever exact --threads 1
+#    --per-post-jsonl FILE` (which also reads the labels, scores each post
+#    and writes its JSON), exact_loop and the peer, each with its peak RSS.
+# A ratio is the peer's time over glossa's: above 1, glossa is faster.
 #
 #   bash bench/aho.sh            # POSTS=100000 REPEAT=5 SIZES="10000 100000"
 set -euo pipefail
@@ -31,13 +34,13 @@ trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# whole CMD... -> "wall_s rss_kb" of one run, its output thrown away
+# whole CMD... -> "wall_s rss_kb cpu_s" of one run, its output thrown away
 whole() {
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>&1
-  cat "$work/time"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >/dev/null 2>&1
+  awk '{ print $1, $2, $3 + $4 }' "$work/time"
 }
 
-printf '%-8s %-34s %10s %10s %10s\n' entries "" glossa peer "glossa/peer"
+printf '%-8s %-36s %10s %10s %10s\n' entries "" glossa peer "peer/glossa"
 for n in $SIZES; do
   dir=$work/n$n
   "$target/examples/gen_workload" "$dir" "$n" "$POSTS" 42
@@ -57,18 +60,16 @@ for line in open(sys.argv[1]):
   cmp -s <(sort "$work/exact.tsv") <(sort "$work/eval.tsv") || { echo "aho.sh: exact_loop and glossa eval differ at $n entries" >&2; exit 1; }
   pairs=$(wc -l <"$work/peer.tsv")
 
-  # 2. The query loop, in turn.
+  # 2. The query loop, in turn: "wall cpu" of each.
   : >"$work/loops"
+  loop() { "$@" 2>&1 >/dev/null | sed 's/.*loop \([0-9.]*\) s (cpu \([0-9.]*\) s).*/\1 \2/'; }
   for ((i = 0; i < REPEAT; i++)); do
-    a=$("$target/examples/exact_loop" "$g" "$p" 2>&1 >/dev/null | sed 's/.*loop \([0-9.]*\) s.*/\1/')
-    b=$("$target/examples/aho_peer" "$g" "$p" 2>&1 >/dev/null | sed 's/.*loop \([0-9.]*\) s.*/\1/')
-    echo "$a $b" >>"$work/loops"
+    echo "$(loop "$target/examples/exact_loop" "$g" "$p") $(loop "$target/examples/aho_peer" "$g" "$p")" >>"$work/loops"
   done
-  ga=$(awk '{ print $1 }' "$work/loops" | median)
-  pb=$(awk '{ print $2 }' "$work/loops" | median)
-  ratio=$(awk '{ print $2 / $1 }' "$work/loops" | median)
-  awk -v n="$n" -v a="$ga" -v b="$pb" -v r="$ratio" -v p="$POSTS" -v m="$pairs" \
-    'BEGIN { printf "%-8d %-34s %9.3fs %9.3fs %9.2fx faster  (%d posts, %d pairs found, the same)\n", n, "query loop", a, b, r, p, m }'
+  col() { awk -v c="$1" '{ print $c }' "$work/loops" | median; }
+  awk -v n="$n" -v a="$(col 2)" -v b="$(col 4)" -v r="$(awk '{ print $4 / $2 }' "$work/loops" | median)" \
+    -v aw="$(col 1)" -v bw="$(col 3)" -v p="$POSTS" -v m="$pairs" \
+    'BEGIN { printf "%-8d %-36s %9.3fs %9.3fs %9.2fx   (wall %.3f s vs %.3f s; %d posts, %d pairs, the same)\n", n, "query loop, CPU", a, b, r, aw, bw, p, m }'
 
   # 3. The whole process, in turn.
   : >"$work/eval" ; : >"$work/exact" ; : >"$work/peer"
@@ -77,11 +78,11 @@ for line in open(sys.argv[1]):
     whole "$target/examples/exact_loop" "$g" "$p" >>"$work/exact"
     whole "$target/examples/aho_peer" "$g" "$p" >>"$work/peer"
   done
-  pw=$(awk '{ print $1 }' "$work/peer" | median); pm=$(awk '{ print $2 }' "$work/peer" | median)
+  med() { awk -v c="$2" '{ print $c }' "$work/$1" | median; }
   for which in eval exact; do
-    w=$(awk '{ print $1 }' "$work/$which" | median); m=$(awk '{ print $2 }' "$work/$which" | median)
-    label=$([ "$which" = eval ] && echo "whole process: glossa eval -r exact" || echo "whole process: exact_loop")
-    awk -v n="$n" -v l="$label" -v a="$w" -v b="$pw" -v m="$m" -v pm="$pm" \
-      'BEGIN { printf "%-8d %-34s %9.2fs %9.2fs %9.2fx faster  (peak RSS %d MB vs %d MB)\n", n, l, a, b, b / a, m / 1024, pm / 1024 }'
-  done
+    label=$([ "$which" = eval ] && echo "whole process, CPU: glossa eval" || echo "whole process, CPU: exact_loop")
+    awk -v n="$n" -v l="$label" -v a="$(med "$which" 3)" -v b="$(med peer 3)" -v aw="$(med "$which" 1)" -v bw="$(med peer 1)" \
+      -v m="$(med "$which" 2)" -v pm="$(med peer 2)" -v r="$(paste "$work/$which" "$work/peer" | awk '{ print $6 / $3 }' | median)" \
+      'BEGIN { printf "%-8d %-36s %9.2fs %9.2fs %9.2fx   (wall %.2f s vs %.2f s; peak RSS %d MB vs %d MB)\n", n, l, a, b, r, aw, bw, m / 1024, pm / 1024 }'
+done
 done
