@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (started, cpu) = (Instant::now(), cpu_seconds());
     let mut out = Vec::new();
     for post in &posts {
-        for m in best_per_entry(retriever.retrieve(&PostView::new(&post.text, None))) {
+        for m in best_per_entry(retriever.retrieve(&PostView::new(&post.text, None))?) {
             writeln!(out, "{}\t{}", post.id, glossary.entries[m.entry].id)?;
         }
     }
