@@ -1,6 +1,7 @@
 //! One module per subcommand; each returns the process exit code.
 
 pub mod check;
+pub mod compiled;
 pub mod completions;
 pub mod diff;
 pub mod eval;
@@ -48,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint(args) => lint::run(args),
         Command::Translate(args) if args.posts.is_some() => translate_posts::run(args),
         Command::Translate(args) => translate::run(args),
+        Command::Compile(args) => compiled::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Check(args) => check::run(args),

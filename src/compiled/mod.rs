@@ -190,7 +190,7 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> CompiledError + '_ {
 
 /// Sorted `(key, entry)` pairs grouped into an `fst` map whose values
 /// point into `postings`.
-fn map_of(mut pairs: Vec<(Vec<u8>, u32)>, postings: &mut Vec<u32>) -> Vec<u8> {
+fn map_of(mut pairs: Vec<(&[u8], u32)>, postings: &mut Vec<u32>) -> Vec<u8> {
     pairs.par_sort_unstable();
     pairs.dedup();
     let mut builder = MapBuilder::memory();
@@ -255,14 +255,12 @@ fn build_from(
     mtime_ns: u64,
 ) -> Result<Built, CompiledError> {
     let n = glossary.entries.len();
-    // Per entry, side by side: its JSON, its words, stems, space-less
-    // forms and keys.
+    // Per entry, side by side: its JSON, its keys' stems, space-less forms
+    // and alias trigrams (its words are borrowed from its keys).
     struct Parts {
         json: Vec<u8>,
-        words: Vec<Vec<u8>>,
-        stems: Vec<Vec<u8>>,
-        joined: Vec<Vec<u8>>,
-        keys: Vec<Vec<u8>>,
+        stems: Vec<String>,
+        joined: Vec<String>,
         aliases: Vec<Vec<u64>>,
         symbols: bool,
     }
@@ -272,64 +270,84 @@ fn build_from(
         .map(|e| {
             let json = serde_json::to_vec(e).unwrap_or_default();
             let keys = keys_of(e);
-            let mut words: Vec<Vec<u8>> = Vec::new();
-            let mut stems: Vec<Vec<u8>> = Vec::new();
-            let mut joined: Vec<Vec<u8>> = Vec::new();
+            let mut stems: Vec<String> = Vec::new();
+            let mut joined: Vec<String> = Vec::new();
             for key in &keys {
                 let mut whole = String::new();
                 for w in phrase::key_words(key) {
-                    words.push(w.as_bytes().to_vec());
-                    stems.push(stem_word(w).into_bytes());
+                    stems.push(stem_word(w));
                     whole.push_str(w);
                 }
-                joined.push(stem_word(&whole).into_bytes());
-                joined.push(whole.into_bytes());
+                let stem = stem_word(&whole);
+                if stem != whole {
+                    joined.push(stem);
+                }
+                joined.push(whole);
             }
-            for list in [&mut words, &mut stems, &mut joined] {
-                list.sort_unstable();
-                list.dedup();
-            }
-            let mut aliases: Vec<Vec<u64>> =
-                e.alias_keys.iter().map(|k| trigrams(k)).collect::<Vec<_>>();
+            stems.sort_unstable();
+            stems.dedup();
+            joined.sort_unstable();
+            joined.dedup();
+            let mut aliases: Vec<Vec<u64>> = e.alias_keys.iter().map(|k| trigrams(k)).collect();
             aliases.sort_unstable();
             aliases.dedup();
             Parts {
                 json,
-                words,
                 stems,
                 joined,
-                keys: keys.iter().map(|k| k.as_bytes().to_vec()).collect(),
                 aliases,
                 symbols: keys.iter().any(|k| k.is_empty()),
             }
         })
         .collect();
-    let pairs = |pick: fn(&Parts) -> &Vec<Vec<u8>>| -> Vec<(Vec<u8>, u32)> {
-        parts
-            .iter()
+    let mut postings: Vec<u32> = Vec::new();
+    let words = {
+        let pairs: Vec<(&[u8], u32)> = glossary
+            .entries
+            .par_iter()
             .enumerate()
-            .flat_map(|(i, p)| pick(p).iter().map(move |k| (k.clone(), i as u32)))
+            .flat_map_iter(|(i, e)| {
+                let mut words: Vec<&str> =
+                    keys_of(e).into_iter().flat_map(phrase::key_words).collect();
+                words.sort_unstable();
+                words.dedup();
+                words.into_iter().map(move |w| (w.as_bytes(), i as u32))
+            })
+            .collect();
+        map_of(pairs, &mut postings)
+    };
+    let of = |pick: fn(&Parts) -> &Vec<String>| -> Vec<(&[u8], u32)> {
+        parts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, p)| pick(p).iter().map(move |k| (k.as_bytes(), i as u32)))
             .collect()
     };
-    let mut postings: Vec<u32> = Vec::new();
-    let words = map_of(pairs(|p| &p.words), &mut postings);
-    let stems = map_of(pairs(|p| &p.stems), &mut postings);
-    let joined = map_of(pairs(|p| &p.joined), &mut postings);
+    let stems = map_of(of(|p| &p.stems), &mut postings);
+    let joined = map_of(of(|p| &p.joined), &mut postings);
     let mut alias_keys: Vec<u32> = Vec::new();
-    let mut gram_pairs: Vec<(Vec<u8>, u32)> = Vec::new();
+    let mut gram_pairs: Vec<(u64, u32)> = Vec::new();
     for (i, p) in parts.iter().enumerate() {
         for grams in &p.aliases {
             let id = (alias_keys.len() / 2) as u32;
             alias_keys.push(i as u32);
             alias_keys.push(grams.len() as u32);
-            gram_pairs.extend(grams.iter().map(|g| (g.to_be_bytes().to_vec(), id)));
+            gram_pairs.extend(grams.iter().map(|&g| (g, id)));
         }
     }
-    let grams = map_of(gram_pairs, &mut postings);
-    let mut all_keys: Vec<&[u8]> = parts
-        .iter()
-        .flat_map(|p| p.keys.iter().map(Vec::as_slice))
-        .collect();
+    let grams = {
+        gram_pairs.par_sort_unstable();
+        let bytes: Vec<([u8; 8], u32)> = gram_pairs
+            .iter()
+            .map(|(g, id)| (g.to_be_bytes(), *id))
+            .collect();
+        drop(gram_pairs);
+        map_of(
+            bytes.iter().map(|(g, id)| (&g[..], *id)).collect(),
+            &mut postings,
+        )
+    };
+    let mut all_keys: Vec<&str> = glossary.entries.iter().flat_map(keys_of).collect();
     all_keys.par_sort_unstable();
     all_keys.dedup();
     let mut set = SetBuilder::memory();
@@ -340,10 +358,11 @@ fn build_from(
     drop(all_keys);
     let mut table: Vec<u8> = Vec::with_capacity(16 * (n + 1));
     let mut blob: Vec<u8> = Vec::with_capacity(parts.iter().map(|p| p.json.len()).sum());
-    for (p, e) in parts.iter().zip(&glossary.entries) {
+    let sums: Vec<u32> = parts.par_iter().map(|p| checksum(&p.json) as u32).collect();
+    for ((p, e), sum) in parts.iter().zip(&glossary.entries).zip(sums) {
         table.extend_from_slice(&(blob.len() as u64).to_le_bytes());
         table.extend_from_slice(&(e.line as u32).to_le_bytes());
-        table.extend_from_slice(&(checksum(&p.json) as u32).to_le_bytes());
+        table.extend_from_slice(&sum.to_le_bytes());
         blob.extend_from_slice(&p.json);
     }
     table.extend_from_slice(&(blob.len() as u64).to_le_bytes());
@@ -496,8 +515,8 @@ impl Compiled {
         }
         let n = header.entries as usize;
         if ranges[0].1 - ranges[0].0 != 16 * (n + 1)
-            || (ranges[7].1 - ranges[7].0) % 4 != 0
-            || (ranges[8].1 - ranges[8].0) % 8 != 0
+            || !(ranges[7].1 - ranges[7].0).is_multiple_of(4)
+            || !(ranges[8].1 - ranges[8].0).is_multiple_of(8)
             || header.symbol_entries.iter().any(|&e| e as usize >= n)
         {
             return Err(refuse("its tables do not fit its entries"));

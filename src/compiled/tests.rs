@@ -214,7 +214,7 @@ proptest! {
 
     #[test]
     fn and_with_other_bounds_and_thresholds(g in glossary_json(), posts in proptest::collection::vec(post(), 1..3), one in 2usize..6, two in 4usize..9, threshold in 0.3f64..0.95) {
-        let params = Params { edit_one_from: one, edit_two_from: two, threshold, ..Params::default() };
+        let params = Params { edit_one_from: one, edit_two_from: two, threshold };
         same_matches(&g, &posts, &params);
     }
 }
