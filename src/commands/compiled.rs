@@ -15,6 +15,12 @@ use std::time::Instant;
 /// below it, parsing the JSON takes a few tens of milliseconds.
 pub const AUTO_BYTES: u64 = 4 << 20;
 
+/// Under `--compiled auto`, at most one post per this many bytes of
+/// glossary: finding a post's candidates costs about a millisecond at 100k
+/// entries, building the indexes in memory 4 µs per entry, so a large
+/// batch is faster in memory (bench/compiled.sh).
+pub const AUTO_BYTES_PER_POST: u64 = 20_000;
+
 /// `glossa compile`.
 pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -34,16 +40,18 @@ pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `mode` compiles the glossary at `path`.
-fn wanted(mode: CompiledMode, path: &Path) -> bool {
+/// Whether `mode` compiles the glossary at `path` for `posts` posts.
+fn wanted(mode: CompiledMode, path: &Path, posts: usize) -> bool {
     match mode {
         CompiledMode::Never => false,
         CompiledMode::Always => true,
-        CompiledMode::Auto => std::fs::metadata(path).is_ok_and(|m| m.len() >= AUTO_BYTES),
+        CompiledMode::Auto => std::fs::metadata(path)
+            .is_ok_and(|m| m.len() >= AUTO_BYTES && posts as u64 <= m.len() / AUTO_BYTES_PER_POST),
     }
 }
 
-/// The glossary for retrieving with `spec` and `params` on `texts`: from
+/// The glossary for retrieving with `spec` and `params` on `texts` (of
+/// `posts` posts): from
 /// the compiled file (kept fresh under `cache_dir`) the entries the texts
 /// could match, when `mode` says so and the spec allows it; else the whole
 /// glossary. Built or rebuilt files, and a spec that needs the whole
@@ -55,8 +63,9 @@ pub fn glossary_for(
     spec: &str,
     params: &Params,
     texts: &[&str],
+    posts: usize,
 ) -> anyhow::Result<Glossary> {
-    if !wanted(mode, path) {
+    if !wanted(mode, path, posts) {
         return Ok(super::load_glossary(path)?);
     }
     let file = compiled::cache_path(cache_dir, path);

@@ -17,6 +17,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
         &args.retriever,
         &params,
         &[&text],
+        1,
     )?);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
     super::note_missing_data([args.retriever.as_str()]);

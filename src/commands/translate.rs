@@ -121,5 +121,6 @@ fn glossary_of(
         &args.retriever,
         params,
         &texts,
+        posts.len(),
     )
 }
