@@ -481,7 +481,7 @@ pub struct RetrieveArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
-    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more, `always`, or `never` (parse the whole JSON)
+    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
     pub compiled: CompiledMode,
     /// Output format
@@ -592,7 +592,7 @@ pub struct TranslateArgs {
     pub params: RetrieverArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more, `always`, or `never` (parse the whole JSON)
+    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
     pub compiled: CompiledMode,
     /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none

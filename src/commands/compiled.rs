@@ -44,7 +44,8 @@ pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
 fn wanted(mode: CompiledMode, path: &Path, posts: usize) -> bool {
     match mode {
         CompiledMode::Never => false,
-        CompiledMode::Always => true,
+        // The built-in demo is no file to compile.
+        CompiledMode::Always => path.is_file(),
         CompiledMode::Auto => std::fs::metadata(path)
             .is_ok_and(|m| m.len() >= AUTO_BYTES && posts as u64 <= m.len() / AUTO_BYTES_PER_POST),
     }
