@@ -35,7 +35,7 @@ SRC = os.environ.get(
 LAYERS = [
     ["error", "limits", "fsutil", "exit", "stats", "runs", "demo", "phrase", "language", "otel"],
     ["glossary", "dataset", "score", "interchange", "target_match", "invariants"],
-    ["retrieve"],
+    ["retrieve", "compiled"],
     ["lint", "eval", "sweep"],
     ["gate", "generate"],
     ["run_dir", "batch", "qa"],

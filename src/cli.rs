@@ -105,6 +105,14 @@ pub enum Command {
         an interrupted batch or redo the failed calls. Exit codes: 0 every call answered, 1 a call failed, \
         2 bad input, 130 interrupted.")]
     Translate(TranslateArgs),
+    /// Compile a glossary once so that translate and retrieve open it at once, whatever its size
+    #[command(after_help = "Examples:\n  \
+        glossa compile -g termbase.json            # into runs/cache/compiled/, where translate looks\n  \
+        glossa translate -g termbase.json \"Fresh loaves today\"   # reads only the entries the post could match\n\n\
+        translate and retrieve compile a glossary file of 4 MiB or more by themselves on first use and \
+        rebuild it when the glossary changes (--compiled auto|always|never); `compile` does it ahead of time \
+        and says where and how long.")]
+    Compile(CompileArgs),
     /// Batch experiment: every retriever x repeat x labelled post through a model, checked
     #[command(after_help = "Examples:\n  \
         glossa run --repeat 3                                       # cafe demo, offline provider\n  \
@@ -529,9 +537,33 @@ pub struct RetrieveArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
+    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
+    pub compiled: CompiledMode,
     /// Output format
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+/// When a command loads its glossary from the compiled file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompiledMode {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// Glossary JSON file
+    #[arg(long, short = 'g')]
+    pub glossary: PathBuf,
+    /// Write the compiled glossary here instead of the cache folder
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The cache folder: the file goes to DIR/compiled/NAME-HASH.glossa-index, where translate and retrieve look
+    #[arg(long, value_name = "DIR", default_value = crate::generate::cache::DEFAULT_DIR)]
+    pub cache_dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -616,6 +648,9 @@ pub struct TranslateArgs {
     pub params: RetrieverArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
+    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
+    pub compiled: CompiledMode,
     /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none
     #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
     pub repair: u32,

@@ -130,6 +130,22 @@ pub struct Glossary {
     /// Every source and alias key, made on first use ([`Glossary::has_key`]).
     #[serde(skip)]
     keys: OnceLock<FxHashSet<String>>,
+    /// For a glossary that holds only some entries of a compiled one (the
+    /// candidates of a post, docs/formats.md "Compiled glossaries"): the
+    /// whole glossary's words, stems and keys.
+    #[serde(skip)]
+    pub whole: Option<std::sync::Arc<dyn WholeGlossary>>,
+}
+
+/// What retrieval reads across a whole glossary, answered by a compiled
+/// glossary for the part of it that a run loaded ([`Glossary::whole`]).
+pub trait WholeGlossary: Send + Sync + std::fmt::Debug {
+    /// Whether `word` is a word of some entry's source or alias key.
+    fn has_word(&self, word: &str) -> bool;
+    /// Whether `stem` is the stem of such a word.
+    fn has_stem(&self, stem: &str) -> bool;
+    /// Whether `key` is some entry's source or alias key.
+    fn has_key(&self, key: &str) -> bool;
 }
 
 impl Glossary {
@@ -235,11 +251,22 @@ impl Glossary {
         name: String,
         source_lang: String,
         target_lang: String,
-        mut entries: Vec<Entry>,
+        entries: Vec<Entry>,
     ) -> Result<Glossary, InputError> {
         if entries.is_empty() {
             return Err(InputError::file(path, "the glossary has no entries"));
         }
+        Glossary::validated(path, name, source_lang, target_lang, entries)
+    }
+
+    /// [`Glossary::new`], an empty list allowed (a part of a glossary).
+    pub fn validated(
+        path: &str,
+        name: String,
+        source_lang: String,
+        target_lang: String,
+        mut entries: Vec<Entry>,
+    ) -> Result<Glossary, InputError> {
         if entries.len() > crate::limits::MAX_GLOSSARY_ENTRIES {
             return Err(InputError::file(
                 path,
@@ -338,6 +365,7 @@ impl Glossary {
             path: path.to_string(),
             by_id,
             keys: OnceLock::new(),
+            whole: None,
         })
     }
 
@@ -357,6 +385,9 @@ impl Glossary {
     /// Whether `key` (a phrase key) is the key of an entry's source or
     /// alias: a word an owner cannot add again.
     pub fn has_key(&self, key: &str) -> bool {
+        if let Some(whole) = &self.whole {
+            return whole.has_key(key);
+        }
         self.keys
             .get_or_init(|| {
                 self.entries

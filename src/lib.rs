@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod cli;
 pub mod commands;
+pub mod compiled;
 pub mod dataset;
 pub mod demo;
 pub mod diff;

@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod check;
+pub mod compiled;
 pub mod completions;
 mod diagnostics;
 pub mod diff;
@@ -93,6 +94,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Lint(args) => lint::run(args),
         Command::Translate(args) if args.posts.is_some() => translate_posts::run(args),
         Command::Translate(args) => translate::run(args),
+        Command::Compile(args) => compiled::run(args),
         Command::Run(args) => run::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Batch(args) => batch::run(args),

@@ -9,8 +9,16 @@ use std::sync::Arc;
 
 pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let text = super::text_or_stdin(args.text)?;
-    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
     let params = Params::from(&args.params);
+    let glossary = Arc::new(super::compiled::glossary_for(
+        &args.glossary,
+        args.compiled,
+        std::path::Path::new(crate::generate::cache::DEFAULT_DIR),
+        &args.retriever,
+        &params,
+        &[&text],
+        1,
+    )?);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
     super::note_missing_data([args.retriever.as_str()]);
     retrieve::refuse_without_labels(retriever.as_ref(), &args.retriever)?;

@@ -23,7 +23,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             "the post is empty: give the text as an argument, with --file, or on standard input"
         );
     }
-    let pipeline = pipeline(&args)?;
+    let pipeline = pipeline(&args, &[&text])?;
     let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
     let now = std::time::SystemTime::now();
     pipeline.record_spans(&opentelemetry::Context::current(), &trace, "1", None, now);
@@ -73,10 +73,11 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The pipeline of `glossa translate`: one post or a file of them.
-pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
-    let glossary = Arc::new(super::load_glossary(&args.glossary)?);
+/// The pipeline of `glossa translate`: one post or a file of them, `posts`
+/// (which entries a compiled glossary loads).
+pub(super) fn pipeline(args: &TranslateArgs, posts: &[&str]) -> anyhow::Result<Pipeline> {
     let params = Params::from(&args.params);
+    let glossary = Arc::new(glossary_of(args, &params, posts)?);
     let retriever = retrieve::build(&args.retriever, &glossary, &params)?;
     super::note_missing_data([args.retriever.as_str()]);
     let client = Arc::new(super::build_client(&(&args.provider).into())?);
@@ -93,4 +94,35 @@ pub(super) fn pipeline(args: &TranslateArgs) -> anyhow::Result<Pipeline> {
             false,
         )?
     })
+}
+
+/// The glossary for `posts`: from the compiled glossary where retrieval
+/// sees the post's own words (their sentences, `--simplify rules` or
+/// `none`), else the whole file.
+fn glossary_of(
+    args: &TranslateArgs,
+    params: &Params,
+    posts: &[&str],
+) -> anyhow::Result<crate::glossary::Glossary> {
+    use crate::generate::simplify::{sentences, Simplify};
+    let mode = match args.provider.simplify {
+        // A model rewrites the post before retrieval: its words are not known here.
+        Simplify::Llm => crate::cli::CompiledMode::Never,
+        _ => args.compiled,
+    };
+    let split: Vec<String> = posts.iter().flat_map(|p| sentences(p)).collect();
+    let texts: Vec<&str> = posts
+        .iter()
+        .copied()
+        .chain(split.iter().map(String::as_str))
+        .collect();
+    super::compiled::glossary_for(
+        &args.glossary,
+        mode,
+        &args.provider.cache_dir,
+        &args.retriever,
+        params,
+        &texts,
+        posts.len(),
+    )
 }

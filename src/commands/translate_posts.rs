@@ -19,7 +19,8 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     let path = args.posts.as_deref().context("--posts names the file")?;
     let (posts, layout) =
         dataset::parse_unlabelled(&path.display().to_string(), &read_text(path)?)?;
-    let pipeline = Arc::new(super::translate::pipeline(&args)?);
+    let texts: Vec<&str> = posts.iter().map(|p| p.text.as_str()).collect();
+    let pipeline = Arc::new(super::translate::pipeline(&args, &texts)?);
     let posts = Arc::new(posts);
     let progress = indicatif::ProgressBar::new(posts.len() as u64);
     progress.set_style(

@@ -13,7 +13,7 @@
 use super::keys::{self, Keyed};
 use super::normalised::{stem_keys, stem_word};
 use super::wordmap::WordMap;
-use crate::glossary::{word_count, Glossary};
+use crate::glossary::{word_count, Glossary, WholeGlossary};
 use crate::phrase;
 use rustc_hash::FxHashSet;
 use std::sync::LazyLock;
@@ -82,6 +82,9 @@ pub struct KnownWords {
     glossary: WordMap<()>,
     /// The stems of the glossary's words.
     stems: WordMap<()>,
+    /// The whole glossary's words and stems, when the glossary is part of
+    /// a compiled one ([`Glossary::whole`]).
+    whole: Option<std::sync::Arc<dyn WholeGlossary>>,
 }
 
 impl KnownWords {
@@ -89,7 +92,22 @@ impl KnownWords {
     /// every word with the stem of one of those.
     pub fn new(glossary: &Glossary) -> KnownWords {
         let keys = keys::sources_and_aliases(glossary);
-        KnownWords::over(&keys, &stem_keys(&keys))
+        KnownWords::over(&keys, &stem_keys(&keys)).of_whole(glossary)
+    }
+
+    /// These words, and the whole glossary's when `glossary` is part of a
+    /// compiled one.
+    pub fn of_whole(mut self, glossary: &Glossary) -> KnownWords {
+        self.whole = glossary.whole.clone();
+        self
+    }
+
+    fn has_word(&self, word: &str) -> bool {
+        self.glossary.contains(word) || self.whole.as_ref().is_some_and(|w| w.has_word(word))
+    }
+
+    fn has_stem(&self, stem: &str) -> bool {
+        self.stems.contains(stem) || self.whole.as_ref().is_some_and(|w| w.has_stem(stem))
     }
 
     /// [`KnownWords::new`] from the glossary's sources and aliases
@@ -104,6 +122,7 @@ impl KnownWords {
         let mut known = KnownWords {
             glossary: WordMap::with_capacity(words),
             stems: WordMap::with_capacity(words),
+            whole: None,
         };
         for (k, stems) in keys.iter().zip(stemmed) {
             for (word, stem) in phrase::key_words(k.key).zip(phrase::key_words(stems)) {
@@ -119,8 +138,7 @@ impl KnownWords {
     /// possessives out.
     pub fn knows(&self, word: &str, stem: &str) -> bool {
         // English first: most words of a post are.
-        let spelled =
-            |w: &str| is_english(w) || self.glossary.contains(w) || self.inflects(w, stem);
+        let spelled = |w: &str| is_english(w) || self.has_word(w) || self.inflects(w, stem);
         spelled(word) || word.strip_suffix("'s").is_some_and(spelled)
     }
 
@@ -131,11 +149,11 @@ impl KnownWords {
     fn inflects(&self, word: &str, stem: &str) -> bool {
         // A base glossary word is no shorter than its stem (Porter2 strips
         // or rewrites an ending); one letter less is tried as a margin.
-        self.stems.contains(stem)
+        self.has_stem(stem)
             && (stem.len().saturating_sub(1).max(1)..word.len()).any(|at| {
                 word.is_char_boundary(at) && {
                     let base = &word[..at];
-                    self.glossary.contains(base) && stem_word(base) == stem
+                    self.has_word(base) && stem_word(base) == stem
                 }
             })
     }

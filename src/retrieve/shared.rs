@@ -92,7 +92,7 @@ impl SharedTiers {
         let all = keys::sources_and_aliases(glossary);
         // Stemmed once for the three tiers and the known words.
         let stemmed = stem_keys(&all);
-        let known = Arc::new(KnownWords::over(&all, &stemmed));
+        let known = Arc::new(KnownWords::over(&all, &stemmed).of_whole(glossary));
         let ((normalised, edit), (split, fuzzy)) = rayon::join(
             || {
                 rayon::join(

@@ -204,6 +204,14 @@ impl Spec {
 
     /// Whether the spec, its compositions expanded, names the registered
     /// retriever `name`.
+    /// The names of the union's parts, compositions expanded.
+    pub fn retrievers(&self) -> Vec<&'static str> {
+        self.expanded_union(0, &mut false)
+            .iter()
+            .map(Part::name)
+            .collect()
+    }
+
     pub fn uses(&self, name: &str) -> bool {
         self.expanded_union(0, &mut false)
             .iter()

@@ -9,6 +9,7 @@ mod case_keep;
 mod check;
 mod check_real;
 mod cli;
+mod compiled;
 mod conventions;
 mod engine_export;
 mod forbidden;

@@ -157,9 +157,10 @@ fn freedict_converts_to_a_glossary_of_thousands_of_real_terms() {
     ] {
         assert!(sources.contains(term), "{term:?} is a source");
     }
-    // glossa reads it.
+    // glossa reads it (compiled into the temporary folder's cache).
     Command::cargo_bin("glossa")
         .unwrap()
+        .current_dir(dir.path())
         .args([
             "retrieve",
             "Watching TV in the Adriatic Sea",

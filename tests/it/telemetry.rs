@@ -181,7 +181,12 @@ fn spans_of(phoenix: &str, project: &str) -> Vec<Value> {
         if let Some(c) = &cursor {
             url.push_str(&format!("&cursor={c}"));
         }
-        let text = reqwest::blocking::get(&url).unwrap().text().unwrap();
+        let response = reqwest::blocking::get(&url).unwrap();
+        // The project is made a moment after its first spans arrive.
+        if response.status() == reqwest::StatusCode::NOT_FOUND {
+            return spans;
+        }
+        let text = response.text().unwrap();
         let page: Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{url}: {e}: {text}"));
         spans.extend(page["data"].as_array().cloned().unwrap_or_default());
@@ -286,7 +291,7 @@ fn phoenix_stores_a_trace_per_invocation_with_a_span_per_post_and_stage() {
     let calls = support::jsonl(&dir.path().join("r/calls.jsonl"));
     // Phoenix stores spans a moment after it answers the export.
     let mut spans = Vec::new();
-    for _ in 0..50 {
+    for _ in 0..150 {
         spans = spans_of(&phoenix, &project);
         if spans.len() >= 3 + 6 * (calls.len() + 1) + 2 * scored.len() {
             break;
