@@ -694,15 +694,7 @@ fn batch_out(
     planned: Planned,
     todo: Todo,
 ) -> Result<End, RunError> {
-    let p = &config.provider.settings;
-    let sampling = Sampling {
-        model: p.model.clone().unwrap_or_default(),
-        temperature: p.temperature,
-        seed: p.seed,
-        max_tokens: p.max_tokens,
-        max_tokens_auto: p.max_tokens_auto,
-        max_tokens_field: p.max_tokens_field,
-    };
+    let sampling = Sampling::of(&config.provider.settings);
     let written = batch_api::write_requests(
         &file,
         pipelines,

@@ -141,15 +141,7 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if !new.is_empty() {
-        let p = &config.provider.settings;
-        let sampling = Sampling {
-            model: p.model.clone().unwrap_or_default(),
-            temperature: p.temperature,
-            seed: p.seed,
-            max_tokens: p.max_tokens,
-            max_tokens_auto: p.max_tokens_auto,
-            max_tokens_field: p.max_tokens_field,
-        };
+        let sampling = Sampling::of(&config.provider.settings);
         let limits = Limits {
             requests: usize::try_from(args.max_requests).unwrap_or(usize::MAX),
             bytes: args.max_mb.saturating_mul(1_000_000),

@@ -5,7 +5,7 @@ use super::{custom_id, BatchError, ENDPOINT};
 use crate::dataset::LabelledPost;
 use crate::fsutil::AtomicFile;
 use crate::generate::pipeline::{Pipeline, Prepared};
-use crate::generate::provider::{chat_body, LengthCap, MaxTokensField, TokenLimit};
+use crate::generate::provider::{chat_body, LengthCap, MaxTokensField, Settings, TokenLimit};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -39,6 +39,20 @@ pub struct Sampling {
     pub max_tokens_auto: Option<LengthCap>,
     /// The field that carries `max_tokens`; by default from the model name.
     pub max_tokens_field: Option<MaxTokensField>,
+}
+
+impl Sampling {
+    /// What a run's provider settings send in each request body.
+    pub fn of(settings: &Settings) -> Sampling {
+        Sampling {
+            model: settings.model.clone().unwrap_or_default(),
+            temperature: settings.temperature,
+            seed: settings.seed,
+            max_tokens: settings.max_tokens,
+            max_tokens_auto: settings.max_tokens_auto,
+            max_tokens_field: settings.max_tokens_field,
+        }
+    }
 }
 
 #[derive(Serialize)]

@@ -9,7 +9,9 @@
 
 use super::RequestCounts;
 use crate::fsutil::{AtomicFile, WriteError};
-use crate::generate::provider::{base_url, env_key, error_chain, is_local, parse_retry_after};
+use crate::generate::provider::{
+    base_url, display_url, env_key, error_chain, is_local, parse_retry_after,
+};
 use crate::generate::secrets::{scrub, Secret};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -184,7 +186,7 @@ impl OpenAiBatches {
 
     /// The base URL as shown and recorded (without credentials).
     pub fn base_shown(&self) -> String {
-        shown(&self.base)
+        display_url(&self.base)
     }
 
     /// Upload a request file (`purpose=batch`); its file id.
@@ -298,7 +300,7 @@ impl OpenAiBatches {
         loop {
             let chunk = response.chunk().await.map_err(|e| RemoteError::Connect {
                 method: "GET",
-                url: shown(&url),
+                url: display_url(&url),
                 detail: format!("the download stopped: {}", error_chain(&e.without_url())),
             })?;
             let last = chunk.is_none();
@@ -344,7 +346,7 @@ impl OpenAiBatches {
         let response = self.respond(method, url, build).await?;
         let bytes = response.bytes().await.map_err(|e| RemoteError::Connect {
             method,
-            url: shown(url),
+            url: display_url(url),
             detail: self.clean(&error_chain(&e.without_url())),
         })?;
         Ok(self.clean(&String::from_utf8_lossy(&bytes)))
@@ -376,7 +378,7 @@ impl OpenAiBatches {
                     let body = response.text().await.unwrap_or_default();
                     let error = RemoteError::Status {
                         method,
-                        url: shown(url),
+                        url: display_url(url),
                         status,
                         detail: self.detail(&body),
                     };
@@ -386,7 +388,7 @@ impl OpenAiBatches {
                 Err(e) => (
                     RemoteError::Connect {
                         method,
-                        url: shown(url),
+                        url: display_url(url),
                         detail: self.clean(&error_chain(&e.without_url())),
                     },
                     Some(None),
@@ -429,7 +431,7 @@ impl OpenAiBatches {
     ) -> Result<T, RemoteError> {
         serde_json::from_str(reply).map_err(|e| RemoteError::BadReply {
             method,
-            url: shown(url),
+            url: display_url(url),
             detail: format!(
                 "{e}; it starts with {:?}",
                 reply.chars().take(80).collect::<String>()
@@ -449,18 +451,6 @@ fn path_segment(id: &str) -> String {
         .collect()
 }
 
-/// A URL without any user:password part.
-fn shown(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
-            let _ = parsed.set_username("");
-            let _ = parsed.set_password(None);
-            parsed.to_string()
-        }
-        _ => url.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,7 +459,10 @@ mod tests {
     fn ids_stay_one_path_segment_and_urls_lose_their_credentials() {
         assert_eq!(path_segment("batch_abc-1.2"), "batch_abc-1.2");
         assert_eq!(path_segment("../x?y"), "..%2Fx%3Fy");
-        assert_eq!(shown("https://u:p@h.example/v1"), "https://h.example/v1");
+        assert_eq!(
+            display_url("https://u:p@h.example/v1"),
+            "https://h.example/v1"
+        );
     }
 
     #[test]

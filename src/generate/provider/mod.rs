@@ -518,7 +518,7 @@ fn identity(
 }
 
 /// The URL as quoted in messages: without any user:password part.
-fn display_url(url: &str) -> String {
+pub(crate) fn display_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
             let _ = parsed.set_username("");
