@@ -513,9 +513,18 @@ async fn a_refused_key_stops_the_run_with_a_clear_message() {
 
 /// Start `glossa run` against a slow server, wait until `min_lines` calls
 /// are written, then stop it with `signal`.
-fn start_and_stop(dir: &Path, base: &str, signal: &str, min_lines: usize) -> std::process::Output {
+/// `glossa [before] run` against the model at `base`, sent `signal` once
+/// `min_lines` calls are recorded.
+pub(crate) fn start_and_stop(
+    dir: &Path,
+    base: &str,
+    signal: &str,
+    min_lines: usize,
+    before: &[&str],
+) -> std::process::Output {
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("glossa"))
         .current_dir(dir)
+        .args(before)
         .args([
             "run",
             "--retriever",
@@ -560,7 +569,7 @@ async fn resume_after_a_killed_run_makes_every_call_exactly_once() {
     let base = server.url("/v1");
     let root = dir.path().to_path_buf();
     let (killed, resumed) = tokio::task::spawn_blocking(move || {
-        let killed = start_and_stop(&root, &base, "-KILL", 4);
+        let killed = start_and_stop(&root, &base, "-KILL", 4, &[]);
         let resumed = glossa()
             .current_dir(&root)
             .args(["run", "--resume", "run", "-j", "4"])
@@ -602,7 +611,7 @@ async fn ctrl_c_stops_cleanly_and_says_how_to_resume() {
     let dir = TempDir::new().unwrap();
     let base = server.url("/v1");
     let root = dir.path().to_path_buf();
-    let out = tokio::task::spawn_blocking(move || start_and_stop(&root, &base, "-INT", 2))
+    let out = tokio::task::spawn_blocking(move || start_and_stop(&root, &base, "-INT", 2, &[]))
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -118,6 +118,46 @@ async fn spans_go_to_the_collector_without_texts_or_keys_unless_asked() {
     assert!(!body.contains(secret), "the API key was exported");
 }
 
+/// Ctrl-C ends a run early but normally: the spans of the calls made reach
+/// the collector before the process exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_of_a_run_stopped_by_ctrl_c_are_sent() {
+    let collector = Server::start(vec![collector_ok()]).await;
+    let model = Server::start(vec![Response::Delayed(
+        std::time::Duration::from_millis(150),
+        Box::new(support::chat_reply("ok")),
+    )])
+    .await;
+    let dir = TempDir::new().unwrap();
+    let (root, base, otlp) = (
+        dir.path().to_path_buf(),
+        model.url("/v1"),
+        collector.url(""),
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        crate::generate::start_and_stop(&root, &base, "-INT", 2, &["--otlp", &otlp])
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("OTLP export"), "{stderr}");
+    let body: String = collector
+        .requests()
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    assert!(
+        body.contains("glossa run"),
+        "the run's root span was not sent"
+    );
+    let calls = support::jsonl(&dir.path().join("run/calls.jsonl"));
+    for call in &calls {
+        let post = call["post"].as_str().unwrap();
+        assert!(body.contains(post), "no span of the call for {post}");
+    }
+}
+
 #[test]
 fn an_unreachable_collector_costs_a_warning_not_the_run() {
     let dir = TempDir::new().unwrap();
