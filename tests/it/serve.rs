@@ -186,6 +186,19 @@ fn cafe_folder() -> TempDir {
     folder_with("glossaries/cafe.json", "cafe.json")
 }
 
+/// A browser on the page at `addr`, once the café glossary's 25 entries are listed.
+fn open_cafe_page(chromium: &Path, chromedriver: &Path, addr: &str) -> webdriver::Browser {
+    let b = webdriver::Browser::start(chromium, chromedriver, 1280, 1000);
+    b.goto(&format!("http://{addr}/"));
+    b.find("body[data-ready='true']");
+    b.wait_until(
+        "the café glossary to be listed",
+        "return document.getElementById('entries').children.length === 25",
+        Duration::from_secs(20),
+    );
+    b
+}
+
 struct Served {
     addr: SocketAddr,
     dir: TempDir,
@@ -1995,14 +2008,7 @@ fn browser_translate_add_an_alias_translate_again() {
     };
     let started = Instant::now();
     let s = serve_in_process(cafe_folder());
-    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
-    b.goto(&format!("http://{}/", s.addr));
-    b.find("body[data-ready='true']");
-    b.wait_until(
-        "the café glossary to be listed",
-        "return document.getElementById('entries').children.length === 25",
-        Duration::from_secs(20),
-    );
+    let b = open_cafe_page(&chromium, &chromedriver, &s.addr.to_string());
 
     // WCAG 2.1 AA on load (axe-core).
     if let Some(violations) = axe_violations(&b) {
@@ -2133,14 +2139,7 @@ fn browser_save_the_date_is_explained_and_senses_and_stems_are_flagged() {
         return;
     };
     let s = serve_in_process(cafe_folder());
-    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
-    b.goto(&format!("http://{}/", s.addr));
-    b.find("body[data-ready='true']");
-    b.wait_until(
-        "the café glossary to be listed",
-        "return document.getElementById('entries').children.length === 25",
-        Duration::from_secs(20),
-    );
+    let b = open_cafe_page(&chromium, &chromedriver, &s.addr.to_string());
     // Two lines, as an owner writes them; `tea` has a sense, no context.
     b.find("#post")
         .type_text("Save the date! Sticky date loaf.\nFresh cookies and tea.");
@@ -2252,14 +2251,7 @@ fn browser_every_kind_of_warning_passes_axe() {
             },
         )
     });
-    let b = webdriver::Browser::start(&chromium, &chromedriver, 1280, 1000);
-    b.goto(&format!("http://{}/", s.addr));
-    b.find("body[data-ready='true']");
-    b.wait_until(
-        "the café glossary to be listed",
-        "return document.getElementById('entries').children.length === 25",
-        Duration::from_secs(20),
-    );
+    let b = open_cafe_page(&chromium, &chromedriver, &s.addr.to_string());
     b.find("#post")
         .type_text("Save the date! Sticky date loaf.\nFresh cookies and tea, $5 until 4pm.");
     b.find("#translate").click();
