@@ -24,7 +24,7 @@ impl Post {
     /// What every post must be, wherever it is read: a non-empty id and a
     /// text within [`MAX_POST_BYTES`] (longer texts would cost memory and
     /// time out of all proportion in retrieval).
-    pub fn check(&self, path: &str, line: usize) -> Result<(), InputError> {
+    pub(crate) fn check(&self, path: &str, line: usize) -> Result<(), InputError> {
         if self.id.trim().is_empty() {
             return Err(InputError::at_line(path, line, "post `id` is empty"));
         }
@@ -56,7 +56,7 @@ pub enum Split {
 }
 
 impl Split {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Split::Dev => "dev",
             Split::Test => "test",
@@ -102,22 +102,22 @@ impl fmt::Display for Split {
 /// A label as written in the file: entry ids, not yet checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LabelRecord {
-    pub post: String,
+pub(crate) struct LabelRecord {
+    pub(crate) post: String,
     #[serde(default)]
-    pub needed: Vec<String>,
+    pub(crate) needed: Vec<String>,
     #[serde(default)]
-    pub wrong_sense: Vec<String>,
+    pub(crate) wrong_sense: Vec<String>,
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     #[serde(default)]
-    pub split: Split,
+    pub(crate) split: Split,
 }
 
 impl LabelRecord {
     /// Check the entry ids against `glossary`: `(post id, label)`, or an
     /// error naming `path`, `line` and the id.
-    pub fn resolve(
+    pub(crate) fn resolve(
         self,
         path: &str,
         line: usize,
@@ -176,7 +176,7 @@ pub struct LabelledPost {
 
 /// Parse JSONL text into `(line, record)` pairs, lazily; blank lines are
 /// skipped. The first bad line stops the iteration with its error.
-pub fn jsonl<'a, T: DeserializeOwned + 'a>(
+pub(crate) fn jsonl<'a, T: DeserializeOwned + 'a>(
     path: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = Result<(usize, T), InputError>> + 'a {
@@ -326,7 +326,7 @@ pub fn labels_by_post(
 
 /// JSONL records read one line at a time from a reader, with the file's
 /// name and line numbers in errors (bad UTF-8 included).
-pub struct JsonlReader<R: BufRead, T> {
+pub(crate) struct JsonlReader<R: BufRead, T> {
     path: String,
     lines: std::iter::Enumerate<std::io::Lines<R>>,
     records: usize,
@@ -334,7 +334,7 @@ pub struct JsonlReader<R: BufRead, T> {
 }
 
 impl<R: BufRead, T: DeserializeOwned> JsonlReader<R, T> {
-    pub fn new(path: &str, reader: R) -> Self {
+    pub(crate) fn new(path: &str, reader: R) -> Self {
         JsonlReader {
             path: path.to_string(),
             lines: reader.lines().enumerate(),
@@ -344,7 +344,7 @@ impl<R: BufRead, T: DeserializeOwned> JsonlReader<R, T> {
     }
 
     /// Records read so far.
-    pub fn records(&self) -> usize {
+    pub(crate) fn records(&self) -> usize {
         self.records
     }
 }

@@ -22,13 +22,13 @@ use std::path::{Path, PathBuf};
 
 /// One post of one retriever in a saved run: its calls summed over repeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PostRun {
-    pub calls: usize,
-    pub right: usize,
-    pub failed: usize,
+pub(crate) struct PostRun {
+    pub(crate) calls: usize,
+    pub(crate) right: usize,
+    pub(crate) failed: usize,
     /// Where retrieval left the post (the same in every repeat).
-    pub group: Option<Group>,
-    pub wrong_sense_used: usize,
+    pub(crate) group: Option<Group>,
+    pub(crate) wrong_sense_used: usize,
 }
 
 /// A saved batch run, read back from `calls.jsonl`.
@@ -37,11 +37,11 @@ pub struct SavedRun {
     pub dir: PathBuf,
     /// Each post's split, from the labels file named in `run.json` (empty
     /// when that file cannot be read any more).
-    pub splits: HashMap<String, Split>,
+    pub(crate) splits: HashMap<String, Split>,
     /// Retrievers in the order they first appear.
     pub retrievers: Vec<String>,
     /// Retriever → post → how it fared, posts in first-seen order.
-    pub posts: BTreeMap<String, Vec<(String, PostRun)>>,
+    pub(crate) posts: BTreeMap<String, Vec<(String, PostRun)>>,
 }
 
 /// Why two saved results cannot be compared.
@@ -96,7 +96,7 @@ pub enum Saved {
 }
 
 impl Saved {
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Saved::Eval(_) => "eval",
             Saved::Run(_) => "run",
@@ -231,10 +231,10 @@ fn run_splits(dir: &Path) -> HashMap<String, Split> {
 
 /// A count with its denominator, or a plain count (`of` = `None`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Value {
-    pub n: usize,
+pub(crate) struct Value {
+    pub(crate) n: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub of: Option<usize>,
+    pub(crate) of: Option<usize>,
 }
 
 impl Value {
@@ -247,7 +247,7 @@ impl Value {
     }
 
     /// n / of, or the count itself.
-    pub fn number(&self) -> Option<f64> {
+    pub(crate) fn number(&self) -> Option<f64> {
         match self.of {
             Some(0) => None,
             Some(d) => Some(self.n as f64 / d as f64),
@@ -258,16 +258,16 @@ impl Value {
 
 /// One figure of one retriever in A and in B.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FigureChange {
-    pub figure: &'static str,
-    pub a: Value,
-    pub b: Value,
+pub(crate) struct FigureChange {
+    pub(crate) figure: &'static str,
+    pub(crate) a: Value,
+    pub(crate) b: Value,
     /// B − A: a difference of ratios, or of counts; `None` when a ratio is
     /// undefined.
-    pub change: Option<f64>,
+    pub(crate) change: Option<f64>,
     /// The paired test, for the figures that have one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub test: Option<TestResult>,
+    pub(crate) test: Option<TestResult>,
 }
 
 impl FigureChange {
@@ -288,13 +288,13 @@ impl FigureChange {
 
 /// A post whose status differs between A and B.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PostChange {
-    pub post: String,
+pub(crate) struct PostChange {
+    pub(crate) post: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub split: Option<Split>,
-    pub a: String,
-    pub b: String,
-    pub change: String,
+    pub(crate) split: Option<Split>,
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) change: String,
 }
 
 /// One retriever of A against one of B.
@@ -303,20 +303,20 @@ pub struct RetrieverDiff {
     pub a: String,
     pub b: String,
     /// Posts in both results: the figures and tests are over these.
-    pub posts: usize,
+    pub(crate) posts: usize,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
-    pub figures: Vec<FigureChange>,
-    pub changed: Vec<PostChange>,
+    pub(crate) figures: Vec<FigureChange>,
+    pub(crate) changed: Vec<PostChange>,
 }
 
 /// The whole diff of two saved results.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diff {
-    pub kind: &'static str,
-    pub a: String,
-    pub b: String,
-    pub test: TestSettings,
+    pub(crate) kind: &'static str,
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) test: TestSettings,
     pub retrievers: Vec<RetrieverDiff>,
     /// Retrievers of A and of B that were not paired with any.
     pub unpaired_a: Vec<String>,
@@ -331,7 +331,7 @@ pub struct Diff {
 /// Which retrievers to pair: `None` pairs equal names (or the only
 /// retriever of each side when no name is shared); `Some((a, b))` pairs
 /// exactly those two.
-pub type Pairing = Option<(String, String)>;
+pub(crate) type Pairing = Option<(String, String)>;
 
 /// Parse `--retriever NAME` or `--retriever A_NAME=B_NAME`.
 pub fn parse_pairing(s: &str) -> Pairing {
@@ -573,7 +573,7 @@ fn article(kind: &str) -> String {
 }
 
 /// One post's counts from its eval result.
-pub fn post_counts(p: &PostResult) -> Counts {
+pub(crate) fn post_counts(p: &PostResult) -> Counts {
     Counts {
         posts: 1,
         complete: usize::from(p.complete),
@@ -651,7 +651,7 @@ fn eval_figures(pairs: &[(&PostResult, &PostResult)], test: TestSettings) -> Vec
 
 /// A post's status in an eval result: complete, or what it misses and
 /// which wrong senses it retrieved.
-pub fn eval_status(p: &PostResult) -> String {
+pub(crate) fn eval_status(p: &PostResult) -> String {
     if p.complete {
         return "complete".to_string();
     }
@@ -674,7 +674,7 @@ fn minus<'a>(x: &'a [String], y: &[String]) -> Vec<&'a str> {
 
 /// How a post's status changed, or `None` when it did not: completeness,
 /// the needed entries missed, or the wrong senses retrieved.
-pub fn eval_change(a: &PostResult, b: &PostResult) -> Option<String> {
+pub(crate) fn eval_change(a: &PostResult, b: &PostResult) -> Option<String> {
     let same = |x: &[String], y: &[String]| {
         let (mut x, mut y) = (x.to_vec(), y.to_vec());
         x.sort();
@@ -756,7 +756,7 @@ fn diff_eval(a: &RetrieverResult, b: &RetrieverResult, test: TestSettings) -> Re
 
 /// A post's status in a run: right calls of all, failed calls, and where
 /// retrieval left it.
-pub fn run_status(p: &PostRun) -> String {
+pub(crate) fn run_status(p: &PostRun) -> String {
     let group = match p.group {
         Some(Group::Complete) => "retrieval complete",
         Some(Group::Missed) => "a needed entry missed",
@@ -773,7 +773,7 @@ pub fn run_status(p: &PostRun) -> String {
 
 /// How a post's calls changed between two runs, or `None` when they did
 /// not.
-pub fn run_change(a: &PostRun, b: &PostRun) -> Option<String> {
+pub(crate) fn run_change(a: &PostRun, b: &PostRun) -> Option<String> {
     let rate = |p: &PostRun| (p.calls > 0).then(|| p.right as f64 / p.calls as f64);
     let (ra, rb) = (rate(a), rate(b));
     if ra == rb && a.group == b.group && a.failed == b.failed {
@@ -903,10 +903,10 @@ fn run_figures(pairs: &[(&str, &PostRun, &PostRun)], test: TestSettings) -> Vec<
 /// One pair of retrievers of one eval result, for `eval --compare`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
-    pub a: String,
-    pub b: String,
-    pub complete: FigureChange,
-    pub recall: FigureChange,
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) complete: FigureChange,
+    pub(crate) recall: FigureChange,
 }
 
 /// Every pair (A before B in the result's order) compared on the same

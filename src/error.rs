@@ -7,10 +7,10 @@ use std::path::Path;
 /// A problem with an input file: rendered as `path:line:column: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
-    pub path: String,
+    pub(crate) path: String,
     pub line: Option<usize>,
-    pub column: Option<usize>,
-    pub message: String,
+    pub(crate) column: Option<usize>,
+    pub(crate) message: String,
 }
 
 impl InputError {
@@ -23,7 +23,7 @@ impl InputError {
         }
     }
 
-    pub fn at_line(path: &str, line: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn at_line(path: &str, line: usize, message: impl Into<String>) -> Self {
         InputError {
             line: Some(line),
             ..InputError::file(path, message)
@@ -39,7 +39,7 @@ impl InputError {
     /// A serde_json error inside a document that starts at `first_line`,
     /// `first_column` of the file (an indented glossary entry): on the
     /// document's first line, columns are shifted by where it starts.
-    pub fn json_at(
+    pub(crate) fn json_at(
         path: &str,
         first_line: usize,
         first_column: usize,
@@ -119,7 +119,7 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, InputError> {
 }
 
 /// 1-based line number of byte `offset` in `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     1 + text.as_bytes()[..offset.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -129,7 +129,7 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 /// Lines (and columns) of increasing byte offsets in one text, counting
 /// each stretch once: finding the lines of every entry of a large file
 /// stays linear, where [`line_of`] per entry would be quadratic.
-pub struct LineCounter<'a> {
+pub(crate) struct LineCounter<'a> {
     text: &'a str,
     counted_to: usize,
     line: usize,
@@ -137,7 +137,7 @@ pub struct LineCounter<'a> {
 }
 
 impl<'a> LineCounter<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         LineCounter {
             text,
             counted_to: 0,
@@ -148,13 +148,13 @@ impl<'a> LineCounter<'a> {
 
     /// 1-based line of byte `offset`; offsets asked for may only grow (an
     /// earlier one is counted from the start, correct but slower).
-    pub fn line_at(&mut self, offset: usize) -> usize {
+    pub(crate) fn line_at(&mut self, offset: usize) -> usize {
         self.position_at(offset).0
     }
 
     /// 1-based line and byte column of byte `offset` (columns in bytes, as
     /// serde_json counts them).
-    pub fn position_at(&mut self, offset: usize) -> (usize, usize) {
+    pub(crate) fn position_at(&mut self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let bytes = self.text.as_bytes();
         if offset < self.counted_to {

@@ -17,11 +17,11 @@ use std::time::Instant;
 
 /// A match as written in results: the entry by id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MatchOut {
-    pub entry: String,
-    pub kind: MatchKind,
-    pub phrase: String,
-    pub score: f64,
+pub(crate) struct MatchOut {
+    pub(crate) entry: String,
+    pub(crate) kind: MatchKind,
+    pub(crate) phrase: String,
+    pub(crate) score: f64,
 }
 
 /// One post's result for one retriever.
@@ -35,11 +35,11 @@ pub struct PostResult {
     pub wrong_sense: Vec<String>,
     pub complete: bool,
     #[serde(default)]
-    pub matches: Vec<MatchOut>,
+    pub(crate) matches: Vec<MatchOut>,
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     #[serde(default)]
-    pub split: Split,
+    pub(crate) split: Split,
 }
 
 /// One retriever's result over the evaluated posts.
@@ -47,14 +47,14 @@ pub struct PostResult {
 pub struct RetrieverResult {
     pub name: String,
     #[serde(flatten)]
-    pub figures: Figures,
+    pub(crate) figures: Figures,
     #[serde(default)]
     pub by_tag: BTreeMap<String, Figures>,
     #[serde(default)]
     pub by_split: BTreeMap<Split, Figures>,
     /// Wall time spent retrieving and scoring, in seconds.
     #[serde(default)]
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     pub per_post: Vec<PostResult>,
 }
 
@@ -68,16 +68,16 @@ impl RetrieverResult {
 /// beyond the stable ones of docs/formats.md default when absent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EvalResult {
-    pub glossary: String,
+    pub(crate) glossary: String,
     pub posts_file: String,
-    pub labels_file: String,
+    pub(crate) labels_file: String,
     /// `all`, `dev` or `test`: which posts were scored.
     #[serde(default)]
-    pub split: String,
+    pub(crate) split: String,
     #[serde(default)]
-    pub params: Params,
+    pub(crate) params: Params,
     #[serde(default)]
-    pub glossa_version: String,
+    pub(crate) glossa_version: String,
     pub retrievers: Vec<RetrieverResult>,
     /// How long the whole evaluation took (not part of the stable output of docs/formats.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,9 +92,9 @@ pub struct EvalResult {
 /// SHA-256 (hex) of an evaluation's three input files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputHashes {
-    pub glossary: String,
-    pub posts: String,
-    pub labels: String,
+    pub(crate) glossary: String,
+    pub(crate) posts: String,
+    pub(crate) labels: String,
 }
 
 impl InputHashes {

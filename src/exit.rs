@@ -19,7 +19,7 @@ pub enum Exit {
 
 impl Exit {
     /// The code as a number.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         self as u8
     }
 }

@@ -13,8 +13,8 @@ use tempfile::TempPath;
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {cause}", path.display())]
 pub struct WriteError {
-    pub path: PathBuf,
-    pub cause: io::Error,
+    pub(crate) path: PathBuf,
+    pub(crate) cause: io::Error,
 }
 
 impl WriteError {
@@ -122,7 +122,7 @@ fn sync_folder(path: &Path) {
 /// SHA-256 of a file's bytes in lower-case hex, streamed; a built-in demo
 /// file that is not on disk: of the built-in copy. Results and run folders
 /// record these so that two of them are known to be about the same inputs.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> io::Result<String> {
     use sha2::{Digest, Sha256};
     use std::io::Read as _;
     let mut hasher = Sha256::new();

@@ -15,7 +15,7 @@ use std::fmt;
 
 /// A figure a gate can bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Figure {
+pub(crate) enum Figure {
     /// found / needed.
     Recall,
     /// found / retrieved.
@@ -43,7 +43,7 @@ impl Figure {
         })
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Figure::Recall => "recall",
             Figure::Precision => "precision",
@@ -85,7 +85,7 @@ fn format_ratio(r: f64) -> String {
 
 /// Which way a bound points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// The figure must be at least the bound (`--fail-under`).
     AtLeast,
     /// The figure must be at most the bound (`--fail-over`).
@@ -96,10 +96,10 @@ pub enum Direction {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
     /// `None`: every retriever evaluated.
-    pub retriever: Option<String>,
-    pub figure: Figure,
-    pub value: f64,
-    pub direction: Direction,
+    pub(crate) retriever: Option<String>,
+    pub(crate) figure: Figure,
+    pub(crate) value: f64,
+    pub(crate) direction: Direction,
 }
 
 impl fmt::Display for Bound {
@@ -224,10 +224,10 @@ pub fn check_names(bounds: &[Bound], names: &[String]) -> Result<(), NotEvaluate
 /// One figure that missed its bound.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    pub retriever: String,
-    pub bound: Bound,
-    pub value: f64,
-    pub shown: String,
+    pub(crate) retriever: String,
+    pub(crate) bound: Bound,
+    pub(crate) value: f64,
+    pub(crate) shown: String,
 }
 
 impl fmt::Display for Failure {

@@ -72,7 +72,7 @@ impl Entry {
 }
 
 /// Number of words in a phrase key.
-pub fn word_count(key: &str) -> usize {
+pub(crate) fn word_count(key: &str) -> usize {
     if key.is_empty() {
         0
     } else {
@@ -84,16 +84,16 @@ pub fn word_count(key: &str) -> usize {
 /// written (absent stays absent), so a file can be written back as it was.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Head {
+pub(crate) struct Head {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_lang: Option<String>,
+    pub(crate) source_lang: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_lang: Option<String>,
+    pub(crate) target_lang: Option<String>,
     /// Target words no translation may hold, whatever the post.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub forbidden: Vec<String>,
+    pub(crate) forbidden: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -134,12 +134,12 @@ pub struct Glossary {
     /// candidates of a post, docs/formats.md "Compiled glossaries"): the
     /// whole glossary's words, stems and keys.
     #[serde(skip)]
-    pub whole: Option<std::sync::Arc<dyn WholeGlossary>>,
+    pub(crate) whole: Option<std::sync::Arc<dyn WholeGlossary>>,
 }
 
 /// What retrieval reads across a whole glossary, answered by a compiled
 /// glossary for the part of it that a run loaded ([`Glossary::whole`]).
-pub trait WholeGlossary: Send + Sync + std::fmt::Debug {
+pub(crate) trait WholeGlossary: Send + Sync + std::fmt::Debug {
     /// Whether `word` is a word of some entry's source or alias key.
     fn has_word(&self, word: &str) -> bool;
     /// Whether `stem` is the stem of such a word.
@@ -166,7 +166,7 @@ impl Glossary {
     }
 
     /// [`Glossary::parse`], also returning the top-level fields as written.
-    pub fn parse_with_head(
+    pub(crate) fn parse_with_head(
         path: &str,
         default_name: &str,
         text: &str,
@@ -246,7 +246,7 @@ impl Glossary {
     }
 
     /// Validate entries, fill in default ids and compute keys.
-    pub fn new(
+    pub(crate) fn new(
         path: &str,
         name: String,
         source_lang: String,
@@ -260,7 +260,7 @@ impl Glossary {
     }
 
     /// [`Glossary::new`], an empty list allowed (a part of a glossary).
-    pub fn validated(
+    pub(crate) fn validated(
         path: &str,
         name: String,
         source_lang: String,
@@ -372,7 +372,7 @@ impl Glossary {
     /// The glossary with its glossary-wide forbidden words (each checked
     /// non-empty by the caller: [`Glossary::parse_with_head`] names the
     /// line of an empty one).
-    pub fn with_forbidden(mut self, words: Vec<String>) -> Glossary {
+    pub(crate) fn with_forbidden(mut self, words: Vec<String>) -> Glossary {
         self.forbidden = words;
         self
     }
@@ -384,7 +384,7 @@ impl Glossary {
 
     /// Whether `key` (a phrase key) is the key of an entry's source or
     /// alias: a word an owner cannot add again.
-    pub fn has_key(&self, key: &str) -> bool {
+    pub(crate) fn has_key(&self, key: &str) -> bool {
         if let Some(whole) = &self.whole {
             return whole.has_key(key);
         }

@@ -35,7 +35,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind's name as in JSON ("number", "amount", ...).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Number => "number",
             Kind::Amount => "amount",
@@ -175,7 +175,7 @@ pub enum Mode {
 impl Mode {
     pub const NAMES: [&'static str; 3] = ["off", "warn", "fail"];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Off => "off",
             Mode::Warn => "warn",
@@ -184,7 +184,7 @@ impl Mode {
     }
 
     /// The mode is the default (`warn`): left out of saved settings.
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == Mode::Warn
     }
 }

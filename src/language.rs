@@ -12,7 +12,7 @@ use isolang::Language;
 /// What a glossary loaded without `target_lang` holds in its place. Never
 /// written back (an export leaves the field out) and never shown in a
 /// prompt ([`prompt_name`]).
-pub const MISSING_TARGET: &str = "target";
+pub(crate) const MISSING_TARGET: &str = "target";
 
 /// A language: its code (ISO 639-1 where there is one, else ISO 639-3;
 /// a private-use code as given) and its English name (none for private
@@ -20,7 +20,7 @@ pub const MISSING_TARGET: &str = "target";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lang {
     pub code: String,
-    pub name: Option<&'static str>,
+    pub(crate) name: Option<&'static str>,
 }
 
 impl Lang {
@@ -126,7 +126,7 @@ fn display_name_of(iso: &str) -> &str {
 
 /// A language with a two-letter code whose English name is closest to
 /// `typed` (`Frnch` → French), for a suggestion; none when nothing is near.
-pub fn nearest(typed: &str) -> Option<Lang> {
+pub(crate) fn nearest(typed: &str) -> Option<Lang> {
     let typed = typed.trim().to_lowercase();
     Language::match_names(|_| true)
         .filter(|l| l.to_639_1().is_some())
@@ -152,7 +152,7 @@ fn is_private(lower: &str) -> bool {
 /// How a prompt names the language of `code`: its English name (`Khmer`),
 /// a private or unknown code as written (`x-cafe`), and `fallback` (`the
 /// target language`) when none was given.
-pub fn prompt_name<'a>(code: &'a str, fallback: &'a str) -> std::borrow::Cow<'a, str> {
+pub(crate) fn prompt_name<'a>(code: &'a str, fallback: &'a str) -> std::borrow::Cow<'a, str> {
     if code.trim().is_empty() || code == MISSING_TARGET {
         return fallback.into();
     }
@@ -167,7 +167,7 @@ pub fn prompt_name<'a>(code: &'a str, fallback: &'a str) -> std::borrow::Cow<'a,
 /// The source and target languages as a prompt names them
 /// ([`prompt_name`], with `the source language` / `the target language`
 /// when none is given).
-pub fn prompt_names<'a>(
+pub(crate) fn prompt_names<'a>(
     source: &'a str,
     target: &'a str,
 ) -> (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>) {

@@ -27,7 +27,7 @@ pub mod report;
 pub mod retrieve;
 pub mod run_dir;
 pub mod runs;
-pub mod score;
+pub(crate) mod score;
 pub mod serve;
 pub mod stats;
 pub mod sweep;

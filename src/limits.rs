@@ -14,7 +14,7 @@ pub const MAX_SEGMENT_BYTES: usize = MAX_POST_BYTES;
 /// Most glossary entries: 2^30. The matchers number keys in 32 bits with a
 /// flag in the top one; a glossary this large (tens of gigabytes of JSON)
 /// is refused by name rather than mis-numbered.
-pub const MAX_GLOSSARY_ENTRIES: usize = 1 << 30;
+pub(crate) const MAX_GLOSSARY_ENTRIES: usize = 1 << 30;
 
 /// Largest model reply read, in bytes: 4 MiB. A larger reply fails its
 /// call (not retried) instead of being read whole.
@@ -32,11 +32,11 @@ pub const DEFAULT_MAX_CALLS: u64 = 1_000_000;
      --max-calls {max}; lower --repeat, or raise --max-calls if you mean it"
 )]
 pub struct TooManyCalls {
-    pub retrievers: usize,
-    pub repeats: u32,
-    pub posts: usize,
-    pub calls: u128,
-    pub max: u64,
+    pub(crate) retrievers: usize,
+    pub(crate) repeats: u32,
+    pub(crate) posts: usize,
+    pub(crate) calls: u128,
+    pub(crate) max: u64,
 }
 
 /// Refuse a run of more than `max` calls, before anything is planned.

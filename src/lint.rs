@@ -64,7 +64,7 @@ mod checks;
 mod suggest;
 pub mod wordnet;
 
-pub use checks::Check;
+pub(crate) use checks::Check;
 pub use suggest::{suggest_aliases, AliasSuggestion, Suggestions, UnknownDomain, Unsure};
 
 use crate::glossary::{Entry, Glossary};
@@ -83,7 +83,7 @@ const AMBIGUOUS_FILE: &str = include_str!("../data/ambiguous-en.txt");
 /// exit with 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     /// The glossary contradicts itself (asks for a word and forbids it).
     Error,
     Warning,
@@ -94,13 +94,13 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// Line of the entry in the glossary file (0 when not from a file).
-    pub line: usize,
+    pub(crate) line: usize,
     /// The entry's id.
-    pub entry: String,
-    pub check: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub suggestion: String,
+    pub(crate) entry: String,
+    pub(crate) check: &'static str,
+    pub(crate) severity: Severity,
+    pub(crate) message: String,
+    pub(crate) suggestion: String,
 }
 
 /// `glossa lint --for ENGINE`: what `glossa export --to ENGINE` would write
@@ -158,7 +158,7 @@ pub fn engine_findings(
 }
 
 /// The shipped ambiguous words: `(word, senses)`.
-pub fn ambiguous_words() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn ambiguous_words() -> Vec<(&'static str, &'static str)> {
     AMBIGUOUS_FILE
         .lines()
         .map(str::trim)
@@ -172,9 +172,9 @@ pub fn ambiguous_words() -> Vec<(&'static str, &'static str)> {
 
 /// A word of the shipped ambiguous list, with its senses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Ambiguous {
-    pub word: &'static str,
-    pub senses: &'static str,
+pub(crate) struct Ambiguous {
+    pub(crate) word: &'static str,
+    pub(crate) senses: &'static str,
 }
 
 /// The shipped ambiguous words by their stem, made once: what the
@@ -192,7 +192,7 @@ fn ambiguous_by_stem() -> &'static HashMap<String, Ambiguous> {
 /// The listed ambiguous word that one of `entry`'s one-word keys (source
 /// or alias) stems like: what `glossa lint` reports as `ambiguous`, and
 /// what `translate` and the page warn about where the entry is used.
-pub fn listed_ambiguous(entry: &Entry) -> Option<Ambiguous> {
+pub(crate) fn listed_ambiguous(entry: &Entry) -> Option<Ambiguous> {
     std::iter::once(&entry.key)
         .chain(&entry.alias_keys)
         .filter(|k| !k.is_empty() && !k.contains(' '))
@@ -254,7 +254,7 @@ impl<'a> English<'a> {
 
     /// Whether `word` (lower case) is English, also as a plural or
     /// third-person form of an English word.
-    pub fn is_english(&self, word: &str) -> bool {
+    pub(crate) fn is_english(&self, word: &str) -> bool {
         self.is_word(word)
             || ["s", "es"].iter().any(|suffix| {
                 word.strip_suffix(suffix)

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The instrumentation scope of every span glossa makes.
-pub const SCOPE: &str = "glossa";
+pub(crate) const SCOPE: &str = "glossa";
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static INCLUDE_TEXT: AtomicBool = AtomicBool::new(false);
@@ -19,18 +19,18 @@ static ROOT: Mutex<Option<Context>> = Mutex::new(None);
 /// Build spans from now on (an exporter is the global tracer provider);
 /// with `include_text`, put post, prompt and reply texts on them
 /// (`--otlp-text`).
-pub fn enable(include_text: bool) {
+pub(crate) fn enable(include_text: bool) {
     INCLUDE_TEXT.store(include_text, Ordering::Relaxed);
     ENABLED.store(true, Ordering::Relaxed);
 }
 
 /// Whether spans are built at all.
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
 /// Whether texts go on spans.
-pub fn include_text() -> bool {
+pub(crate) fn include_text() -> bool {
     INCLUDE_TEXT.load(Ordering::Relaxed)
 }
 
@@ -49,7 +49,7 @@ pub fn invocation(name: &'static str, mut attributes: Vec<KeyValue>) -> Context 
 
 /// The root of this process's invocation, for posts finished on threads
 /// that do not carry it (eval's scoring pool); set by [`set_root`].
-pub fn root() -> Context {
+pub(crate) fn root() -> Context {
     ROOT.lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone()
@@ -71,12 +71,12 @@ pub fn end_invocation(cx: &Context, error: Option<&str>) {
 }
 
 /// A list of strings as one attribute value.
-pub fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> Value {
+pub(crate) fn strings<'a>(items: impl IntoIterator<Item = &'a str>) -> Value {
     let items: Vec<StringValue> = items.into_iter().map(|s| s.to_string().into()).collect();
     Value::Array(Array::String(items))
 }
 
 /// A count as an attribute value.
-pub fn count(n: usize) -> i64 {
+pub(crate) fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }

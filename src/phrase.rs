@@ -22,7 +22,7 @@ pub const MAX_PHRASE_WORDS: usize = 4;
 /// Longest glossary key, in words, that `exact` and `normalised` match
 /// (docs/formats.md "v2: real glossaries": phrase length follows the glossary, within a documented
 /// bound); `glossa lint` names longer keys.
-pub const MAX_KEY_WORDS: usize = 32;
+pub(crate) const MAX_KEY_WORDS: usize = 32;
 
 /// The Snowball English stop-word list, shipped with the crate.
 const STOPWORDS_FILE: &str = include_str!("../data/stopwords-en.txt");
@@ -47,7 +47,7 @@ pub struct Phrase {
     /// The words joined by one space.
     pub key: String,
     /// Index of the first word in the text's word list.
-    pub first_word: usize,
+    pub(crate) first_word: usize,
     /// Number of words (1–4).
     pub len: usize,
     /// Byte range in the original text, from the first word's start to the
@@ -55,7 +55,7 @@ pub struct Phrase {
     pub start: usize,
     pub end: usize,
     /// False for single words that rule 5 keeps out of look-ups.
-    pub lookup: bool,
+    pub(crate) lookup: bool,
 }
 
 impl Phrase {
@@ -103,7 +103,7 @@ const fn is_decimal_mark(c: char) -> bool {
 /// are compared: "µg" and "μg" look the same and medical texts write both
 /// (Unicode's case folding and compatibility mapping equate them; plain
 /// lower-casing does not).
-pub fn same_letter(c: char) -> char {
+pub(crate) fn same_letter(c: char) -> char {
     if c == '\u{b5}' {
         '\u{3bc}'
     } else {
@@ -187,7 +187,7 @@ fn unicode_words(text: &str) -> Vec<Word> {
 /// The words of a key (its words joined by single spaces), as slices of
 /// it. `str::split(' ')` sets up a searcher per call, which costs more than
 /// the search itself on short keys, and every index splits every key.
-pub fn key_words(key: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn key_words(key: &str) -> impl Iterator<Item = &str> {
     // A space is one byte, so every piece starts and ends on a char boundary.
     key.as_bytes().split(|&b| b == b' ').map(move |piece| {
         let start = piece.as_ptr() as usize - key.as_ptr() as usize;
@@ -198,7 +198,7 @@ pub fn key_words(key: &str) -> impl Iterator<Item = &str> {
 /// The words of a text of ASCII letters, digits and spaces only (most
 /// glossary terms), as written: the runs between spaces, all in one
 /// segment. `None` for any other text.
-pub fn plain_words(text: &str) -> Option<impl Iterator<Item = &str>> {
+pub(crate) fn plain_words(text: &str) -> Option<impl Iterator<Item = &str>> {
     text.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b' ')
         .then(|| key_words(text).filter(|w| !w.is_empty()))
@@ -287,7 +287,7 @@ fn ascii_words(text: &str) -> Vec<Word> {
 
 /// What stands between a token and the one before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gap {
+pub(crate) enum Gap {
     /// Nothing: the two touch.
     None,
     /// A run of spaces or tabs (any run equals any other).
@@ -305,10 +305,10 @@ pub struct Token {
     pub text: String,
     /// Index in the word list, for word tokens.
     pub word: Option<usize>,
-    pub gap: Gap,
+    pub(crate) gap: Gap,
     /// Byte range in the original text.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 fn is_line_break(c: char) -> bool {
@@ -371,24 +371,24 @@ pub fn tokens(text: &str, words: &[Word]) -> Vec<Token> {
 /// "year" is written in "a whole year's work" (docs/formats.md "v2: real glossaries"); `exact` looks
 /// terms up over parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     /// Index of the word in the word list.
-    pub word: usize,
+    pub(crate) word: usize,
     /// Byte range in the word's lower-cased text.
-    pub in_word: (usize, usize),
+    pub(crate) in_word: (usize, usize),
     /// Byte range in the original text.
-    pub start: usize,
-    pub end: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 impl Part {
-    pub fn text<'w>(&self, words: &'w [Word]) -> &'w str {
+    pub(crate) fn text<'w>(&self, words: &'w [Word]) -> &'w str {
         &words[self.word].text[self.in_word.0..self.in_word.1]
     }
 }
 
 /// The parts of every word of `text`, in order.
-pub fn parts(text: &str, words: &[Word]) -> Vec<Part> {
+pub(crate) fn parts(text: &str, words: &[Word]) -> Vec<Part> {
     let mut out = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         if !w.text.contains('\'') {
@@ -427,7 +427,7 @@ pub fn parts(text: &str, words: &[Word]) -> Vec<Part> {
 /// letters, none lower-case ("IT", "MRI", "LINDAT/CLARIAH-CZ"). Such a key
 /// matches only where the post writes it in capitals too (docs/formats.md "v2: real glossaries"), so
 /// the pronoun "it" never retrieves "IT".
-pub fn is_capitals(text: &str) -> bool {
+pub(crate) fn is_capitals(text: &str) -> bool {
     let mut upper = 0;
     for c in text.chars() {
         if c.is_lowercase() {
@@ -448,7 +448,7 @@ pub fn is_capitals(text: &str) -> bool {
 /// all in capitals counts only up to [`ACRONYM_CHARS`] characters and not
 /// in a post written in capitals (`shouting`): longer, it is more likely a
 /// word stressed ("fresh CROISANTS") than an acronym.
-pub fn is_name_or_acronym(word: &str, shouting: bool) -> bool {
+pub(crate) fn is_name_or_acronym(word: &str, shouting: bool) -> bool {
     if is_model_name(word) {
         return true;
     }
@@ -476,7 +476,7 @@ const ACRONYM_CHARS: usize = 5;
 /// Whether a glossary term has a word written as a name, an acronym or a
 /// model ("ISDN", "ARM7500", "CoIP", "Mac OS", "i486"; whatever its
 /// length): the typo tiers never respell it.
-pub fn has_name_or_acronym(term: &str) -> bool {
+pub(crate) fn has_name_or_acronym(term: &str) -> bool {
     // Most terms are ASCII with no capital and no digit: no word in them
     // can be either (checked for every key of every typo tier's index).
     if term
@@ -491,7 +491,7 @@ pub fn has_name_or_acronym(term: &str) -> bool {
 
 /// Whether most of a post's words of two or more characters are written
 /// in capitals ("FRESH FOCACIA TODAY"): its capitals say nothing of names.
-pub fn is_shouting(text: &str, words: &[Word]) -> bool {
+pub(crate) fn is_shouting(text: &str, words: &[Word]) -> bool {
     let (mut long, mut capitals) = (0usize, 0usize);
     for w in words {
         let written = &text[w.start..w.end];
@@ -515,7 +515,7 @@ pub fn is_shouting(text: &str, words: &[Word]) -> bool {
 /// sentences are capitalised than not ("Fresh Croisants Today", "Try our
 /// new Sourdogh Loaf"), where running text has few ("read Miss Crawford's
 /// note").
-pub fn mark_names(text: &str, words: &[Word], spelled_right: &mut [bool]) {
+pub(crate) fn mark_names(text: &str, words: &[Word], spelled_right: &mut [bool]) {
     let capitalised = |w: &Word| {
         let mut chars = text[w.start..w.end].chars();
         chars.next().is_some_and(char::is_uppercase)
@@ -587,7 +587,7 @@ fn starts_sentence(text: &str, before: &Word, word: &Word) -> bool {
 }
 
 /// Whether a span of a post is written without lower-case letters.
-pub fn written_in_capitals(span: &str) -> bool {
+pub(crate) fn written_in_capitals(span: &str) -> bool {
     !span.chars().any(char::is_lowercase)
 }
 
@@ -604,25 +604,25 @@ fn stopwords() -> &'static FxHashSet<&'static str> {
 }
 
 /// Whether `word` is in the shipped stop-word list.
-pub fn is_stopword(word: &str) -> bool {
+pub(crate) fn is_stopword(word: &str) -> bool {
     stopwords().contains(word)
 }
 
 /// Rule 5: whether a single word is looked up on its own.
-pub fn is_lookup_word(word: &str) -> bool {
+pub(crate) fn is_lookup_word(word: &str) -> bool {
     skip_reason(word).is_none()
 }
 
 /// Why rule 5 keeps a single word out of look-ups, if it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     StopWord,
     AllDigits,
     Short,
 }
 
 /// The first of rule 5's reasons that applies to `word`.
-pub fn skip_reason(word: &str) -> Option<Skip> {
+pub(crate) fn skip_reason(word: &str) -> Option<Skip> {
     if is_stopword(word) {
         Some(Skip::StopWord)
     } else if word.chars().all(char::is_numeric) {
@@ -637,18 +637,18 @@ pub fn skip_reason(word: &str) -> Option<Skip> {
 /// Where a phrase stands, without its key: what matchers that look words
 /// up one by one need (they make a key only for what they match).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     /// Index of the first word in the text's word list.
-    pub first_word: usize,
+    pub(crate) first_word: usize,
     /// Number of words (1–4).
-    pub len: usize,
+    pub(crate) len: usize,
     /// False for single words that rule 5 keeps out of look-ups.
-    pub lookup: bool,
+    pub(crate) lookup: bool,
 }
 
 /// Every phrase of `words` as a [`Span`], ordered by start position, then
 /// by length (rules 1–5; the order and the rules of [`phrases_of`]).
-pub fn spans_of(words: &[Word]) -> Vec<Span> {
+pub(crate) fn spans_of(words: &[Word]) -> Vec<Span> {
     let mut out = Vec::with_capacity(words.len() * MAX_PHRASE_WORDS);
     for first in 0..words.len() {
         for len in 1..=MAX_PHRASE_WORDS {
@@ -700,12 +700,12 @@ pub fn phrases(text: &str) -> Vec<Phrase> {
 /// with U+0301 and "café" are one word to every matcher. Posts are composed
 /// where they enter glossa (so offsets into them stay consistent from then
 /// on), glossary keys when they are built.
-pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
     icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text)
 }
 
 /// Serde: a string read in NFC (see [`nfc`]).
-pub fn deserialize_nfc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+pub(crate) fn deserialize_nfc<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let text = <String as serde::Deserialize>::deserialize(d)?;
     Ok(match nfc(&text) {
         std::borrow::Cow::Borrowed(_) => text,

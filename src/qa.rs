@@ -14,55 +14,55 @@ use serde::Serialize;
 /// One segment's result: what `--format json` lists under `segments`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SegmentResult {
-    pub id: String,
+    pub(crate) id: String,
     /// Line of the segment in its file.
-    pub line: usize,
+    pub(crate) line: usize,
     pub ok: bool,
     /// Needed entries (ids) whose target, and no form of it, stands in the
     /// translation.
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
     /// Forbidden terms standing in the translation: the entry's own (of
     /// an entry needed or retrieved) and the glossary-wide list's, each
     /// with its entry (`null` for the list), term and byte place.
-    pub forbidden: Vec<Forbidden>,
+    pub(crate) forbidden: Vec<Forbidden>,
     /// Numbers, amounts, times, dates, URLs, handles, placeholders... of the
     /// source missing or changed in the translation (docs/formats.md,
     /// "Invariants"); the segment fails for them under `--invariants fail`.
-    pub invariants: Vec<Issue>,
+    pub(crate) invariants: Vec<Issue>,
     /// With a label: wrong-sense entries whose target stands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub leaked: Vec<String>,
+    pub(crate) leaked: Vec<String>,
     /// Retrieved entries whose target is missing only because a longer
     /// entry's target holds their words ("cream" inside "ice cream" →
     /// "Eis"): not counted missing.
-    pub nested_covered: Vec<String>,
+    pub(crate) nested_covered: Vec<String>,
     /// Needed entries whose target stands.
-    pub found: Vec<String>,
+    pub(crate) found: Vec<String>,
     /// Whether a label said what was needed.
     pub labelled: bool,
     #[serde(skip)]
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
 }
 
 /// The figures over every segment checked.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CheckSummary {
     pub segments: usize,
-    pub ok: usize,
+    pub(crate) ok: usize,
     pub failed: usize,
     /// Segments checked against a label.
-    pub labelled: usize,
+    pub(crate) labelled: usize,
     /// Segments with a needed term missing, and with a wrong sense used.
-    pub with_missing: usize,
-    pub with_leaked: usize,
+    pub(crate) with_missing: usize,
+    pub(crate) with_leaked: usize,
     /// Segments holding a forbidden term.
-    pub with_forbidden: usize,
+    pub(crate) with_forbidden: usize,
     /// Segments with an invariant of the source missing or changed.
-    pub with_invariants: usize,
+    pub(crate) with_invariants: usize,
     /// Needed terms, those found, exact-match term accuracy and term
     /// consistency (docs/formats.md, "Term figures").
     #[serde(flatten)]
-    pub terms: TermFigures,
+    pub(crate) terms: TermFigures,
 }
 
 /// Checks segments one at a time and keeps the figures.
@@ -190,7 +190,7 @@ fn result(pipeline: &Pipeline, id: &str, line: usize, trace: &Trace) -> SegmentR
 
 /// A figure `glossa check --fail-under` bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckFigure {
+pub(crate) enum CheckFigure {
     /// Segments ok / segments.
     Ok,
     /// Exact-match term accuracy.
@@ -202,8 +202,8 @@ pub enum CheckFigure {
 /// `FIGURE=VALUE`: the figure must be at least VALUE.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckBound {
-    pub figure: CheckFigure,
-    pub min: f64,
+    pub(crate) figure: CheckFigure,
+    pub(crate) min: f64,
 }
 
 /// A bound that cannot be read.
@@ -243,7 +243,7 @@ impl std::str::FromStr for CheckBound {
 }
 
 impl CheckFigure {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CheckFigure::Ok => "ok",
             CheckFigure::TermAccuracy => "term_accuracy",
@@ -252,7 +252,7 @@ impl CheckFigure {
     }
 
     /// The figure's value; `None` when there was nothing to count.
-    pub fn value(self, s: &CheckSummary) -> Option<f64> {
+    pub(crate) fn value(self, s: &CheckSummary) -> Option<f64> {
         match self {
             CheckFigure::Ok => (s.segments > 0).then(|| s.ok as f64 / s.segments as f64),
             CheckFigure::TermAccuracy => s.terms.term_accuracy,

@@ -10,7 +10,7 @@ pub const RUNS_DIR: &str = "runs";
 
 /// The current UTC time as `YYYYMMDDTHHMMSS.mmmZ` (to the millisecond),
 /// safe in file names.
-pub fn utc_timestamp() -> String {
+pub(crate) fn utc_timestamp() -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
@@ -56,7 +56,7 @@ pub fn unique_path(dir: &Path, name: &str, ext: &str) -> std::io::Result<PathBuf
 }
 
 /// Format seconds since the Unix epoch as `YYYYMMDDTHHMMSSZ`.
-pub fn format_timestamp(secs: u64) -> String {
+pub(crate) fn format_timestamp(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Days to civil date (Howard Hinnant's algorithm), valid for any date

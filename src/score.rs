@@ -20,21 +20,21 @@ pub struct Counts {
 
 impl Counts {
     /// found / needed; `None` when nothing was needed.
-    pub fn recall(&self) -> Option<f64> {
+    pub(crate) fn recall(&self) -> Option<f64> {
         ratio(self.found, self.needed)
     }
 
     /// found / retrieved; `None` when nothing was retrieved.
-    pub fn precision(&self) -> Option<f64> {
+    pub(crate) fn precision(&self) -> Option<f64> {
         ratio(self.found, self.retrieved)
     }
 
     /// complete / posts.
-    pub fn complete_rate(&self) -> Option<f64> {
+    pub(crate) fn complete_rate(&self) -> Option<f64> {
         ratio(self.complete, self.posts)
     }
 
-    pub fn add(&mut self, other: &Counts) {
+    pub(crate) fn add(&mut self, other: &Counts) {
         self.posts += other.posts;
         self.complete += other.complete;
         self.needed += other.needed;
@@ -80,18 +80,18 @@ impl<'de> Deserialize<'de> for Figures {
 
 /// How one post fared: entries as glossary indexes, in glossary order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PostScore {
-    pub retrieved: Vec<usize>,
-    pub found: Vec<usize>,
-    pub missed: Vec<usize>,
-    pub extra: Vec<usize>,
-    pub wrong_sense: Vec<usize>,
-    pub complete: bool,
+pub(crate) struct PostScore {
+    pub(crate) retrieved: Vec<usize>,
+    pub(crate) found: Vec<usize>,
+    pub(crate) missed: Vec<usize>,
+    pub(crate) extra: Vec<usize>,
+    pub(crate) wrong_sense: Vec<usize>,
+    pub(crate) complete: bool,
 }
 
 impl PostScore {
     /// Score the distinct retrieved entries of one post against its label.
-    pub fn new(mut retrieved: Vec<usize>, label: &Label) -> PostScore {
+    pub(crate) fn new(mut retrieved: Vec<usize>, label: &Label) -> PostScore {
         retrieved.sort_unstable();
         retrieved.dedup();
         let mut missed: Vec<usize> = label
@@ -127,7 +127,7 @@ impl PostScore {
         }
     }
 
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         Counts {
             posts: 1,
             complete: usize::from(self.complete),
@@ -142,14 +142,14 @@ impl PostScore {
 
 /// Totals for one retriever, overall and broken down.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tally {
-    pub total: Counts,
-    pub by_tag: BTreeMap<String, Counts>,
-    pub by_split: BTreeMap<Split, Counts>,
+pub(crate) struct Tally {
+    pub(crate) total: Counts,
+    pub(crate) by_tag: BTreeMap<String, Counts>,
+    pub(crate) by_split: BTreeMap<Split, Counts>,
 }
 
 impl Tally {
-    pub fn add(&mut self, score: &PostScore, label: &Label) {
+    pub(crate) fn add(&mut self, score: &PostScore, label: &Label) {
         let c = score.counts();
         self.total.add(&c);
         // A tag written twice on one label still counts the post once.

@@ -25,14 +25,14 @@ pub const DEFAULT_SEED: u64 = 1;
 
 /// One post's contribution to a ratio, for system A and system B.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
-    pub a: (f64, f64),
-    pub b: (f64, f64),
+pub(crate) struct Pair {
+    pub(crate) a: (f64, f64),
+    pub(crate) b: (f64, f64),
 }
 
 impl Pair {
     /// A post scored 0/1 (complete or not) by both systems.
-    pub fn flag(a: bool, b: bool) -> Pair {
+    pub(crate) fn flag(a: bool, b: bool) -> Pair {
         Pair {
             a: (f64::from(u8::from(a)), 1.0),
             b: (f64::from(u8::from(b)), 1.0),
@@ -40,7 +40,7 @@ impl Pair {
     }
 
     /// A post with `a` and `b` found of `needed` (recall).
-    pub fn counts(a: usize, a_of: usize, b: usize, b_of: usize) -> Pair {
+    pub(crate) fn counts(a: usize, a_of: usize, b: usize, b_of: usize) -> Pair {
         Pair {
             a: (a as f64, a_of as f64),
             b: (b as f64, b_of as f64),
@@ -50,26 +50,26 @@ impl Pair {
 
 /// The outcome of a paired test.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TestResult {
+pub(crate) struct TestResult {
     /// B's ratio minus A's; `None` when a denominator is 0.
-    pub difference: Option<f64>,
+    pub(crate) difference: Option<f64>,
     /// Two-sided p-value; `None` when there is no difference to test
     /// (a denominator is 0).
-    pub p: Option<f64>,
+    pub(crate) p: Option<f64>,
     /// Posts compared.
-    pub posts: usize,
+    pub(crate) posts: usize,
     /// Posts on which the two systems differ.
-    pub differing: usize,
-    pub resamples: u32,
-    pub seed: u64,
+    pub(crate) differing: usize,
+    pub(crate) resamples: u32,
+    pub(crate) seed: u64,
 }
 
 /// How the test was run, for reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TestSettings {
-    pub method: &'static str,
-    pub resamples: u32,
-    pub seed: u64,
+    pub(crate) method: &'static str,
+    pub(crate) resamples: u32,
+    pub(crate) seed: u64,
 }
 
 impl TestSettings {
@@ -82,7 +82,7 @@ impl TestSettings {
     }
 
     /// "paired randomisation test over posts, 10000 resamples, seed 1".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{} test over posts, {} resamples, seed {}; p two-sided",
             self.method, self.resamples, self.seed
@@ -92,14 +92,14 @@ impl TestSettings {
 
 /// SplitMix64: small, fast, good enough to draw coin flips, and seeded.
 #[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
+    pub(crate) fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -113,7 +113,7 @@ fn ratio(num: f64, den: f64) -> Option<f64> {
 }
 
 /// The paired randomisation test of B against A over `pairs`.
-pub fn paired_test(pairs: &[Pair], resamples: u32, seed: u64) -> TestResult {
+pub(crate) fn paired_test(pairs: &[Pair], resamples: u32, seed: u64) -> TestResult {
     let sum = |f: &dyn Fn(&Pair) -> f64| pairs.iter().map(f).sum::<f64>();
     let (an, ad) = (sum(&|p| p.a.0), sum(&|p| p.a.1));
     let (bn, bd) = (sum(&|p| p.b.0), sum(&|p| p.b.1));
@@ -171,7 +171,7 @@ pub fn paired_test(pairs: &[Pair], resamples: u32, seed: u64) -> TestResult {
 }
 
 /// A p-value for a table: `0.0001`, `0.031`, `1.000`.
-pub fn format_p(p: Option<f64>) -> String {
+pub(crate) fn format_p(p: Option<f64>) -> String {
     match p {
         None => "–".to_string(),
         Some(p) if p < 0.001 => format!("{p:.4}"),

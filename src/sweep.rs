@@ -70,15 +70,15 @@ pub struct SweepRow {
     pub value: f64,
     #[serde(flatten)]
     pub counts: Counts,
-    pub recall: Option<f64>,
-    pub precision: Option<f64>,
+    pub(crate) recall: Option<f64>,
+    pub(crate) precision: Option<f64>,
     /// complete / posts.
-    pub complete_rate: Option<f64>,
+    pub(crate) complete_rate: Option<f64>,
 }
 
 impl SweepRow {
     /// The row of `counts` at `value`, its ratios computed.
-    pub fn new(value: f64, counts: Counts) -> SweepRow {
+    pub(crate) fn new(value: f64, counts: Counts) -> SweepRow {
         SweepRow {
             value,
             counts,
@@ -92,18 +92,18 @@ impl SweepRow {
 /// The result of a sweep (saved as `runs/<timestamp>_<suite>_sweep.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SweepResult {
-    pub glossary: String,
-    pub posts_file: String,
-    pub labels_file: String,
+    pub(crate) glossary: String,
+    pub(crate) posts_file: String,
+    pub(crate) labels_file: String,
     pub split: String,
     pub retriever: String,
     pub param: String,
-    pub kind: ParamKind,
+    pub(crate) kind: ParamKind,
     /// The parameter's default value, marked on the chart.
-    pub default: f64,
+    pub(crate) default: f64,
     /// The other parameters, as given.
-    pub params: Params,
-    pub glossa_version: String,
+    pub(crate) params: Params,
+    pub(crate) glossa_version: String,
     pub rows: Vec<SweepRow>,
     /// The chart, when one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]

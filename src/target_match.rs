@@ -22,7 +22,7 @@ pub struct Haystack<'a> {
 }
 
 impl<'a> Haystack<'a> {
-    pub fn new(original: &'a str) -> Haystack<'a> {
+    pub(crate) fn new(original: &'a str) -> Haystack<'a> {
         let mut folded = String::with_capacity(original.len());
         let mut origin = Vec::with_capacity(original.len() + 1);
         for (at, c) in original.char_indices() {
@@ -62,14 +62,14 @@ impl<'a> Haystack<'a> {
 
     /// Every place `needle` stands (see the module doc), overlapping ones
     /// included, as byte ranges of the original text in text order.
-    pub fn find(&self, needle: &str) -> Vec<Range<usize>> {
+    pub(crate) fn find(&self, needle: &str) -> Vec<Range<usize>> {
         self.places(needle, false).collect()
     }
 
     /// [`Haystack::find`], and with `exact_case` only the places written
     /// with the needle's case (a case-sensitive entry's target: "EE. UU."
     /// is not "ee. uu."; accents composed or not still alike).
-    pub fn find_cased(&self, needle: &str, exact_case: bool) -> Vec<Range<usize>> {
+    pub(crate) fn find_cased(&self, needle: &str, exact_case: bool) -> Vec<Range<usize>> {
         self.places(needle, exact_case).collect()
     }
 
@@ -117,20 +117,20 @@ impl<'a> Haystack<'a> {
     }
 
     /// [`Haystack::contains`], with the needle's case when `exact_case`.
-    pub fn contains_cased(&self, needle: &str, exact_case: bool) -> bool {
+    pub(crate) fn contains_cased(&self, needle: &str, exact_case: bool) -> bool {
         self.places(needle, exact_case).next().is_some()
     }
 
     /// Per needle, whether it stands anywhere in the text: one pass for all
     /// of them (Aho-Corasick), not one per needle, which on a long output
     /// with thousands of targets was quadratic.
-    pub fn standing(&self, needles: &[&str]) -> Vec<bool> {
+    pub(crate) fn standing(&self, needles: &[&str]) -> Vec<bool> {
         self.standing_cased(needles, &[])
     }
 
     /// [`Haystack::standing`], in the same one pass; needle `k` must be
     /// written with its case where `exact_case[k]` is true (missing: false).
-    pub fn standing_cased(&self, needles: &[&str], exact_case: &[bool]) -> Vec<bool> {
+    pub(crate) fn standing_cased(&self, needles: &[&str], exact_case: &[bool]) -> Vec<bool> {
         let needles: Vec<&str> = needles.iter().map(|n| n.trim()).collect();
         let cased_needles: Vec<Option<String>> = needles
             .iter()
@@ -195,7 +195,7 @@ pub fn claim<K: Copy>(text: &Haystack, needles: &[(K, &str)]) -> Vec<(Range<usiz
 }
 
 /// [`claim`], a needle whose key `exact_case` holds only with its case.
-pub fn claim_cased<K: Copy>(
+pub(crate) fn claim_cased<K: Copy>(
     text: &Haystack,
     needles: &[(K, &str)],
     exact_case: impl Fn(K) -> bool,
@@ -219,14 +219,14 @@ pub fn claim_cased<K: Copy>(
 /// overlaps one is a look at its neighbour in order, not a pass over all of
 /// them (a long text has thousands of places).
 #[derive(Debug, Default)]
-pub struct Claimed {
+pub(crate) struct Claimed {
     /// `(start, end)` of each place taken.
     taken: std::collections::BTreeSet<(usize, usize)>,
 }
 
 impl Claimed {
     /// Whether `place` overlaps a place taken ([`overlaps`]).
-    pub fn overlaps(&self, place: &Range<usize>) -> bool {
+    pub(crate) fn overlaps(&self, place: &Range<usize>) -> bool {
         // Taken places do not overlap, so the last one starting before
         // `place` ends also ends last among them.
         self.taken
@@ -236,7 +236,7 @@ impl Claimed {
     }
 
     /// Take `place` unless it overlaps a place taken; whether it was taken.
-    pub fn claim(&mut self, place: &Range<usize>) -> bool {
+    pub(crate) fn claim(&mut self, place: &Range<usize>) -> bool {
         let free = !self.overlaps(place);
         if free {
             self.taken.insert((place.start, place.end));
@@ -245,12 +245,12 @@ impl Claimed {
     }
 }
 
-pub fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+pub(crate) fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
 /// `inner` lies within `outer`.
-pub fn within(inner: &Range<usize>, outer: &Range<usize>) -> bool {
+pub(crate) fn within(inner: &Range<usize>, outer: &Range<usize>) -> bool {
     outer.start <= inner.start && inner.end <= outer.end
 }
 
@@ -260,7 +260,7 @@ fn stands_apart(edge: char, neighbour: Option<char>) -> bool {
 }
 
 /// `text` folded as the matcher compares it (see [`fold_char`]).
-pub fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     text.chars().for_each(|c| fold_char(c, &mut out));
     // Marks in canonical order (see [`Haystack::new`]).
@@ -335,7 +335,7 @@ const WITHOUT_SPACES: &[(char, char)] = &[
 ];
 
 /// Whether `c` belongs to a script written without spaces.
-pub fn written_without_spaces(c: char) -> bool {
+pub(crate) fn written_without_spaces(c: char) -> bool {
     WITHOUT_SPACES
         .iter()
         .any(|&(lo, hi)| (lo..=hi).contains(&c))

@@ -19,14 +19,14 @@ const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OtlpConfig {
     /// The full URL spans are POSTed to (`.../v1/traces`).
-    pub traces_url: String,
+    pub(crate) traces_url: String,
     /// Extra request headers (`OTEL_EXPORTER_OTLP_HEADERS`: an API key of
     /// a hosted collector); never printed.
-    pub headers: Vec<(String, String)>,
+    pub(crate) headers: Vec<(String, String)>,
     /// `service.name` (`OTEL_SERVICE_NAME`, default `glossa`).
-    pub service: String,
+    pub(crate) service: String,
     /// Attach post, prompt and reply texts (`--otlp-text`).
-    pub include_text: bool,
+    pub(crate) include_text: bool,
 }
 
 /// Settings that cannot be used.

@@ -48,7 +48,7 @@ pub enum Todo {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub done: usize,
-    pub failed: usize,
+    pub(crate) failed: usize,
     pub interrupted: bool,
     /// Why the run stopped early, when a provider said every further call
     /// would fail.
@@ -129,7 +129,7 @@ pub enum ExecuteError {
 /// waits for those in flight (a second Ctrl-C abandons them). After
 /// `stop_after` calls in a row fail with one identical 400/404 error
 /// (0: never), no new call starts.
-pub async fn execute(
+pub(crate) async fn execute(
     dir: &Path,
     pipelines: Vec<Arc<Pipeline>>,
     posts: Arc<Vec<LabelledPost>>,

@@ -50,7 +50,7 @@ const SUPPORTED: &[&str] = &[
 /// glossary loaded.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Unsupported(pub String);
+pub struct Unsupported(pub(crate) String);
 
 /// `Ok` when the candidates of [`Compiled::candidates`] hold every entry
 /// `spec` can match with `params`.

@@ -39,9 +39,9 @@ const MAGIC: &[u8; 8] = b"GLOSSAIX";
 const FORMAT: u32 = 1;
 /// What the sections mean to retrieval: raised whenever the candidate
 /// rules or what they index change, so that older files are rebuilt.
-pub const INDEX_VERSION: u32 = 1;
+pub(crate) const INDEX_VERSION: u32 = 1;
 /// The file name ending of a compiled glossary.
-pub const EXTENSION: &str = "glossa-index";
+pub(crate) const EXTENSION: &str = "glossa-index";
 
 /// A compiled glossary that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -105,23 +105,23 @@ struct Section {
 /// The header: what the file was built from, the glossary-wide fields and
 /// where the sections are.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Header {
-    pub index_version: u32,
-    pub glossa_version: String,
+pub(crate) struct Header {
+    pub(crate) index_version: u32,
+    pub(crate) glossa_version: String,
     /// SHA-256 of the glossary file's bytes, lower-case hex.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// The glossary file's size and modification time (nanoseconds since
     /// the epoch) when it was read: the quick freshness check.
-    pub size: u64,
-    pub mtime_ns: u64,
-    pub name: String,
-    pub source_lang: String,
-    pub target_lang: String,
-    pub forbidden: Vec<String>,
-    pub entries: u64,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: u64,
+    pub(crate) name: String,
+    pub(crate) source_lang: String,
+    pub(crate) target_lang: String,
+    pub(crate) forbidden: Vec<String>,
+    pub(crate) entries: u64,
     /// Entries with a source or alias of symbols only (an empty key):
     /// `exact` finds them as written, so every post's candidates hold them.
-    pub symbol_entries: Vec<u32>,
+    pub(crate) symbol_entries: Vec<u32>,
     sections: Vec<Section>,
 }
 
@@ -144,7 +144,7 @@ pub struct Compiled {
     path: PathBuf,
     /// The glossary's path, as given (messages name it).
     glossary_path: String,
-    pub header: Header,
+    pub(crate) header: Header,
     map: Arc<Mmap>,
     /// Per entry `(offset, line, checksum)`, 16 bytes each, then the end.
     table: (usize, usize),
@@ -449,7 +449,7 @@ fn build_from(
 impl Compiled {
     /// Open and check `path`, compiled from the glossary at
     /// `glossary_path` (named in messages).
-    pub fn open(path: &Path, glossary_path: &str) -> Result<Compiled, CompiledError> {
+    pub(crate) fn open(path: &Path, glossary_path: &str) -> Result<Compiled, CompiledError> {
         let file = std::fs::File::open(path).map_err(io_error(path))?;
         // SAFETY: the file is only read; glossa replaces compiled files by
         // renaming a new file over them, never by writing into one.

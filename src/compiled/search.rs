@@ -15,10 +15,10 @@ use fst::raw::{Fst, Node, Output};
 /// A key found: the map's value, the key's length in characters and its
 /// distance from the word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
-    pub value: u64,
-    pub chars: usize,
-    pub distance: usize,
+pub(crate) struct Hit {
+    pub(crate) value: u64,
+    pub(crate) chars: usize,
+    pub(crate) distance: usize,
 }
 
 struct Walk<'f, D: AsRef<[u8]>> {
@@ -32,7 +32,7 @@ struct Walk<'f, D: AsRef<[u8]>> {
 }
 
 /// Every key of `fst` within `bound` (at most 2) of `word`.
-pub fn within<D: AsRef<[u8]>>(fst: &Fst<D>, word: &str, bound: usize) -> Vec<Hit> {
+pub(crate) fn within<D: AsRef<[u8]>>(fst: &Fst<D>, word: &str, bound: usize) -> Vec<Hit> {
     let query: Vec<char> = word.chars().collect();
     let first: Vec<u8> = (0..=query.len()).map(|i| i.min(250) as u8).collect();
     let mut walk = Walk {

@@ -15,32 +15,32 @@ use serde::Serialize;
 
 /// An ambiguous entry used without a `context` that confirms it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Unconfirmed {
-    pub entry: String,
-    pub source: String,
-    pub target: String,
+pub(crate) struct Unconfirmed {
+    pub(crate) entry: String,
+    pub(crate) source: String,
+    pub(crate) target: String,
     /// The words of the post that matched, as written (the first such
     /// place).
-    pub phrase: String,
+    pub(crate) phrase: String,
     /// How it matched there.
-    pub kind: MatchKind,
+    pub(crate) kind: MatchKind,
     /// The word of lint's ambiguous list it is, with the word's senses.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub listed: Option<Ambiguous>,
+    pub(crate) listed: Option<Ambiguous>,
     /// The entry's own `sense` note.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sense: Option<String>,
+    pub(crate) sense: Option<String>,
     /// What the entry's `context` made of the place: `none` (no
     /// `context`), `contradicted` (a `not` phrase is there: a retriever
     /// without the `sense` filter kept it), `unsupported` (none of the
     /// `any` phrases is in the post).
-    pub context: ContextState,
+    pub(crate) context: ContextState,
 }
 
 /// What an entry's `context` said where it was used unconfirmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ContextState {
+pub(crate) enum ContextState {
     None,
     Contradicted,
     Unsupported,
@@ -50,7 +50,11 @@ pub enum ContextState {
 /// filters, every place), the first place in the post where nothing
 /// confirms its sense; entries in glossary order. Oracle matches come from
 /// the label, which already says which sense the post means.
-pub fn unconfirmed(glossary: &Glossary, view: &PostView, kept: &[Match]) -> Vec<Unconfirmed> {
+pub(crate) fn unconfirmed(
+    glossary: &Glossary,
+    view: &PostView,
+    kept: &[Match],
+) -> Vec<Unconfirmed> {
     let mut places: Vec<&Match> = kept
         .iter()
         .filter(|m| m.kind != MatchKind::Oracle && m.words.is_some())

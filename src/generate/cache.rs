@@ -36,7 +36,7 @@ impl Cache {
         Cache { dir: dir.into() }
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -72,7 +72,7 @@ impl Cache {
     }
 
     /// Store a reply under `key`, without its usage.
-    pub fn put_reply(&self, key: &str, reply: &Completion) -> io::Result<()> {
+    pub(crate) fn put_reply(&self, key: &str, reply: &Completion) -> io::Result<()> {
         let mut stored = reply.clone();
         stored.meta.usage = None;
         let bytes = serde_json::to_vec(&stored).expect("a reply always serialises");

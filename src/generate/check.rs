@@ -32,40 +32,40 @@ use std::ops::Range;
 /// Which targets were missing and which leaked, by entry id.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
-    pub missing: Vec<String>,
-    pub leaked: Vec<String>,
+    pub(crate) missing: Vec<String>,
+    pub(crate) leaked: Vec<String>,
     /// Every needed target was there and nothing leaked.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// Needed entries found only through stems (`--check stem`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub by_stem: Vec<String>,
+    pub(crate) by_stem: Vec<String>,
     /// The reply copied the prompt instead of translating
     /// ([`super::echo`]): never ok. Absent (false) in records written
     /// before echoes were checked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub echo: bool,
+    pub(crate) echo: bool,
     /// How each needed entry that stands was written: the words at its
     /// first place, folded as targets are compared (lower case, NFC). The
     /// term figures count needed terms and consistency from it
     /// (docs/formats.md, "Term figures"). Absent in records written before.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub rendered: BTreeMap<String, String>,
+    pub(crate) rendered: BTreeMap<String, String>,
     /// Forbidden terms standing in the output ([`forbidden_in`]): never
     /// ok. Absent (empty) in records written before they were checked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub forbidden: Vec<Forbidden>,
+    pub(crate) forbidden: Vec<Forbidden>,
 }
 
 impl Verdict {
     /// The verdict with the forbidden terms found: any makes it not ok.
-    pub fn with_forbidden(mut self, forbidden: Vec<Forbidden>) -> Verdict {
+    pub(crate) fn with_forbidden(mut self, forbidden: Vec<Forbidden>) -> Verdict {
         self.ok &= forbidden.is_empty();
         self.forbidden = forbidden;
         self
     }
 
     /// The verdict with the echo check's result: an echo is never ok.
-    pub fn with_echo(mut self, echo: bool) -> Verdict {
+    pub(crate) fn with_echo(mut self, echo: bool) -> Verdict {
         self.echo = echo;
         self.ok &= !echo;
         self
@@ -90,7 +90,7 @@ impl CheckMode {
     const ALL: [CheckMode; 3] = [CheckMode::Shared, CheckMode::Strict, CheckMode::Stem];
 
     /// The name `--check` takes.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CheckMode::Shared => "shared",
             CheckMode::Strict => "strict",
@@ -98,7 +98,7 @@ impl CheckMode {
         }
     }
 
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == CheckMode::default()
     }
 }
@@ -118,12 +118,12 @@ impl std::str::FromStr for CheckMode {
 /// One glossary entry's accepted spellings.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {
-    pub id: &'a str,
-    pub text: &'a str,
+    pub(crate) id: &'a str,
+    pub(crate) text: &'a str,
     /// Other accepted spellings and inflections (the entry's `forms`).
-    pub forms: &'a [String],
+    pub(crate) forms: &'a [String],
     /// A case-sensitive entry's spellings count only with their case.
-    pub exact_case: bool,
+    pub(crate) exact_case: bool,
 }
 
 impl Target<'_> {
@@ -176,7 +176,7 @@ impl Checker {
     }
 
     /// Check `output` against the needed and wrong-sense targets.
-    pub fn check(&self, output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
+    pub(crate) fn check(&self, output: &str, needed: &[Target], wrong_sense: &[Target]) -> Verdict {
         let text = Haystack::new(output);
         let words = self.stemmer.as_ref().map(|s| s.words(output));
         let places = |t: &Target| self.places(t, &text, words.as_ref());
@@ -231,7 +231,7 @@ impl Checker {
 
     /// Whether `t` stands anywhere in `output` (stems included in `stem`
     /// mode).
-    pub fn stands(&self, output: &str, t: &Target) -> bool {
+    pub(crate) fn stands(&self, output: &str, t: &Target) -> bool {
         let words = self.stemmer.as_ref().map(|s| s.words(output));
         !self
             .places(t, &Haystack::new(output), words.as_ref())
@@ -325,12 +325,12 @@ impl Holding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Forbidden {
     /// The entry that forbids it; `null` for the glossary-wide list.
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     /// The term as the glossary writes it.
-    pub term: String,
+    pub(crate) term: String,
     /// Its place in the output: byte offsets `[start, end]` (UTF-8).
     #[serde(with = "byte_range")]
-    pub at: Range<usize>,
+    pub(crate) at: Range<usize>,
 }
 
 impl std::fmt::Display for Forbidden {
@@ -350,11 +350,11 @@ mod byte_range {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use std::ops::Range;
 
-    pub fn serialize<S: Serializer>(r: &Range<usize>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(r: &Range<usize>, s: S) -> Result<S::Ok, S::Error> {
         [r.start, r.end].serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Range<usize>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Range<usize>, D::Error> {
         let [start, end] = <[usize; 2]>::deserialize(d)?;
         Ok(start..end)
     }
@@ -363,9 +363,9 @@ mod byte_range {
 /// The terms one entry forbids; `entry` is `None` for the glossary-wide
 /// list.
 #[derive(Debug, Clone, Copy)]
-pub struct Forbids<'a> {
-    pub entry: Option<&'a str>,
-    pub terms: &'a [String],
+pub(crate) struct Forbids<'a> {
+    pub(crate) entry: Option<&'a str>,
+    pub(crate) terms: &'a [String],
 }
 
 /// Every place of `output` where a forbidden term stands, in text order
@@ -373,7 +373,11 @@ pub struct Forbids<'a> {
 /// targets or forms: what the glossary asks for is never forbidden there
 /// ("Kunde" inside an asked "Kunde Service", a term forbidden by one entry
 /// that is another retrieved entry's target).
-pub fn forbidden_in(output: &Haystack, forbids: &[Forbids], asked: &[Target]) -> Vec<Forbidden> {
+pub(crate) fn forbidden_in(
+    output: &Haystack,
+    forbids: &[Forbids],
+    asked: &[Target],
+) -> Vec<Forbidden> {
     let terms: Vec<(usize, &str)> = forbids
         .iter()
         .enumerate()

@@ -28,7 +28,7 @@ use std::ops::Range;
 /// How many consecutive words of the prompt's fixed text make a copy of
 /// the instructions (a sentence's worth: "use each glossary word exactly as
 /// it is given" is nine).
-pub const RUN_WORDS: usize = 8;
+pub(crate) const RUN_WORDS: usize = 8;
 
 /// Arrows a model may write for the glossary block's `→`: they count
 /// anywhere in a line, either way round.
@@ -50,14 +50,14 @@ pub enum Echo {
 
 impl Echo {
     /// The copied text, as the reply wrote it.
-    pub fn copied(&self) -> &str {
+    pub(crate) fn copied(&self) -> &str {
         match self {
             Echo::GlossaryLine { copied } | Echo::Instructions { copied } => copied,
         }
     }
 
     /// What was copied, in words: "the glossary", "the instructions".
-    pub fn what(&self) -> &'static str {
+    pub(crate) fn what(&self) -> &'static str {
         match self {
             Echo::GlossaryLine { .. } => "the glossary",
             Echo::Instructions { .. } => "the instructions",
@@ -68,12 +68,12 @@ impl Echo {
 /// One line of the glossary block: the source, the words it matched in
 /// the post, the target.
 #[derive(Debug, Clone)]
-pub struct EchoLine<'a> {
-    pub source: &'a str,
-    pub phrase: &'a str,
-    pub target: &'a str,
+pub(crate) struct EchoLine<'a> {
+    pub(crate) source: &'a str,
+    pub(crate) phrase: &'a str,
+    pub(crate) target: &'a str,
     /// The sense note the block shows, if any.
-    pub sense: Option<&'a str>,
+    pub(crate) sense: Option<&'a str>,
 }
 
 /// A glossary line's source spellings' words, and its target's.
@@ -81,7 +81,7 @@ type LineWords = (Vec<Vec<String>>, Vec<String>);
 
 /// The echo check for one prompt.
 #[derive(Debug, Clone, Default)]
-pub struct EchoCheck {
+pub(crate) struct EchoCheck {
     /// Per glossary line: the source's words (and the matched phrase's,
     /// when they differ), and the target's.
     lines: Vec<LineWords>,
@@ -98,7 +98,7 @@ impl EchoCheck {
     /// The check for a prompt made of `fixed` texts (the template's parts
     /// outside the post and the glossary), the glossary `lines` and the
     /// `post` it translates.
-    pub fn new(fixed: &[&str], lines: &[EchoLine], post: &str) -> EchoCheck {
+    pub(crate) fn new(fixed: &[&str], lines: &[EchoLine], post: &str) -> EchoCheck {
         let post_runs: HashSet<Vec<String>> = runs_of(&plain(post)).collect();
         let runs = fixed
             .iter()
@@ -148,7 +148,7 @@ impl EchoCheck {
     }
 
     /// What `output` copied from the prompt, if anything.
-    pub fn find(&self, output: &str) -> Option<Echo> {
+    pub(crate) fn find(&self, output: &str) -> Option<Echo> {
         self.glossary_line(output)
             .map(|copied| Echo::GlossaryLine { copied })
             .or_else(|| {
@@ -236,7 +236,7 @@ fn holds(words: &[String], run: &[String]) -> bool {
 
 /// The parts of a template outside `{{text}}` and `{{glossary}}`, with the
 /// languages filled in: the text a reply must not copy.
-pub fn fixed_text(body: &str, source_lang: &str, target_lang: &str) -> Vec<String> {
+pub(crate) fn fixed_text(body: &str, source_lang: &str, target_lang: &str) -> Vec<String> {
     let (source_lang, target_lang) = crate::language::prompt_names(source_lang, target_lang);
     let (source_lang, target_lang) = (source_lang.as_ref(), target_lang.as_ref());
     body.split("{{text}}")

@@ -8,16 +8,16 @@ use serde::Serialize;
 /// A piece of the translation: plain text, or a glossary target standing
 /// for `entry` (an index into the response's `entries`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Segment {
-    pub text: String,
+pub(crate) struct Segment {
+    pub(crate) text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<usize>,
+    pub(crate) entry: Option<usize>,
 }
 
 /// Cut `output` into segments so that every place of a used entry's
 /// target or form (by [`target_match`]'s rule, longest first, no overlaps)
 /// is its own segment.
-pub fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
+pub(crate) fn highlight(output: &str, used: &[UsedEntry]) -> Vec<Segment> {
     let spellings = super::pipeline::spellings(used);
     let places = target_match::claim_cased(&Haystack::new(output), &spellings, |i| {
         used[i].case_sensitive

@@ -1,19 +1,19 @@
 //! Generation: prompts, providers, the pipeline for one post, batch runs
 //! and the output check.
 
-pub mod ambiguity;
+pub(crate) mod ambiguity;
 pub mod cache;
 pub mod check;
-pub mod echo;
-pub mod highlight;
+pub(crate) mod echo;
+pub(crate) mod highlight;
 pub mod pipeline;
 pub mod prices;
 pub mod prompt;
 pub mod provider;
 pub mod reply;
 pub mod retry;
-pub mod secrets;
+pub(crate) mod secrets;
 pub mod simplify;
-pub mod spans;
-pub mod target_stem;
-pub mod term_figures;
+pub(crate) mod spans;
+pub(crate) mod target_stem;
+pub(crate) mod term_figures;

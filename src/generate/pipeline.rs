@@ -29,7 +29,7 @@ pub use repair::{Turn, DEFAULT_REPAIR_RUN, DEFAULT_REPAIR_TRANSLATE};
 
 /// The provider name of a translation made elsewhere (`glossa check`): no
 /// prompt was sent, so its output is never an echo.
-pub const EXISTING: &str = "existing";
+pub(crate) const EXISTING: &str = "existing";
 
 /// Everything fixed for a batch: glossary, retriever, templates, provider.
 pub struct Pipeline {
@@ -85,7 +85,7 @@ impl Pipeline {
 /// A stage's output and how long it took.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Stage<T> {
-    pub ms: f64,
+    pub(crate) ms: f64,
     pub output: T,
 }
 
@@ -98,38 +98,38 @@ fn timed<T>(started: Instant, output: T) -> Stage<T> {
 
 /// A retrieved entry as given to the model.
 #[derive(Debug, Clone, Serialize)]
-pub struct UsedEntry {
-    pub entry: String,
-    pub source: String,
-    pub target: String,
-    pub kind: MatchKind,
+pub(crate) struct UsedEntry {
+    pub(crate) entry: String,
+    pub(crate) source: String,
+    pub(crate) target: String,
+    pub(crate) kind: MatchKind,
     /// The matched words as written in the simplified text.
-    pub phrase: String,
-    pub score: f64,
+    pub(crate) phrase: String,
+    pub(crate) score: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sense: Option<String>,
+    pub(crate) sense: Option<String>,
     /// The entry's `case_sensitive` and `keep` (docs/formats.md, "Case and
     /// keep"); absent when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub case_sensitive: bool,
+    pub(crate) case_sensitive: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub keep: bool,
+    pub(crate) keep: bool,
     /// The entry's other accepted spellings of `target`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forms: Vec<String>,
+    pub(crate) forms: Vec<String>,
     /// Terms the output must not hold (the entry's `forbidden`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forbidden: Vec<String>,
+    pub(crate) forbidden: Vec<String>,
     /// Byte ranges of the simplified text of every place where retrieval
     /// kept a match of the entry (after its filters), in text order; empty
     /// for a match from no phrase (the oracle).
     #[serde(skip)]
-    pub places: Vec<Range<usize>>,
+    pub(crate) places: Vec<Range<usize>>,
 }
 
 /// Every entry's target and forms, each with the index of its entry: what
 /// the check and the highlighting look for in the output in one pass.
-pub fn spellings(used: &[UsedEntry]) -> Vec<(usize, &str)> {
+pub(crate) fn spellings(used: &[UsedEntry]) -> Vec<(usize, &str)> {
     used.iter()
         .enumerate()
         .flat_map(|(i, u)| {
@@ -142,29 +142,29 @@ pub fn spellings(used: &[UsedEntry]) -> Vec<(usize, &str)> {
 
 /// The prompt stage's output.
 #[derive(Debug, Clone, Serialize)]
-pub struct PromptOut {
-    pub template: PromptId,
-    pub text: String,
+pub(crate) struct PromptOut {
+    pub(crate) template: PromptId,
+    pub(crate) text: String,
 }
 
 /// The generate stage's output.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Generation {
-    pub provider: String,
-    pub model: String,
-    pub text: Option<String>,
+    pub(crate) provider: String,
+    pub(crate) model: String,
+    pub(crate) text: Option<String>,
     /// The text of a failed call's reply (cut off by the token limit,
     /// say): what came back, never a translation, never checked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partial_output: Option<String>,
-    pub attempts: u32,
-    pub cached: bool,
+    pub(crate) partial_output: Option<String>,
+    pub(crate) attempts: u32,
+    pub(crate) cached: bool,
     pub error: Option<String>,
     /// The reply's finish reason (also for a reply refused for it), served
     /// model, usage (none for a cached reply) and whether a `<think>` block
     /// was stripped before the check.
     #[serde(flatten)]
-    pub meta: ReplyMeta,
+    pub(crate) meta: ReplyMeta,
     /// The error should stop a batch (quota spent for the day, key refused).
     #[serde(skip)]
     pub stops_run: bool,
@@ -195,30 +195,30 @@ impl From<Reply> for Generation {
 /// Whether a retrieved target made it into the output.
 #[derive(Debug, Clone, Serialize)]
 pub struct TargetUse {
-    pub entry: String,
-    pub target: String,
-    pub in_output: bool,
+    pub(crate) entry: String,
+    pub(crate) target: String,
+    pub(crate) in_output: bool,
     /// The entry whose longer match holds this one's words ("cream" in
     /// "ice cream"): a target missing there is the longer term's choice,
     /// not a miss.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub inside: Option<String>,
+    pub(crate) inside: Option<String>,
 }
 
 /// What a user should look at, labels or not.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Review {
     /// Content words no entry covered: candidates for the glossary.
-    pub uncovered: Vec<String>,
+    pub(crate) uncovered: Vec<String>,
     /// Entries that matched other than as written (through a stem, a typo,
     /// ...; a declared alias or a term without its article as written is
     /// as written): worth a second look.
-    pub not_exact: Vec<String>,
+    pub(crate) not_exact: Vec<String>,
     /// For each retrieved entry, whether its target is in the output.
-    pub targets: Vec<TargetUse>,
+    pub(crate) targets: Vec<TargetUse>,
     /// Ambiguous entries used where no `context` confirms their sense:
     /// the sense may be wrong there.
-    pub unconfirmed: Vec<Unconfirmed>,
+    pub(crate) unconfirmed: Vec<Unconfirmed>,
     /// The output copied the prompt instead of translating (never for
     /// the offline provider, whose output is substitution by design).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -242,7 +242,7 @@ impl Review {
             .filter(|t| !t.in_output && self.inside_used(t).is_none())
     }
 
-    pub fn inside_used<'r>(&'r self, t: &'r TargetUse) -> Option<&'r str> {
+    pub(crate) fn inside_used<'r>(&'r self, t: &'r TargetUse) -> Option<&'r str> {
         let longer = t.inside.as_deref().filter(|_| !t.in_output)?;
         self.targets
             .iter()
@@ -254,7 +254,7 @@ impl Review {
 /// Where a labelled post's retrieval left it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Group {
+pub(crate) enum Group {
     /// Every needed entry retrieved, no wrong sense.
     Complete,
     /// A needed entry was not retrieved.
@@ -265,43 +265,43 @@ pub enum Group {
 
 /// The labelled side of a trace.
 #[derive(Debug, Clone, Serialize)]
-pub struct Labelled {
-    pub group: Group,
-    pub check: Verdict,
+pub(crate) struct Labelled {
+    pub(crate) group: Group,
+    pub(crate) check: Verdict,
     /// Wrong-sense entries that were retrieved, and those whose target the
     /// output then used.
-    pub wrong_sense_retrieved: Vec<String>,
-    pub wrong_sense_used: Vec<String>,
+    pub(crate) wrong_sense_retrieved: Vec<String>,
+    pub(crate) wrong_sense_used: Vec<String>,
     /// `--invariants fail` and an invariant of the post is missing or
     /// changed in the output: the post fails, whatever its terms.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub invariants_failed: bool,
+    pub(crate) invariants_failed: bool,
 }
 
 /// One post through the pipeline.
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {
-    pub retriever: String,
-    pub repeat: u32,
-    pub input: String,
-    pub simplify: Stage<Vec<String>>,
-    pub phrases: Stage<Vec<String>>,
-    pub retrieve: Stage<Vec<UsedEntry>>,
+    pub(crate) retriever: String,
+    pub(crate) repeat: u32,
+    pub(crate) input: String,
+    pub(crate) simplify: Stage<Vec<String>>,
+    pub(crate) phrases: Stage<Vec<String>>,
+    pub(crate) retrieve: Stage<Vec<UsedEntry>>,
     /// Why the retriever found nothing for this post, when it failed
     /// ([`RetrieveError`]); the generate stage then holds the same error
     /// and no call was made.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub retrieve_error: Option<String>,
-    pub prompt: Stage<PromptOut>,
+    pub(crate) retrieve_error: Option<String>,
+    pub(crate) prompt: Stage<PromptOut>,
     pub generate: Stage<Generation>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub labelled: Option<Labelled>,
+    pub(crate) labelled: Option<Labelled>,
     pub review: Review,
     /// Every turn when the check asked for a repair (`--repair`): the
     /// first pass, then each repair; the generate stage holds the last
     /// answered one. Empty when the first pass was kept as it was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub turns: Vec<Turn>,
+    pub(crate) turns: Vec<Turn>,
     /// The post's numbers, amounts, times, dates, URLs, e-mails, handles,
     /// hashtags, emoji and placeholders missing or changed in the output
     /// (docs/formats.md, "Invariants"); empty with `--invariants off`.
@@ -316,9 +316,9 @@ pub struct Trace {
 pub struct Prepared {
     /// The trace so far: its generate stage, labelled side and review are
     /// filled in by [`Pipeline::finish`].
-    pub trace: Trace,
+    pub(crate) trace: Trace,
     /// The simplified text, as retrieval and the prompt saw it.
-    pub text: String,
+    pub(crate) text: String,
     matches: Vec<Match>,
     /// Per match, the entry whose longer match holds every place where it
     /// matched ([`inside_other`]).
@@ -354,7 +354,7 @@ impl Pipeline {
 
     /// Everything before the model call. With `--simplify llm` this makes
     /// the simplify call.
-    pub async fn prepare(&self, text: &str, label: Option<&Label>, repeat: u32) -> Prepared {
+    pub(crate) async fn prepare(&self, text: &str, label: Option<&Label>, repeat: u32) -> Prepared {
         // Composed where the post enters, so every offset below is into
         // the same text (posts read from files already are).
         let text = &*crate::phrase::nfc(text);
@@ -366,7 +366,7 @@ impl Pipeline {
 
     /// Everything before the model call, without any model call: `None`
     /// when the pipeline simplifies with a model (`--simplify llm`).
-    pub fn prepare_local(
+    pub(crate) fn prepare_local(
         &self,
         text: &str,
         label: Option<&Label>,
@@ -535,7 +535,7 @@ impl Pipeline {
     /// is the post as given when the simplified text maps back into it
     /// (so its line breaks and spacing are kept), the simplified text
     /// otherwise (`--simplify llm`).
-    pub fn request(&self, prepared: &Prepared) -> Request {
+    pub(crate) fn request(&self, prepared: &Prepared) -> Request {
         let trace = &prepared.trace;
         let map = SourceMap::new(&trace.input, &trace.simplify.output);
         let (text, shift) = match &map {
@@ -566,7 +566,7 @@ impl Pipeline {
     }
 
     /// The model call (none when simplification already failed).
-    pub async fn generate(&self, prepared: &Prepared) -> Stage<Generation> {
+    pub(crate) async fn generate(&self, prepared: &Prepared) -> Stage<Generation> {
         match (&prepared.simplify_error, &prepared.retrieve_error) {
             (Some(err), _) => timed(Instant::now(), self.failed(err, 0)),
             (None, Some(err)) => timed(Instant::now(), self.not_retrieved(err)),
@@ -586,7 +586,7 @@ impl Pipeline {
 
     /// Check the output of a prepared post (from [`Pipeline::generate`],
     /// or read from a batch results file) and assemble the trace.
-    pub fn finish(
+    pub(crate) fn finish(
         &self,
         prepared: Prepared,
         label: Option<&Label>,
@@ -843,7 +843,7 @@ impl Pipeline {
 }
 
 /// The text of a refused reply, kept when there is any.
-pub fn partial(text: &str) -> Option<String> {
+pub(crate) fn partial(text: &str) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_string())
 }
 

@@ -20,14 +20,14 @@ use std::path::Path;
 /// The highest price of a million tokens a table may give: far above any
 /// real one, and low enough that no run's cost (tokens are counted in
 /// `u64`) can overflow.
-pub const MAX_PRICE: f64 = 1e6;
+pub(crate) const MAX_PRICE: f64 = 1e6;
 
 /// The price of a million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
+pub(crate) struct Price {
+    pub(crate) input: f64,
+    pub(crate) output: f64,
 }
 
 /// Prices by model name.
@@ -61,7 +61,7 @@ impl Prices {
     }
 
     /// The price of `model`: exact, else the longest prefix.
-    pub fn of(&self, model: &str) -> Option<Price> {
+    pub(crate) fn of(&self, model: &str) -> Option<Price> {
         self.0.get(model).copied().or_else(|| {
             self.0
                 .iter()
@@ -72,7 +72,7 @@ impl Prices {
     }
 
     /// What `input` and `output` tokens of `model` cost, if it has a price.
-    pub fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
+    pub(crate) fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
         let price = self.of(model)?;
         Some((input as f64 * price.input + output as f64 * price.output) / 1_000_000.0)
     }

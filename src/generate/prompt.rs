@@ -27,35 +27,35 @@ const BUILTIN: [(&str, &str); 3] = [
 /// A prompt template.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Template {
-    pub name: String,
-    pub version: String,
+    pub(crate) name: String,
+    pub(crate) version: String,
     #[serde(skip)]
-    pub body: String,
+    pub(crate) body: String,
 }
 
 /// The identity of a template in results.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PromptId {
-    pub name: String,
-    pub version: String,
+pub(crate) struct PromptId {
+    pub(crate) name: String,
+    pub(crate) version: String,
 }
 
 /// One line of the glossary block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GlossaryLine {
-    pub source: String,
-    pub target: String,
-    pub sense: Option<String>,
+pub(crate) struct GlossaryLine {
+    pub(crate) source: String,
+    pub(crate) target: String,
+    pub(crate) sense: Option<String>,
     /// The entry's flags (docs/formats.md, "Case and keep"): a line says
     /// so only when one is set, so other prompts stay as they were.
-    pub case_sensitive: bool,
-    pub keep: bool,
+    pub(crate) case_sensitive: bool,
+    pub(crate) keep: bool,
     /// The entry's forbidden terms: "never: X, Y" on its line.
-    pub forbidden: Vec<String>,
+    pub(crate) forbidden: Vec<String>,
     /// The longer entry's source when this entry is written in the post
     /// only inside that longer term and their targets conflict: "here part
     /// of 'ice cream'" on its line (docs/formats.md, `longest`).
-    pub part_of: Option<String>,
+    pub(crate) part_of: Option<String>,
 }
 
 impl Template {
@@ -131,7 +131,7 @@ impl Template {
         Ok(())
     }
 
-    pub fn id(&self) -> PromptId {
+    pub(crate) fn id(&self) -> PromptId {
         PromptId {
             name: self.name.clone(),
             version: self.version.clone(),
@@ -140,7 +140,7 @@ impl Template {
 
     /// Fill in the placeholders. The languages are codes; the prompt names
     /// them ([`language::prompt_names`]: `km` → `Khmer`, `x-cafe` as is).
-    pub fn render(
+    pub(crate) fn render(
         &self,
         text: &str,
         glossary: &str,
@@ -205,7 +205,7 @@ fn split_name(stem: &str) -> (String, String) {
 /// glossary has glossary-wide forbidden words, a line "- never write: X,
 /// Y". Without flags or forbidden terms the block is what it was before
 /// they existed, so prompts and their cache keys do not change.
-pub fn glossary_block(lines: &[GlossaryLine], forbidden: &[String]) -> String {
+pub(crate) fn glossary_block(lines: &[GlossaryLine], forbidden: &[String]) -> String {
     let never = (!forbidden.is_empty()).then(|| format!("- never write: {}", forbidden.join(", ")));
     if lines.is_empty() {
         let none = "(no glossary entries apply to this text)".to_string();

@@ -50,7 +50,7 @@ pub struct ReplyMeta {
     /// A secret the run knows (an API key) was in the reply and was
     /// replaced by a marker (see [`crate::generate::secrets`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub redacted: bool,
+    pub(crate) redacted: bool,
 }
 
 /// Why a reply is not a translation.
@@ -90,7 +90,7 @@ pub fn accept(mut completion: Completion) -> Result<Completion, Refusal> {
 /// No text, though the reply ended normally: the parser should say what
 /// came back instead. (Empty text with a failing finish reason is judged
 /// by that reason in [`accept`].)
-pub fn is_empty_answer(completion: &Completion) -> bool {
+pub(crate) fn is_empty_answer(completion: &Completion) -> bool {
     completion.text.trim().is_empty()
         && completion
             .meta
@@ -123,7 +123,7 @@ const CLOSE: &str = "</think>";
 /// takes the whole text; one further in is left alone. A reply whose
 /// reasoning ends in `</think>` without an opening tag (the tag was in the
 /// chat template) loses everything up to it.
-pub fn strip_think(text: &str) -> (String, bool) {
+pub(crate) fn strip_think(text: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut found = false;

@@ -38,7 +38,7 @@ impl RetryPolicy {
     /// `retry_after`, that (capped by `max_delay`); otherwise "full jitter":
     /// `unit` (in [0, 1)) times `base_delay · 2^(failed-1)`, capped by
     /// `max_delay`. Full jitter spreads concurrent retries out best.
-    pub fn delay(&self, failed: u32, retry_after: Option<Duration>, unit: f64) -> Duration {
+    pub(crate) fn delay(&self, failed: u32, retry_after: Option<Duration>, unit: f64) -> Duration {
         if let Some(wait) = retry_after {
             return wait.min(self.max_delay);
         }
@@ -80,7 +80,7 @@ impl Client {
         }
     }
 
-    pub fn providers(&self) -> &[Box<dyn Provider>] {
+    pub(crate) fn providers(&self) -> &[Box<dyn Provider>] {
         &self.providers
     }
 
@@ -104,7 +104,10 @@ impl Client {
     }
 
     /// [`Client::generate`], also telling how many calls a failure took.
-    pub async fn generate_counted(&self, req: &Request) -> (Result<Reply, ProviderError>, u32) {
+    pub(crate) async fn generate_counted(
+        &self,
+        req: &Request,
+    ) -> (Result<Reply, ProviderError>, u32) {
         let mut attempts = 0;
         let result = self.generate_counting(req, &mut attempts).await;
         (result, attempts)
@@ -230,16 +233,16 @@ impl Client {
 }
 
 /// Who answered a completion, and how: what makes it a [`Reply`].
-pub struct Answered {
-    pub provider: String,
-    pub model: String,
-    pub attempts: u32,
-    pub cached: bool,
+pub(crate) struct Answered {
+    pub(crate) provider: String,
+    pub(crate) model: String,
+    pub(crate) attempts: u32,
+    pub(crate) cached: bool,
 }
 
 impl Answered {
     /// The reply of `completion` (a cached one used no tokens this time).
-    pub fn reply(self, completion: Completion) -> Reply {
+    pub(crate) fn reply(self, completion: Completion) -> Reply {
         Reply {
             text: completion.text,
             provider: self.provider,

@@ -9,14 +9,14 @@ use crate::generate::reply::Completion;
 
 /// Shorter values are not treated as secrets: replacing every "ab" in a
 /// reply would mangle it, and no real key is that short.
-pub const MIN_SECRET_CHARS: usize = 4;
+pub(crate) const MIN_SECRET_CHARS: usize = 4;
 
 /// One secret: the variable it came from (named in the marker, never the
 /// value) and its value.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret {
-    pub var: String,
-    pub value: String,
+    pub(crate) var: String,
+    pub(crate) value: String,
 }
 
 impl std::fmt::Debug for Secret {
@@ -28,7 +28,7 @@ impl std::fmt::Debug for Secret {
 
 impl Secret {
     /// What stands in for the value: `[REDACTED:OPENAI_API_KEY]`.
-    pub fn marker(&self) -> String {
+    pub(crate) fn marker(&self) -> String {
         format!("[REDACTED:{}]", self.var)
     }
 }
@@ -36,7 +36,7 @@ impl Secret {
 /// `text` with every secret replaced by its marker, or `None` when it held
 /// none. Longer secrets go first, so one that contains another is replaced
 /// whole.
-pub fn scrub(text: &str, secrets: &[Secret]) -> Option<String> {
+pub(crate) fn scrub(text: &str, secrets: &[Secret]) -> Option<String> {
     let mut order: Vec<&Secret> = secrets
         .iter()
         .filter(|s| s.value.chars().count() >= MIN_SECRET_CHARS)
@@ -54,7 +54,7 @@ pub fn scrub(text: &str, secrets: &[Secret]) -> Option<String> {
 
 /// Scrub every text a completion carries (its text, finish reason and
 /// served model), marking it `redacted` when anything was replaced.
-pub fn scrub_completion(completion: &mut Completion, secrets: &[Secret]) {
+pub(crate) fn scrub_completion(completion: &mut Completion, secrets: &[Secret]) {
     if secrets.is_empty() {
         return;
     }

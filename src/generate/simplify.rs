@@ -90,7 +90,7 @@ fn push_trimmed(out: &mut Vec<String>, current: &mut String) {
 /// white space between them. Lets the offline provider write into the post
 /// as given, its line breaks and spacing kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceMap {
+pub(crate) struct SourceMap {
     /// Per sentence: its start in the joined text, its start in the post,
     /// its length.
     sentences: Vec<(usize, usize, usize)>,
@@ -99,7 +99,7 @@ pub struct SourceMap {
 impl SourceMap {
     /// The map of `sentences` (as joined with `\n`) into `post`, or `None`
     /// when they are not slices of it in order (a model's rewrite).
-    pub fn new(post: &str, sentences: &[String]) -> Option<SourceMap> {
+    pub(crate) fn new(post: &str, sentences: &[String]) -> Option<SourceMap> {
         let (mut joined, mut at) = (0, 0);
         let mut out = Vec::with_capacity(sentences.len());
         for s in sentences {
@@ -116,7 +116,7 @@ impl SourceMap {
     }
 
     /// The post from its first sentence to the end of its last.
-    pub fn span(&self) -> Range<usize> {
+    pub(crate) fn span(&self) -> Range<usize> {
         match (self.sentences.first(), self.sentences.last()) {
             (Some(&(_, first, _)), Some(&(_, last, len))) => first..last + len,
             _ => 0..0,
@@ -125,7 +125,7 @@ impl SourceMap {
 
     /// The place in the post of byte `at` of the joined text (a sentence's
     /// end maps to its end in the post, not to the next one's start).
-    pub fn offset(&self, at: usize) -> usize {
+    pub(crate) fn offset(&self, at: usize) -> usize {
         // Sentences stand in order, one byte apart in the joined text: the
         // first one not ending before `at` is the only one that can hold
         // it (a binary search: a long post has thousands of places).
@@ -139,14 +139,14 @@ impl SourceMap {
     }
 
     /// `range` of the joined text as a range of the post.
-    pub fn range(&self, range: &Range<usize>) -> Range<usize> {
+    pub(crate) fn range(&self, range: &Range<usize>) -> Range<usize> {
         self.offset(range.start)..self.offset(range.end)
     }
 }
 
 /// Sentences from a model's reply: one per non-empty line, list markers
 /// removed.
-pub fn sentences_from_reply(reply: &str) -> Vec<String> {
+pub(crate) fn sentences_from_reply(reply: &str) -> Vec<String> {
     reply
         .lines()
         .map(|l| l.trim().trim_start_matches(['-', '*', '•']).trim())

@@ -39,22 +39,22 @@ const STEMMERS: &[(&str, Algorithm)] = &[
     STEMMERS.iter().map(|(code, _)| *code).collect::<Vec<_>>().join(", ")
 )]
 pub struct NoStemmer {
-    pub lang: String,
+    pub(crate) lang: String,
 }
 
 /// Stems of a text's words, with their byte ranges.
-pub struct StemmedWords {
+pub(crate) struct StemmedWords {
     stems: Vec<String>,
     ranges: Vec<Range<usize>>,
 }
 
-pub struct TargetStemmer {
+pub(crate) struct TargetStemmer {
     stemmer: Stemmer,
 }
 
 impl TargetStemmer {
     /// The stemmer of `lang` (`de`, `de-AT`, `pt_BR`, ...).
-    pub fn for_language(lang: &str) -> Result<TargetStemmer, NoStemmer> {
+    pub(crate) fn for_language(lang: &str) -> Result<TargetStemmer, NoStemmer> {
         let code = lang
             .split(['-', '_'])
             .next()
@@ -71,7 +71,7 @@ impl TargetStemmer {
             })
     }
 
-    pub fn words(&self, text: &str) -> StemmedWords {
+    pub(crate) fn words(&self, text: &str) -> StemmedWords {
         let words = phrase::words(text);
         StemmedWords {
             stems: words
@@ -84,7 +84,7 @@ impl TargetStemmer {
 
     /// Where `target`'s words stand in `output` as a run of words with the
     /// same stems, as byte ranges of the output.
-    pub fn places(&self, output: &StemmedWords, target: &str) -> Vec<Range<usize>> {
+    pub(crate) fn places(&self, output: &StemmedWords, target: &str) -> Vec<Range<usize>> {
         let want = self.words(target).stems;
         if want.is_empty() || want.len() > output.stems.len() {
             return Vec::new();

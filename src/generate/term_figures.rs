@@ -12,30 +12,30 @@ use serde::{Deserialize, Serialize};
 
 /// The figures over a set of segments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TermFigures {
+pub(crate) struct TermFigures {
     /// Needed terms over every segment (an entry needed in two segments
     /// counts twice).
-    pub terms_needed: u64,
+    pub(crate) terms_needed: u64,
     /// Those whose target or a form stands in the output.
-    pub terms_found: u64,
+    pub(crate) terms_found: u64,
     /// `terms_found / terms_needed`; absent when nothing was needed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub term_accuracy: Option<f64>,
+    pub(crate) term_accuracy: Option<f64>,
     /// Share of the needed places of repeated entries written as their
     /// entry's most common rendering; absent when no entry was needed twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub consistency: Option<f64>,
+    pub(crate) consistency: Option<f64>,
     /// Entries needed in two segments or more: what consistency is over.
     #[serde(default)]
-    pub repeated_terms: u64,
+    pub(crate) repeated_terms: u64,
 }
 
 /// One segment's needed terms: each entry with how it was written, `None`
 /// when it is missing.
-pub type Renderings = Vec<(String, Option<String>)>;
+pub(crate) type Renderings = Vec<(String, Option<String>)>;
 
 /// The renderings of a checked output.
-pub fn renderings(verdict: &Verdict) -> Renderings {
+pub(crate) fn renderings(verdict: &Verdict) -> Renderings {
     let missing = verdict.missing.iter().map(|id| (id.clone(), None));
     let found = verdict
         .rendered
@@ -46,7 +46,7 @@ pub fn renderings(verdict: &Verdict) -> Renderings {
 
 /// Counts segments in (and out, for a record replaced by a later one).
 #[derive(Debug, Default, Clone)]
-pub struct TermTally {
+pub(crate) struct TermTally {
     needed: u64,
     found: u64,
     /// Per entry, how many segments wrote each rendering.
@@ -54,7 +54,7 @@ pub struct TermTally {
 }
 
 impl TermTally {
-    pub fn add(&mut self, segment: &Renderings) {
+    pub(crate) fn add(&mut self, segment: &Renderings) {
         for (entry, rendering) in segment {
             self.needed += 1;
             self.found += u64::from(rendering.is_some());
@@ -68,7 +68,7 @@ impl TermTally {
     }
 
     /// Take back a segment [`TermTally::add`] counted.
-    pub fn remove(&mut self, segment: &Renderings) {
+    pub(crate) fn remove(&mut self, segment: &Renderings) {
         for (entry, rendering) in segment {
             self.needed -= 1;
             self.found -= u64::from(rendering.is_some());
@@ -86,7 +86,7 @@ impl TermTally {
         }
     }
 
-    pub fn figures(&self) -> TermFigures {
+    pub(crate) fn figures(&self) -> TermFigures {
         let (mut repeated, mut places, mut as_most) = (0u64, 0u64, 0u64);
         for counts in self.by_entry.values() {
             let total: u64 = counts.values().sum();

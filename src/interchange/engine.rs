@@ -75,7 +75,7 @@ impl Engine {
 
     /// Whether the file names the languages in a header row (and so needs
     /// a target language).
-    pub fn has_header(self) -> bool {
+    pub(crate) fn has_header(self) -> bool {
         matches!(
             self,
             Engine::GoogleSets | Engine::Amazon | Engine::AmazonTsv
@@ -106,21 +106,21 @@ pub enum ExportFormat {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineRow {
     /// The entry's id and line in the glossary file.
-    pub entry: String,
-    pub line: usize,
-    pub source: String,
-    pub target: String,
+    pub(crate) entry: String,
+    pub(crate) line: usize,
+    pub(crate) source: String,
+    pub(crate) target: String,
     /// Written in `google-sets`' `description` column.
-    pub sense: Option<String>,
+    pub(crate) sense: Option<String>,
     /// The row of an alias, not of the entry's source.
-    pub alias: bool,
+    pub(crate) alias: bool,
 }
 
 /// An engine's glossary file, ready to write.
 #[derive(Debug, Clone)]
 pub struct EngineFile {
-    pub engine: Engine,
-    pub rows: Vec<EngineRow>,
+    pub(crate) engine: Engine,
+    pub(crate) rows: Vec<EngineRow>,
     pub text: String,
     /// What the file does not carry, and how to use it, for one note.
     pub notes: Vec<String>,
@@ -147,14 +147,14 @@ pub struct EngineIssue {
 
 /// DeepL: 10 MiB a glossary; 1,024 UTF-8 bytes a source or target
 /// (docs/formats.md, "Exporting to MT engines").
-pub const DEEPL_MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
-pub const DEEPL_MAX_TERM_BYTES: usize = 1024;
+pub(crate) const DEEPL_MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
+pub(crate) const DEEPL_MAX_TERM_BYTES: usize = 1024;
 /// Amazon Translate: a terminology file of at most 10,485,760 bytes; 200
 /// bytes a source or target term.
-pub const AMAZON_MAX_FILE_BYTES: usize = 10_485_760;
-pub const AMAZON_MAX_TERM_BYTES: usize = 200;
+pub(crate) const AMAZON_MAX_FILE_BYTES: usize = 10_485_760;
+pub(crate) const AMAZON_MAX_TERM_BYTES: usize = 200;
 /// Google Cloud Translation: a glossary of at most 10M Unicode code points.
-pub const GOOGLE_MAX_CODEPOINTS: usize = 10_000_000;
+pub(crate) const GOOGLE_MAX_CODEPOINTS: usize = 10_000_000;
 
 /// A glossary as `engine`'s file. Refused when the file names languages
 /// and the glossary has no target language.

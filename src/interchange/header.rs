@@ -8,7 +8,7 @@
 /// `gd`), from the ISO 639 table in [`crate::language`]. Names only: a
 /// header cell `id` or `no` stays a column name, not Indonesian or
 /// Norwegian.
-pub fn language_code(name: &str) -> Option<&'static str> {
+pub(crate) fn language_code(name: &str) -> Option<&'static str> {
     let language = crate::language::by_name(name)?;
     Some(language.to_639_1().unwrap_or_else(|| language.to_639_3()))
 }
@@ -16,7 +16,7 @@ pub fn language_code(name: &str) -> Option<&'static str> {
 /// A candidate header row with language names replaced by their codes
 /// (`English,Welsh,Notes` → `en,cy,Notes`); other cells as they are. The
 /// header rules then decide whether the row is a header.
-pub fn with_language_codes<'a>(cells: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn with_language_codes<'a>(cells: &[&'a str]) -> Vec<&'a str> {
     cells
         .iter()
         .map(|cell| language_code(cell).unwrap_or(*cell))

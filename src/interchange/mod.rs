@@ -100,7 +100,7 @@ impl SheetFormat {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", listed(.errors, .path))]
 pub struct ImportErrors {
-    pub path: String,
+    pub(crate) path: String,
     pub errors: Vec<InputError>,
 }
 
@@ -152,7 +152,7 @@ pub struct Imported {
 
 /// Read any supported file from its text (a workbook is bytes: see
 /// [`import_bytes`]).
-pub fn import(
+pub(crate) fn import(
     path: &str,
     text: &str,
     format: SheetFormat,

@@ -536,7 +536,7 @@ pub fn import_sheet(
 
 /// Read a glossary from rows already split into cells, each with its line
 /// (a workbook's 1-based row number): the rules of [`import_sheet`].
-pub fn import_rows(
+pub(crate) fn import_rows(
     path: &str,
     rows: impl Iterator<Item = (usize, Vec<String>)>,
     format: SheetFormat,

@@ -30,7 +30,7 @@ impl Tms {
     pub const ALL: [Tms; 2] = [Tms::Crowdin, Tms::Lokalise];
 
     /// The word `--to` takes.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Tms::Crowdin => "crowdin",
             Tms::Lokalise => "lokalise",
@@ -38,7 +38,7 @@ impl Tms {
     }
 
     /// The system's name for people.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Tms::Crowdin => "Crowdin",
             Tms::Lokalise => "Lokalise",

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 /// One check of `glossa lint` (see the module docs of [`crate::lint`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     /// `duplicate-key`, and `redundant-alias` for an entry's own keys.
     DuplicateKey,
     NeverMatches,
@@ -34,7 +34,7 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order an entry's findings are listed.
-    pub const ALL: [Check; 13] = [
+    pub(crate) const ALL: [Check; 13] = [
         Check::DuplicateKey,
         Check::NeverMatches,
         Check::OneLetter,

@@ -12,37 +12,37 @@ use std::collections::{HashMap, HashSet};
 /// Synonyms proposed for one entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AliasSuggestion {
-    pub line: usize,
-    pub entry: String,
+    pub(crate) line: usize,
+    pub(crate) entry: String,
     /// Forms to consider adding to `aliases`.
-    pub add: Vec<String>,
+    pub(crate) add: Vec<String>,
     /// The WordNet sense they come from: id (`n07635155`), file, gloss.
-    pub synset: String,
-    pub lexfile: &'static str,
-    pub gloss: String,
+    pub(crate) synset: String,
+    pub(crate) lexfile: &'static str,
+    pub(crate) gloss: String,
     /// How that sense was chosen.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 /// The result of [`suggest_aliases`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Suggestions {
-    pub wordnet: String,
+    pub(crate) wordnet: String,
     /// Lexicographer files a noun sense must fall in (empty: any).
-    pub domain: Vec<&'static str>,
-    pub domain_reason: String,
+    pub(crate) domain: Vec<&'static str>,
+    pub(crate) domain_reason: String,
     /// Entries whose source WordNet knows.
-    pub entries_in_wordnet: usize,
-    pub suggestions: Vec<AliasSuggestion>,
+    pub(crate) entries_in_wordnet: usize,
+    pub(crate) suggestions: Vec<AliasSuggestion>,
     /// Entries WordNet knows but for which no sense could be chosen.
-    pub unsure: Vec<Unsure>,
+    pub(crate) unsure: Vec<Unsure>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Unsure {
-    pub line: usize,
-    pub entry: String,
-    pub reason: String,
+    pub(crate) line: usize,
+    pub(crate) entry: String,
+    pub(crate) reason: String,
 }
 
 /// The WordNet lemmas an entry's source may be written as.
@@ -86,7 +86,7 @@ fn content_stems(text: &str, stems: &mut Stems) -> HashSet<String> {
     LEXFILES.join(", ")
 )]
 pub struct UnknownDomain {
-    pub part: String,
+    pub(crate) part: String,
 }
 
 /// Parse `--domain`: `auto`, `any`, a lexicographer file (`noun.food`) or

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// WordNet's parts of speech, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pos {
+pub(crate) enum Pos {
     Noun,
     Verb,
     Adj,
@@ -17,7 +17,7 @@ pub enum Pos {
 }
 
 impl Pos {
-    pub const ALL: [Pos; 4] = [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv];
+    pub(crate) const ALL: [Pos; 4] = [Pos::Noun, Pos::Verb, Pos::Adj, Pos::Adv];
 
     fn file(self) -> &'static str {
         match self {
@@ -39,7 +39,7 @@ impl Pos {
         }
     }
 
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Pos::Noun => 'n',
             Pos::Verb => 'v',
@@ -50,7 +50,7 @@ impl Pos {
 }
 
 /// WordNet's lexicographer files, by number (`lexnames`).
-pub const LEXFILES: [&str; 45] = [
+pub(crate) const LEXFILES: [&str; 45] = [
     "adj.all",
     "adj.pert",
     "adv.all",
@@ -100,32 +100,32 @@ pub const LEXFILES: [&str; 45] = [
 
 /// One synset.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Synset {
-    pub pos: Pos,
-    pub offset: u32,
+pub(crate) struct Synset {
+    pub(crate) pos: Pos,
+    pub(crate) offset: u32,
     /// Index into [`LEXFILES`].
-    pub lexfile: usize,
+    pub(crate) lexfile: usize,
     /// Its words as WordNet writes them, `_` for spaces, markers removed.
-    pub words: Vec<String>,
+    pub(crate) words: Vec<String>,
     /// Hypernyms (`@`, `@i`) of the same part of speech, by offset.
-    pub hypernyms: Vec<u32>,
-    pub gloss: String,
+    pub(crate) hypernyms: Vec<u32>,
+    pub(crate) gloss: String,
 }
 
 impl Synset {
-    pub fn lexfile_name(&self) -> &'static str {
+    pub(crate) fn lexfile_name(&self) -> &'static str {
         LEXFILES.get(self.lexfile).copied().unwrap_or("?")
     }
 
     /// A stable name such as `n07635155`.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         format!("{}{:08}", self.pos.letter(), self.offset)
     }
 }
 
 /// WordNet's index and data files, loaded.
 pub struct WordNet {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     index: HashMap<String, Vec<(Pos, u32)>>,
     /// Lemmas with at least one sense tagged in WordNet's sense-tagged
     /// corpus (`tagsense_cnt` > 0): a proxy for "in common use".
@@ -142,8 +142,8 @@ pub struct WordNet {
     path.display()
 )]
 pub struct MissingWordNet {
-    pub path: PathBuf,
-    pub reason: std::io::Error,
+    pub(crate) path: PathBuf,
+    pub(crate) reason: std::io::Error,
 }
 
 impl WordNet {
@@ -200,12 +200,12 @@ impl WordNet {
 
     /// Synsets of a lemma (lower case, `_` for spaces), most frequent first
     /// within each part of speech.
-    pub fn lookup(&self, lemma: &str) -> &[(Pos, u32)] {
+    pub(crate) fn lookup(&self, lemma: &str) -> &[(Pos, u32)] {
         self.index.get(lemma).map_or(&[], Vec::as_slice)
     }
 
     /// The synset at `offset` of the `pos` data file.
-    pub fn synset(&self, pos: Pos, offset: u32) -> Option<Synset> {
+    pub(crate) fn synset(&self, pos: Pos, offset: u32) -> Option<Synset> {
         let data = self.data.get(&pos)?;
         let rest = data.get(offset as usize..)?;
         let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
@@ -246,7 +246,7 @@ impl WordNet {
     }
 
     /// Every synset of a lemma.
-    pub fn synsets(&self, lemma: &str) -> Vec<Synset> {
+    pub(crate) fn synsets(&self, lemma: &str) -> Vec<Synset> {
         self.lookup(lemma)
             .iter()
             .filter_map(|&(pos, off)| self.synset(pos, off))
@@ -256,7 +256,7 @@ impl WordNet {
     /// Whether `word` is a common English word: WordNet's sense-tagged
     /// corpus has it, and some synset writes it in lower case (a name such
     /// as `Plano` does not count, nor a rare word such as `ira`, wrath).
-    pub fn is_common_word(&self, word: &str) -> bool {
+    pub(crate) fn is_common_word(&self, word: &str) -> bool {
         let lemma = word.replace(' ', "_");
         self.tagged.contains(&lemma)
             && self
@@ -266,7 +266,7 @@ impl WordNet {
     }
 
     /// The synset and its hypernyms up to the root, breadth first.
-    pub fn ancestors(&self, synset: &Synset) -> Vec<Synset> {
+    pub(crate) fn ancestors(&self, synset: &Synset) -> Vec<Synset> {
         let mut out = vec![synset.clone()];
         let mut i = 0;
         while i < out.len() && out.len() < 64 {

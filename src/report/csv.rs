@@ -2,7 +2,7 @@
 
 use super::{Exporter, Table};
 
-pub struct Csv;
+pub(crate) struct Csv;
 
 impl Exporter for Csv {
     fn table(&self, t: &Table) -> String {

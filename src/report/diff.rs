@@ -12,7 +12,7 @@ fn value_cell(v: &Value) -> String {
 }
 
 /// "+4 (+16.7 pts)" for a ratio, "+2" for a count, "0" for no change.
-pub fn change_cell(f: &FigureChange) -> String {
+pub(crate) fn change_cell(f: &FigureChange) -> String {
     let Some(change) = f.change else {
         return "–".to_string();
     };
@@ -43,7 +43,7 @@ fn test_note(test: &TestSettings) -> String {
 }
 
 /// The tables of a diff: figures, then the posts whose status changed.
-pub fn tables(diff: &Diff) -> Vec<Table> {
+pub(crate) fn tables(diff: &Diff) -> Vec<Table> {
     let title = format!("A = {}, B = {}; {}", diff.a, diff.b, test_note(&diff.test));
     let mut figures = Table::new(
         Some(&title),
@@ -115,7 +115,7 @@ impl Report for Diff {
 }
 
 /// The table of `eval --compare`: every pair of retrievers.
-pub fn comparison_table(comparisons: &[Comparison], test: &TestSettings) -> Table {
+pub(crate) fn comparison_table(comparisons: &[Comparison], test: &TestSettings) -> Table {
     let mut t = Table::new(
         Some(&format!(
             "Paired comparisons, B against A ({})",

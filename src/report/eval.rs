@@ -26,7 +26,7 @@ fn cells(c: &Counts) -> Vec<String> {
 
 /// The tables to show: the summary; per split when there are several (dev
 /// is for tuning, test for reporting); per tag when asked.
-pub fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
+pub(crate) fn tables(result: &EvalResult, by_tag: bool) -> Vec<Table> {
     let mut headers = vec![("Retriever", Align::Left)];
     headers.extend(HEADERS);
     let mut summary = Table::new(None, &headers);
@@ -82,7 +82,7 @@ fn breakdown(
 
 /// One flat, numeric table for spreadsheets: a row per retriever and scope
 /// (`all`, `split:dev`, `tag:typo`, ...).
-pub fn flat_table(result: &EvalResult) -> Table {
+pub(crate) fn flat_table(result: &EvalResult) -> Table {
     let mut headers = vec![("retriever", Align::Left), ("scope", Align::Left)];
     headers.extend(super::COUNT_COLUMNS);
     let mut t = Table::new(None, &headers);

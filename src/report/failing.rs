@@ -14,17 +14,17 @@ use std::path::Path;
 
 /// A post an eval retriever left incomplete.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FailingPost {
-    pub retriever: String,
-    pub post: String,
-    pub split: Split,
-    pub missed: Vec<String>,
-    pub wrong_sense: Vec<String>,
-    pub extra: Vec<String>,
+pub(crate) struct FailingPost {
+    pub(crate) retriever: String,
+    pub(crate) post: String,
+    pub(crate) split: Split,
+    pub(crate) missed: Vec<String>,
+    pub(crate) wrong_sense: Vec<String>,
+    pub(crate) extra: Vec<String>,
 }
 
 /// Every incomplete post of every retriever, in the result's order.
-pub fn eval_failing(result: &EvalResult) -> Vec<FailingPost> {
+pub(crate) fn eval_failing(result: &EvalResult) -> Vec<FailingPost> {
     result
         .retrievers
         .iter()
@@ -46,7 +46,7 @@ pub fn eval_failing(result: &EvalResult) -> Vec<FailingPost> {
 
 /// The table of [`eval_failing`]; `kept` says whether the result holds
 /// per-post details at all.
-pub fn eval_table(failing: &[FailingPost], kept: bool) -> Table {
+pub(crate) fn eval_table(failing: &[FailingPost], kept: bool) -> Table {
     let note = if kept {
         "Failing posts: none (every post complete)"
     } else {
@@ -80,19 +80,19 @@ pub fn eval_table(failing: &[FailingPost], kept: bool) -> Table {
 /// A post of a run whose calls were not all right.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FailingRunPost {
-    pub retriever: String,
-    pub post: String,
-    pub right: usize,
-    pub calls: usize,
+    pub(crate) retriever: String,
+    pub(crate) post: String,
+    pub(crate) right: usize,
+    pub(crate) calls: usize,
     /// Calls that got no output.
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// Needed entries whose target was missing from an output, each once.
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
     /// Wrong-sense entries whose target stood in an output, each once.
-    pub leaked: Vec<String>,
+    pub(crate) leaked: Vec<String>,
     /// The first failed call's error.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// The latest record of each call in `calls.jsonl`, in the order calls
@@ -153,7 +153,7 @@ pub fn run_failing(calls: &[CallRecord]) -> Vec<FailingRunPost> {
 }
 
 /// The table of [`run_failing`].
-pub fn run_table(failing: &[FailingRunPost]) -> Table {
+pub(crate) fn run_table(failing: &[FailingRunPost]) -> Table {
     let mut t = Table::new(
         Some(&format!("Failing posts: {}", failing.len())),
         &[

@@ -25,7 +25,7 @@ impl LintReport<'_> {
         self.count(Severity::Warning)
     }
 
-    pub fn notes(&self) -> usize {
+    pub(crate) fn notes(&self) -> usize {
         self.count(Severity::Note)
     }
 

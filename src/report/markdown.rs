@@ -2,7 +2,7 @@
 
 use super::{Align, Exporter, Table};
 
-pub struct Markdown;
+pub(crate) struct Markdown;
 
 /// Escape what would break a Markdown table cell.
 fn cell(text: &str) -> String {

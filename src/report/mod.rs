@@ -9,7 +9,7 @@ mod table;
 
 pub mod chart;
 pub mod check;
-pub mod diff;
+pub(crate) mod diff;
 pub mod eval;
 pub mod failing;
 pub mod html;
@@ -17,7 +17,7 @@ pub mod lint;
 pub mod phrases;
 pub mod retrieve;
 pub mod retrievers;
-pub mod run;
+pub(crate) mod run;
 pub mod run_split;
 pub mod sweep;
 pub mod translate;
@@ -40,7 +40,7 @@ pub enum Format {
 
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
@@ -48,16 +48,16 @@ pub enum Align {
 /// A titled grid of cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    pub title: Option<String>,
-    pub headers: Vec<String>,
-    pub align: Vec<Align>,
-    pub rows: Vec<Vec<String>>,
+    pub(crate) title: Option<String>,
+    pub(crate) headers: Vec<String>,
+    pub(crate) align: Vec<Align>,
+    pub(crate) rows: Vec<Vec<String>>,
     /// Shown instead of a table without rows (not in CSV).
-    pub when_empty: Option<String>,
+    pub(crate) when_empty: Option<String>,
 }
 
 impl Table {
-    pub fn new(title: Option<&str>, headers: &[(&str, Align)]) -> Table {
+    pub(crate) fn new(title: Option<&str>, headers: &[(&str, Align)]) -> Table {
         Table {
             title: title.map(str::to_string),
             headers: headers.iter().map(|(h, _)| h.to_string()).collect(),
@@ -68,12 +68,12 @@ impl Table {
     }
 
     /// Say `note` instead of showing the table when it has no rows.
-    pub fn when_empty(mut self, note: &str) -> Table {
+    pub(crate) fn when_empty(mut self, note: &str) -> Table {
         self.when_empty = Some(note.to_string());
         self
     }
 
-    pub fn push(&mut self, row: Vec<String>) {
+    pub(crate) fn push(&mut self, row: Vec<String>) {
         debug_assert_eq!(row.len(), self.headers.len());
         self.rows.push(row);
     }
@@ -109,11 +109,11 @@ pub trait Report {
 /// Text before and after a report's tables.
 #[derive(Debug, Default)]
 pub struct Prose {
-    pub before: String,
-    pub after: String,
+    pub(crate) before: String,
+    pub(crate) after: String,
     /// Notes for the person at the terminal, not part of the result: on
     /// `err` in every table format, so `> file` keeps the result alone.
-    pub notes: String,
+    pub(crate) notes: String,
 }
 
 /// Write `report` in `format` to `out`. CSV is read by programs, so its
@@ -179,7 +179,7 @@ pub fn pretty_json(value: &impl serde::Serialize) -> serde_json::Result<String> 
 }
 
 /// The numeric columns of flat (spreadsheet) tables, after their labels.
-pub const COUNT_COLUMNS: [(&str, Align); 9] = [
+pub(crate) const COUNT_COLUMNS: [(&str, Align); 9] = [
     ("posts", Align::Right),
     ("complete", Align::Right),
     ("needed", Align::Right),
@@ -192,7 +192,7 @@ pub const COUNT_COLUMNS: [(&str, Align); 9] = [
 ];
 
 /// The cells of [`COUNT_COLUMNS`] for `c`; an undefined ratio is empty.
-pub fn count_cells(c: &crate::score::Counts) -> Vec<String> {
+pub(crate) fn count_cells(c: &crate::score::Counts) -> Vec<String> {
     let ratio = |r: Option<f64>| r.map(|r| format!("{r:.4}")).unwrap_or_default();
     vec![
         c.posts.to_string(),
@@ -208,7 +208,7 @@ pub fn count_cells(c: &crate::score::Counts) -> Vec<String> {
 }
 
 /// `n of d`, with the percentage when `d > 0`.
-pub fn n_of(n: usize, d: usize) -> String {
+pub(crate) fn n_of(n: usize, d: usize) -> String {
     if d == 0 {
         format!("{n} of {d}")
     } else {

@@ -5,7 +5,7 @@ use crate::generate::pipeline::Group;
 use crate::run_dir::summary::{RunFigures, Summary, Tokens};
 
 /// "10 of 10, every run"; "19, 19, 16 of 18"; "–" for no posts.
-pub fn runs_cell(runs: &[(usize, usize)]) -> String {
+pub(crate) fn runs_cell(runs: &[(usize, usize)]) -> String {
     let Some(&(_, first_total)) = runs.first() else {
         return "–".to_string();
     };
@@ -38,7 +38,7 @@ fn group_runs(runs: &[RunFigures], group: Group) -> Vec<(usize, usize)> {
 /// The run table. "Right" never counts an echo; echoes have a column of
 /// their own. When any post took a repair turn, first-pass and repaired
 /// figures stand side by side.
-pub fn table(summary: &Summary) -> Table {
+pub(crate) fn table(summary: &Summary) -> Table {
     let repeats = summary
         .retrievers
         .iter()
@@ -171,7 +171,7 @@ fn echo_cell(runs: &[RunFigures], repaired: bool) -> String {
 
 /// Tokens (and cost, with a price table) per served model, when any call
 /// reported usage.
-pub fn tokens_table(tokens: &Tokens) -> Table {
+pub(crate) fn tokens_table(tokens: &Tokens) -> Table {
     let priced = tokens.cost.is_some();
     let mut columns = vec![
         ("Model", Align::Left),

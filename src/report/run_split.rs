@@ -28,11 +28,11 @@ pub fn summarise(
 }
 
 /// A run's summary, with one per split beside it when there are several.
-pub struct RunReport<'a> {
-    pub summary: &'a Summary,
-    pub by_split: &'a BTreeMap<Split, Summary>,
+pub(crate) struct RunReport<'a> {
+    pub(crate) summary: &'a Summary,
+    pub(crate) by_split: &'a BTreeMap<Split, Summary>,
     /// The failing posts (`--show failing`): a table last; in JSON, `failing`.
-    pub failing: Option<&'a [super::failing::FailingRunPost]>,
+    pub(crate) failing: Option<&'a [super::failing::FailingRunPost]>,
 }
 
 impl Report for RunReport<'_> {

@@ -5,7 +5,7 @@ use crate::sweep::{format_value, ParamKind, SweepResult, Tunable};
 
 /// Value, recall, precision, wrong sense, complete: one row per value, the
 /// default marked.
-pub fn table(result: &SweepResult) -> Table {
+pub(crate) fn table(result: &SweepResult) -> Table {
     let title = format!(
         "{} on the {} split: {} from {} to {}",
         result.retriever,
@@ -57,7 +57,7 @@ pub fn table(result: &SweepResult) -> Table {
 }
 
 /// One numeric row per value, for spreadsheets.
-pub fn flat_table(result: &SweepResult) -> Table {
+pub(crate) fn flat_table(result: &SweepResult) -> Table {
     let mut headers = vec![
         ("retriever", Align::Left),
         ("param", Align::Left),

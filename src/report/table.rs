@@ -5,7 +5,7 @@ use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, 
 use std::io::IsTerminal;
 use unicode_width::UnicodeWidthStr;
 
-pub struct TextTable;
+pub(crate) struct TextTable;
 
 impl Exporter for TextTable {
     fn table(&self, t: &Table) -> String {

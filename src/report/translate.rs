@@ -177,7 +177,7 @@ fn check_line(trace: &Trace, missing: &[&str]) -> String {
 /// The check line of a trace with an output (see [`check_line`]): what
 /// the page shows under the translation (it says on its own that the
 /// offline provider translates nothing).
-pub fn check_summary(trace: &Trace) -> Option<String> {
+pub(crate) fn check_summary(trace: &Trace) -> Option<String> {
     trace.generate.output.text.as_ref()?;
     let missing: Vec<&str> = trace
         .review
@@ -199,13 +199,13 @@ fn offline_line(g: &Generation) -> Option<&'static str> {
 /// A forbidden term in the output, as `translate` and the page say it:
 /// "forbidden term 'Kunde' (entry customer) at 12: the glossary says never
 /// to write it".
-pub fn forbidden_message(f: &Forbidden) -> String {
+pub(crate) fn forbidden_message(f: &Forbidden) -> String {
     format!("{f}: the glossary says never to write it")
 }
 
 /// An ambiguous entry used where nothing confirms its sense, in a
 /// sentence that says what to do.
-pub fn unconfirmed_message(u: &Unconfirmed) -> String {
+pub(crate) fn unconfirmed_message(u: &Unconfirmed) -> String {
     let mut out = format!(
         "'{}' was read as `{}` (→ {})",
         u.phrase.to_lowercase(),

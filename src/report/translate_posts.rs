@@ -10,21 +10,21 @@ use serde::Serialize;
 /// One post's result.
 #[derive(Debug, Clone, Serialize)]
 pub struct PostTranslation {
-    pub id: String,
+    pub(crate) id: String,
     /// `null` when the call failed.
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// Every retrieved glossary target is in the output and no forbidden
     /// term is; `null` without an output.
-    pub ok: Option<bool>,
+    pub(crate) ok: Option<bool>,
     /// The retrieved targets not in the output.
     pub missing: Vec<String>,
     /// Forbidden terms in the output (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forbidden: Vec<crate::generate::check::Forbidden>,
+    pub(crate) forbidden: Vec<crate::generate::check::Forbidden>,
     pub error: Option<String>,
     /// A failed call's reply text (cut off, say), never the output.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub partial_output: Option<String>,
+    pub(crate) partial_output: Option<String>,
     /// Answered from the reply cache (a run of the same posts before).
     pub cached: bool,
     /// The post's invariants missing or changed in the output

@@ -18,21 +18,21 @@ use crate::glossary::Glossary;
 use crate::phrase;
 use std::sync::Arc;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "alias",
     summary: "the entry's declared aliases (synonyms), matched as written, stemmed, fuzzy, edit or split, and its terms without a leading article, as written; kind `alias`",
     build: |g, p: &Params| Ok(Box::new(Alias::new(g, p))),
     kinds: &[],
 };
 
-pub struct Alias {
+pub(crate) struct Alias {
     parts: Vec<Box<dyn Infallible>>,
     fuzzy: AliasFuzzy,
 }
 
 /// `alias`'s trigram matches, kept only on phrases with a word not in
 /// `known` (the other matchers are shared with `shared.rs`).
-pub struct AliasFuzzy {
+pub(crate) struct AliasFuzzy {
     fuzzy: Option<Fuzzy>,
     known: Arc<KnownWords>,
 }
@@ -40,7 +40,7 @@ pub struct AliasFuzzy {
 impl AliasFuzzy {
     /// Over the alias keys `keys`, less those with a name or an acronym in
     /// them ("ISDN", "CoIP"), which a typo never gives.
-    pub fn new(keys: &[Keyed], threshold: f64, known: Arc<KnownWords>) -> AliasFuzzy {
+    pub(crate) fn new(keys: &[Keyed], threshold: f64, known: Arc<KnownWords>) -> AliasFuzzy {
         let keys: Vec<Keyed> = keys
             .iter()
             .filter(|k| !phrase::has_name_or_acronym(k.written))
@@ -54,7 +54,7 @@ impl AliasFuzzy {
 
     /// The trigram matches of `post`'s phrases that hold a word not spelled
     /// right (a post of correct words skips them altogether), kind `alias`.
-    pub fn retrieve(&self, post: &PostView) -> Vec<Match> {
+    pub(crate) fn retrieve(&self, post: &PostView) -> Vec<Match> {
         let Some(fuzzy) = &self.fuzzy else {
             return Vec::new();
         };
@@ -76,7 +76,7 @@ impl AliasFuzzy {
 }
 
 impl Alias {
-    pub fn new(glossary: &Glossary, params: &Params) -> Alias {
+    pub(crate) fn new(glossary: &Glossary, params: &Params) -> Alias {
         let keys = keys::aliases(glossary);
         let mut parts: Vec<Box<dyn Infallible>> = Vec::new();
         let known = if keys.is_empty() {
@@ -105,7 +105,7 @@ impl Alias {
 
 /// `exact` over the glossary's keys without their leading article, if it
 /// has any ([`keys::without_articles`]).
-pub fn without_articles(glossary: &Glossary) -> Option<Exact> {
+pub(crate) fn without_articles(glossary: &Glossary) -> Option<Exact> {
     let keys = keys::without_articles(glossary);
     (!keys.is_empty()).then(|| Exact::over(&keys))
 }

@@ -115,7 +115,7 @@ fn best_fit(post: &PostView, (first, len): (usize, usize), forms: &[Written]) ->
 
 /// Drops a case-sensitive entry's matches where the post writes it in
 /// another case (see the module doc).
-pub struct CaseFilter {
+pub(crate) struct CaseFilter {
     /// The written forms of every case-sensitive entry, by entry index.
     sensitive: FxHashMap<usize, Vec<Written>>,
     glossary: std::sync::Arc<Glossary>,
@@ -123,7 +123,7 @@ pub struct CaseFilter {
 
 impl CaseFilter {
     /// The filter for `glossary`, `None` when no entry is case-sensitive.
-    pub fn of(glossary: &std::sync::Arc<Glossary>) -> Option<CaseFilter> {
+    pub(crate) fn of(glossary: &std::sync::Arc<Glossary>) -> Option<CaseFilter> {
         let sensitive: FxHashMap<usize, Vec<Written>> = glossary
             .entries
             .iter()

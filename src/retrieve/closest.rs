@@ -16,13 +16,13 @@ use crate::glossary::Glossary;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
-pub const INFO: FilterInfo = FilterInfo {
+pub(crate) const INFO: FilterInfo = FilterInfo {
     name: "closest",
     summary: "keeps the nearest matches at each place: as written over stem over typo; among stems the fewest edits",
     build: |g, _: &Params| Ok(Box::new(Closest { glossary: g.clone() })),
 };
 
-pub struct Closest {
+pub(crate) struct Closest {
     glossary: Arc<Glossary>,
 }
 

@@ -7,21 +7,21 @@
 use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 use std::hash::{Hash, Hasher};
 
-pub const NONE_INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const NONE_INFO: RetrieverInfo = RetrieverInfo {
     name: "none",
     summary: "no entries at all: the model translates without a glossary (control)",
     build: |_, _: &Params| Ok(Box::new(NoTerms)),
     kinds: &[],
 };
 
-pub const RANDOM_INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const RANDOM_INFO: RetrieverInfo = RetrieverInfo {
     name: "random",
     summary: "as many entries as the label needs, drawn at random from the others (control; labelled posts only)",
     build: |glossary, _: &Params| Ok(Box::new(RandomTerms { entries: glossary.entries.len() })),
     kinds: &[],
 };
 
-pub struct NoTerms;
+pub(crate) struct NoTerms;
 
 impl Infallible for NoTerms {
     fn matches(&self, _: &PostView) -> Vec<Match> {
@@ -29,7 +29,7 @@ impl Infallible for NoTerms {
     }
 }
 
-pub struct RandomTerms {
+pub(crate) struct RandomTerms {
     entries: usize,
 }
 

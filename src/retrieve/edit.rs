@@ -47,7 +47,7 @@ use crate::phrase::{self, MAX_PHRASE_WORDS};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "edit",
     summary: "misspelt words, word by word: Damerau-Levenshtein <= 1 from 4 characters, <= 2 from 8 (--edit-one-from, --edit-two-from)",
     build: |g, p: &Params| Ok(Box::new(EditOf::sources(g, p.edit_bounds()))),
@@ -63,11 +63,11 @@ const LONGEST_EDITED: usize = MAX_EDIT_CHARS + 2;
 
 /// How many edits a key word tolerates, by its length in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EditBounds {
+pub(crate) struct EditBounds {
     /// Words of at least this many characters tolerate one edit.
-    pub one_from: usize,
+    pub(crate) one_from: usize,
     /// Words of at least this many characters tolerate two edits.
-    pub two_from: usize,
+    pub(crate) two_from: usize,
 }
 
 impl Default for EditBounds {
@@ -81,7 +81,7 @@ impl Default for EditBounds {
 
 impl EditBounds {
     /// Edits tolerated by a key word of `chars` characters.
-    pub fn max_distance(&self, chars: usize) -> usize {
+    pub(crate) fn max_distance(&self, chars: usize) -> usize {
         if chars > MAX_EDIT_CHARS {
             0
         } else if chars >= self.two_from {
@@ -471,7 +471,7 @@ struct WordHit {
     exact: bool,
 }
 
-pub struct Edit {
+pub(crate) struct Edit {
     bounds: EditBounds,
     vocab: Vec<VocabWord>,
     /// The vocabulary's words and stems, one after another.
@@ -628,7 +628,7 @@ fn add(hit: WordHit, hits: &mut Vec<WordHit>) {
 /// as [`keys::sources_and_aliases`] does), that gives the matches of one
 /// kind of key: a post word's typo readings are counted among all keys,
 /// so `edit` and `alias` read a word as `glossa`'s shared index does.
-pub struct EditOf {
+pub(crate) struct EditOf {
     edit: Edit,
     /// The glossary's entry count: keys numbered from here are aliases.
     entries: usize,
@@ -637,12 +637,16 @@ pub struct EditOf {
 
 impl EditOf {
     /// The `edit` retriever: source matches.
-    pub fn sources(glossary: &Glossary, bounds: EditBounds) -> EditOf {
+    pub(crate) fn sources(glossary: &Glossary, bounds: EditBounds) -> EditOf {
         EditOf::of(glossary, bounds, Arc::new(KnownWords::new(glossary)), false)
     }
 
     /// `alias`'s typo part: alias matches, numbered by their entries.
-    pub fn aliases(glossary: &Glossary, bounds: EditBounds, known: Arc<KnownWords>) -> EditOf {
+    pub(crate) fn aliases(
+        glossary: &Glossary,
+        bounds: EditBounds,
+        known: Arc<KnownWords>,
+    ) -> EditOf {
         EditOf::of(glossary, bounds, known, true)
     }
 
@@ -720,7 +724,7 @@ fn editable(word: &str) -> bool {
 impl Edit {
     /// Over any list of keys, given stemmed ([`stem_keys`]); words in
     /// `known` are taken as spelled right.
-    pub fn over(
+    pub(crate) fn over(
         keys: &[Keyed],
         stemmed: &[String],
         bounds: EditBounds,

@@ -9,14 +9,14 @@ use super::terms::{self, KeyForm, Literal, WordTarget, WordTrie};
 use super::{Infallible, Match, Params, PostView, RetrieverInfo};
 use crate::glossary::Glossary;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "exact",
     summary: "the entry's source as written in the post: any length, punctuation and digits; a key in capitals only in capitals",
     build: |g, _: &Params| Ok(Box::new(Exact::new(g))),
     kinds: &[],
 };
 
-pub struct Exact {
+pub(crate) struct Exact {
     forms: Vec<KeyForm>,
     /// Whole-word keys, numbered by [`WordTarget`]; a lone stop word is
     /// never looked up, so it is left out.
@@ -26,12 +26,12 @@ pub struct Exact {
 
 impl Exact {
     /// Over the glossary's source keys (the reference retriever).
-    pub fn new(glossary: &Glossary) -> Exact {
+    pub(crate) fn new(glossary: &Glossary) -> Exact {
         Exact::over(&keys::sources(glossary))
     }
 
     /// Over any list of keys.
-    pub fn over(keys: &[Keyed]) -> Exact {
+    pub(crate) fn over(keys: &[Keyed]) -> Exact {
         let forms: Vec<KeyForm> = keys.iter().map(KeyForm::of).collect();
         let trie = WordTrie::new(
             forms

@@ -10,7 +10,7 @@ use crate::phrase::{Phrase, Span, MAX_PHRASE_WORDS};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy",
     summary: "character-trigram Dice >= --threshold (default 0.75) against keys with as many words",
     build: |g, p: &Params| Ok(Box::new(Fuzzy::new(g, p.threshold))),
@@ -131,7 +131,7 @@ fn matched(key: &FuzzyKey, phrase: &Phrase, score: f64) -> Match {
 /// A candidate's [`Signature`] rules most out unread; the rest are scored
 /// with [`dice`]'s formula on their exact shared count, so the result
 /// equals `fuzzy-brute`'s.
-pub struct Fuzzy {
+pub(crate) struct Fuzzy {
     threshold: f64,
     keys: Vec<FuzzyKey>,
     /// Gram → its slot; the slot's list for keys of `w` words is
@@ -300,12 +300,12 @@ struct Scratch {
 
 impl Fuzzy {
     /// Over the glossary's source keys (the reference retriever).
-    pub fn new(glossary: &Glossary, threshold: f64) -> Fuzzy {
+    pub(crate) fn new(glossary: &Glossary, threshold: f64) -> Fuzzy {
         Fuzzy::over(&keys::sources(glossary), threshold)
     }
 
     /// Over any list of keys.
-    pub fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
+    pub(crate) fn over(keys: &[Keyed], threshold: f64) -> Fuzzy {
         let keys = fuzzy_keys(keys);
         let mut slots: FxHashMap<Gram, u32> = FxHashMap::default();
         let mut key_slots: Vec<u32> = Vec::new();
@@ -505,7 +505,11 @@ impl Infallible for Fuzzy {
 impl Fuzzy {
     /// The matches of the phrases that `wanted` accepts (the others are not
     /// looked up at all).
-    pub fn retrieve_where(&self, post: &PostView, wanted: impl Fn(&Span) -> bool) -> Vec<Match> {
+    pub(crate) fn retrieve_where(
+        &self,
+        post: &PostView,
+        wanted: impl Fn(&Span) -> bool,
+    ) -> Vec<Match> {
         let mut out = Vec::new();
         let mut scratch = Scratch::default();
         let spans: Vec<&Span> = post
@@ -549,7 +553,7 @@ impl Fuzzy {
     }
 }
 
-pub const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
     name: "fuzzy-brute",
     summary: "`fuzzy` by comparing every phrase with every key: the plain definition, for tests and benchmarks",
     build: |g, p: &Params| Ok(Box::new(FuzzyBrute::over(&keys::sources(g), p.threshold))),
@@ -558,13 +562,13 @@ pub const BRUTE_INFO: RetrieverInfo = RetrieverInfo {
 
 /// docs/formats.md's fuzzy rule, literally: every phrase against every key with as
 /// many words.
-pub struct FuzzyBrute {
+pub(crate) struct FuzzyBrute {
     threshold: f64,
     keys: Vec<FuzzyKey>,
 }
 
 impl FuzzyBrute {
-    pub fn over(keys: &[Keyed], threshold: f64) -> FuzzyBrute {
+    pub(crate) fn over(keys: &[Keyed], threshold: f64) -> FuzzyBrute {
         FuzzyBrute {
             threshold,
             keys: fuzzy_keys(keys),

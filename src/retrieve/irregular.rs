@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "irregular",
     summary: "irregular English inflections from WordNet's exception lists (wordnet-base): loaves = loaf, children = child, mice = mouse",
     build: |g, _: &Params| Ok(Box::new(Irregular::new(g))),
@@ -53,8 +53,8 @@ pub fn wordnet_dir() -> PathBuf {
     path.display()
 )]
 pub struct MissingExceptions {
-    pub path: PathBuf,
-    pub reason: std::io::Error,
+    pub(crate) path: PathBuf,
+    pub(crate) reason: std::io::Error,
 }
 
 /// Irregular forms and their base forms (lower case, one word each).
@@ -78,7 +78,7 @@ impl Exceptions {
     /// that stems as the
     /// form does (the stemmer already joins them: "tapping" → tap). The
     /// index files must be there too ([`Exceptions::own_words`]).
-    pub fn load(dir: &Path) -> Result<Exceptions, MissingExceptions> {
+    pub(crate) fn load(dir: &Path) -> Result<Exceptions, MissingExceptions> {
         let read = |name: &str| {
             let path = dir.join(name);
             std::fs::read(&path)
@@ -121,14 +121,17 @@ impl Exceptions {
     }
 
     /// The base forms of a lower-case word; empty for most words.
-    pub fn bases(&self, word: &str) -> &[String] {
+    pub(crate) fn bases(&self, word: &str) -> &[String] {
         self.bases.get(word).map_or(&[], Vec::as_slice)
     }
 
     /// The forms (from `forms`) that WordNet lists as words of their own
     /// ("saw", "left"): looked up in the sorted index files, or, for many
     /// forms, read from them whole (6 MB, most of a small run's time).
-    pub fn own_words<'f>(&self, forms: &FxHashSet<&'f str>) -> std::io::Result<FxHashSet<&'f str>> {
+    pub(crate) fn own_words<'f>(
+        &self,
+        forms: &FxHashSet<&'f str>,
+    ) -> std::io::Result<FxHashSet<&'f str>> {
         let mut own = FxHashSet::default();
         for index in INDEXES {
             let path = self.dir.join(index);
@@ -222,7 +225,7 @@ pub fn exceptions() -> Result<&'static Exceptions, &'static MissingExceptions> {
         .as_ref()
 }
 
-pub struct Irregular {
+pub(crate) struct Irregular {
     /// The irregular forms of the glossary's words that are no words of
     /// their own, with those base forms.
     bases: FxHashMap<String, Vec<String>>,
@@ -237,7 +240,7 @@ pub struct Irregular {
 }
 
 impl Irregular {
-    pub fn new(glossary: &Glossary) -> Irregular {
+    pub(crate) fn new(glossary: &Glossary) -> Irregular {
         match exceptions() {
             Ok(table) => Irregular::with(glossary, table),
             Err(_) => Irregular::with(glossary, &Exceptions::default()),
@@ -245,7 +248,7 @@ impl Irregular {
     }
 
     /// Over the lists of `table`.
-    pub fn with(glossary: &Glossary, table: &Exceptions) -> Irregular {
+    pub(crate) fn with(glossary: &Glossary, table: &Exceptions) -> Irregular {
         let words: FxHashSet<&str> = keys::sources_and_aliases(glossary)
             .iter()
             .flat_map(|k| phrase::key_words(k.key))

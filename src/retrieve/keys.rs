@@ -8,18 +8,18 @@ use crate::phrase;
 /// One key of one entry, borrowed from the glossary (the matchers copy
 /// what they keep).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Keyed<'g> {
+pub(crate) struct Keyed<'g> {
     /// Index of the entry in the glossary.
-    pub entry: usize,
+    pub(crate) entry: usize,
     /// Phrase key (docs/formats.md phrase rule 6).
-    pub key: &'g str,
+    pub(crate) key: &'g str,
     /// The key as the glossary writes it (capitals and punctuation matter
     /// to `exact`).
-    pub written: &'g str,
+    pub(crate) written: &'g str,
 }
 
 /// Every entry's source key, in glossary order.
-pub fn sources(glossary: &Glossary) -> Vec<Keyed<'_>> {
+pub(crate) fn sources(glossary: &Glossary) -> Vec<Keyed<'_>> {
     glossary
         .entries
         .iter()
@@ -34,7 +34,7 @@ pub fn sources(glossary: &Glossary) -> Vec<Keyed<'_>> {
 
 /// Every entry's alias keys, in glossary order then alias order. An alias
 /// whose key repeats its entry's source key or an earlier alias is left out.
-pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
+pub(crate) fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let mut out = Vec::new();
     for (entry, e) in glossary.entries.iter().enumerate() {
         let first = out.len();
@@ -58,7 +58,7 @@ pub fn aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
 /// write another or none). Matched as written only: through stems or typos
 /// the article's number is lost too ("a week ago" is not "weeks ago"). A
 /// key that repeats one of the entry's own is left out.
-pub fn without_articles(glossary: &Glossary) -> Vec<Keyed<'_>> {
+pub(crate) fn without_articles(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let mut out = Vec::new();
     for (entry, e) in glossary.entries.iter().enumerate() {
         let first = out.len();
@@ -101,7 +101,10 @@ fn same_key(a_key: &str, a_written: &str, b_key: &str, b_written: &str) -> bool 
 /// parking lot of ...". "A" or "an" before a name is part of a title ("A
 /// Programming Language" is not every "programming language"); "the" is
 /// not ("the Jade Emperor").
-pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'g str, &'g str)> {
+pub(crate) fn without_leading_article<'g>(
+    key: &'g str,
+    written: &'g str,
+) -> Option<(&'g str, &'g str)> {
     let (article, rest) = ["the", "a", "an"]
         .into_iter()
         .find_map(|a| Some((a, key.strip_prefix(a)?.strip_prefix(' ')?)))?;
@@ -123,7 +126,7 @@ pub fn without_leading_article<'g>(key: &'g str, written: &'g str) -> Option<(&'
 /// Every source key, then every alias key numbered past the glossary's
 /// entries (an alias key's entry is `entries + i`): one list of every
 /// different key the glossary has.
-pub fn sources_and_aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
+pub(crate) fn sources_and_aliases(glossary: &Glossary) -> Vec<Keyed<'_>> {
     let entries = glossary.entries.len();
     let aliases = aliases(glossary);
     let mut all = Vec::with_capacity(entries + aliases.len());

@@ -29,7 +29,7 @@ static ENGLISH: LazyLock<FxHashSet<&'static str>> = LazyLock::new(|| {
 });
 
 /// Whether `word` (lower-cased) is in the shipped English word list.
-pub fn is_english(word: &str) -> bool {
+pub(crate) fn is_english(word: &str) -> bool {
     ENGLISH.contains(word)
 }
 
@@ -39,7 +39,7 @@ pub fn is_english(word: &str) -> bool {
 /// as "mixer", "rasberry" is "raspberry"). Only words with the same first
 /// letter are tried (a typo rarely changes it, and it keeps the search to
 /// a few thousand words); ties go to the earlier word of the list.
-pub fn nearest_english(word: &str, max: usize) -> Option<&'static str> {
+pub(crate) fn nearest_english(word: &str, max: usize) -> Option<&'static str> {
     let first = word.chars().next()?;
     let typed: Vec<char> = word.chars().collect();
     ENGLISH_FILE
@@ -78,7 +78,7 @@ fn slips(a: &[char], b: &[char]) -> usize {
 
 /// The words a typo tier leaves alone.
 #[derive(Debug, Default)]
-pub struct KnownWords {
+pub(crate) struct KnownWords {
     glossary: WordMap<()>,
     /// The stems of the glossary's words.
     stems: WordMap<()>,
@@ -90,14 +90,14 @@ pub struct KnownWords {
 impl KnownWords {
     /// English words, every word of the glossary's sources and aliases, and
     /// every word with the stem of one of those.
-    pub fn new(glossary: &Glossary) -> KnownWords {
+    pub(crate) fn new(glossary: &Glossary) -> KnownWords {
         let keys = keys::sources_and_aliases(glossary);
         KnownWords::over(&keys, &stem_keys(&keys)).of_whole(glossary)
     }
 
     /// These words, and the whole glossary's when `glossary` is part of a
     /// compiled one.
-    pub fn of_whole(mut self, glossary: &Glossary) -> KnownWords {
+    pub(crate) fn of_whole(mut self, glossary: &Glossary) -> KnownWords {
         self.whole = glossary.whole.clone();
         self
     }
@@ -112,7 +112,7 @@ impl KnownWords {
 
     /// [`KnownWords::new`] from the glossary's sources and aliases
     /// ([`keys::sources_and_aliases`]) and their stems ([`stem_keys`]).
-    pub fn over(keys: &[Keyed], stemmed: &[String]) -> KnownWords {
+    pub(crate) fn over(keys: &[Keyed], stemmed: &[String]) -> KnownWords {
         debug_assert_eq!(keys.len(), stemmed.len());
         // Sized for two thirds of the words of all keys, not all: distinct
         // words are fewer (1.4 million of 2.1 million at 1M entries), and
@@ -136,7 +136,7 @@ impl KnownWords {
     /// Whether `word`, whose stem is `stem`, is spelled right. A
     /// possessive is as its word ("women's", "baker's"): the list leaves
     /// possessives out.
-    pub fn knows(&self, word: &str, stem: &str) -> bool {
+    pub(crate) fn knows(&self, word: &str, stem: &str) -> bool {
         // English first: most words of a post are.
         let spelled = |w: &str| is_english(w) || self.has_word(w) || self.inflects(w, stem);
         spelled(word) || word.strip_suffix("'s").is_some_and(spelled)

@@ -18,7 +18,7 @@ use std::path::Path;
 
 const NAME: &str = "lemmas";
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: NAME,
     summary: "word forms through your lemma table (--lemmas FILE, `form<TAB>lemma` a line): `mice` finds `mouse`",
     build: |g, p: &Params| Ok(Box::new(Lemmas::new(g, p)?)),
@@ -33,7 +33,7 @@ pub const LEMMA: KindInfo = KindInfo {
     approximate: false,
 };
 
-pub struct Lemmas {
+pub(crate) struct Lemmas {
     /// Each form's lemma, both as phrase keys.
     lemma: HashMap<String, String>,
     /// Entries by key and alias key.
@@ -41,7 +41,7 @@ pub struct Lemmas {
 }
 
 impl Lemmas {
-    pub fn new(glossary: &Glossary, params: &Params) -> Result<Lemmas, BuildError> {
+    pub(crate) fn new(glossary: &Glossary, params: &Params) -> Result<Lemmas, BuildError> {
         let path = params
             .path(LEMMAS.name)
             .ok_or_else(|| BuildError::MissingParam {

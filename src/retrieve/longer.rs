@@ -9,7 +9,7 @@ use super::Match;
 use std::collections::BTreeMap;
 
 /// The matches of a post by the number of words they span.
-pub struct Longer {
+pub(crate) struct Longer {
     /// Per length, `(first word, index of the match)`, sorted.
     by_len: BTreeMap<usize, Vec<(usize, usize)>>,
 }
@@ -17,7 +17,7 @@ pub struct Longer {
 impl Longer {
     /// `matches` by span; a match from no phrase (the oracle) holds
     /// nothing.
-    pub fn of(matches: &[Match]) -> Longer {
+    pub(crate) fn of(matches: &[Match]) -> Longer {
         let mut by_len: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
         for (i, m) in matches.iter().enumerate() {
             if let Some((first, len)) = m.words {
@@ -31,13 +31,16 @@ impl Longer {
     /// The indices of the matches with more words than `m` whose words hold
     /// all of `m`'s, by length then position; none for a match from no
     /// phrase.
-    pub fn holding(&self, m: &Match) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn holding(&self, m: &Match) -> impl Iterator<Item = usize> + '_ {
         self.holding_words(m.words.unwrap_or((0, usize::MAX)))
     }
 
     /// The indices of the matches with more than `len` words whose words
     /// hold `first..first + len`.
-    pub fn holding_words(&self, (first, len): (usize, usize)) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn holding_words(
+        &self,
+        (first, len): (usize, usize),
+    ) -> impl Iterator<Item = usize> + '_ {
         self.by_len
             .range(len.saturating_add(1)..)
             .flat_map(move |(&outer, starts)| {

@@ -24,13 +24,13 @@ use icu_normalizer::DecomposingNormalizerBorrowed;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
-pub const INFO: FilterInfo = FilterInfo {
+pub(crate) const INFO: FilterInfo = FilterInfo {
     name: "longest",
     summary: "drops an entry matched through a stem or a typo only inside a longer entry's phrase (coffee in `cold coffees`), unless it also matched elsewhere; a nested term written as in the glossary always stays (the prompt marks it as part of the longer term)",
     build: |g, _: &Params| Ok(Box::new(Longest { glossary: g.clone() })),
 };
 
-pub struct Longest {
+pub(crate) struct Longest {
     glossary: Arc<Glossary>,
 }
 
@@ -63,7 +63,7 @@ fn alphanumeric_runs(text: &str) -> impl Iterator<Item = &str> {
 /// ("jazykové modely" with "kontextových jazykových modelů", "Druck" with
 /// "Bluthochdruck", "网络" with "神经网络") and unrelated words do not
 /// ("Sahne" with "Eis").
-pub fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
+pub(crate) fn targets_agree(outer: &Entry, inner: &Entry) -> bool {
     // Accents aside: Czech vowel length and German umlauts alternate
     // inside one word's forms ("práce", "pracovní"; "Haus", "Häuser").
     let nfd = DecomposingNormalizerBorrowed::new_nfd();

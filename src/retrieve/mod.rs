@@ -37,17 +37,17 @@ mod union;
 mod windows;
 mod wordmap;
 
-pub use edit::EditBounds;
+pub(crate) use edit::EditBounds;
 pub use fuzzy::{dice, trigrams, Gram};
 pub use irregular::{exceptions, wordnet_dir, Exceptions, MissingExceptions};
-pub use keys::without_leading_article;
-pub use known::{is_english as is_english_word, nearest_english};
+pub(crate) use keys::without_leading_article;
+pub(crate) use known::{is_english as is_english_word, nearest_english};
 pub use lemmas::LEMMA;
-pub use longer::Longer;
-pub use longest::targets_agree;
-pub use normalised::{stem_word, Stems};
+pub(crate) use longer::Longer;
+pub(crate) use longest::targets_agree;
+pub(crate) use normalised::{stem_word, Stems};
 pub use params::{BadParam, ParamKind, Params, Tunable, LEMMAS, TUNABLE};
-pub use sense::{context_verdict, stems_to_own_key, Sense, Verdict};
+pub(crate) use sense::{context_verdict, stems_to_own_key, Sense, Verdict};
 pub use spec::{Part, Spec, UnknownRetriever};
 
 use crate::glossary::Glossary;
@@ -92,15 +92,15 @@ pub enum MatchKind {
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KindInfo {
     /// The name in every output (`"kind": "lemma"`): lowercase, unique.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What it means, in a few words (the page shows it).
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     /// Every match of this kind is a close spelling (a similarity or an
     /// edit bound), not the entry's words by a rule: `closest` ranks it
     /// below a match by stem or as written, the page underlines it dashed.
     /// A match of another kind is approximate when its score is below 1
     /// (an alias found through a typo): [`Match::is_approximate`].
-    pub approximate: bool,
+    pub(crate) approximate: bool,
 }
 
 /// The built-in kinds, in [`MatchKind`]'s order.
@@ -149,7 +149,7 @@ const BUILT_IN_KINDS: [KindInfo; 8] = [
 
 impl MatchKind {
     /// The kind's name, summary and nearness.
-    pub fn info(self) -> &'static KindInfo {
+    pub(crate) fn info(self) -> &'static KindInfo {
         let i = match self {
             MatchKind::Other(info) => return info,
             MatchKind::Exact => 0,
@@ -165,24 +165,24 @@ impl MatchKind {
     }
 
     /// The name in every output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.info().name
     }
 
     /// Every match of this kind is approximate ([`KindInfo::approximate`]).
-    pub fn is_approximate(self) -> bool {
+    pub(crate) fn is_approximate(self) -> bool {
         self.info().approximate
     }
 
     /// Whether a match of this kind with `score` is approximate: the kind
     /// is, or the score is below 1 ([`Match::is_approximate`]).
-    pub fn approximate_at(self, score: f64) -> bool {
+    pub(crate) fn approximate_at(self, score: f64) -> bool {
         self.is_approximate() || score < 1.0
     }
 
     /// The kind called `name`: a built-in one or one a registered
     /// retriever declares.
-    pub fn named(name: &str) -> Option<MatchKind> {
+    pub(crate) fn named(name: &str) -> Option<MatchKind> {
         const BUILT_IN: [MatchKind; 8] = [
             MatchKind::Exact,
             MatchKind::Stem,
@@ -248,14 +248,14 @@ impl Match {
     /// words: its kind is approximate, or its score is below 1 (an alias
     /// found through a typo). `closest` ranks, the trace flags and the
     /// page marks matches by this alone.
-    pub fn is_approximate(&self) -> bool {
+    pub(crate) fn is_approximate(&self) -> bool {
         self.kind.approximate_at(self.score)
     }
 
     /// Whether the match is the entry's source or an alias as written in
     /// the post (not found through a stem or a typo), with or without its
     /// leading article.
-    pub fn is_written(&self, glossary: &Glossary) -> bool {
+    pub(crate) fn is_written(&self, glossary: &Glossary) -> bool {
         let entry = &glossary.entries[self.entry];
         let without_article = || {
             std::iter::once((&entry.key, &entry.source))
@@ -268,7 +268,7 @@ impl Match {
 
     /// Whether the match is the entry's source or an alias as written in
     /// the post, its article included.
-    pub fn is_written_whole(&self, glossary: &Glossary) -> bool {
+    pub(crate) fn is_written_whole(&self, glossary: &Glossary) -> bool {
         let entry = &glossary.entries[self.entry];
         self.kind == MatchKind::Exact
             || entry.key == self.phrase
@@ -276,7 +276,7 @@ impl Match {
     }
 
     /// A match of the phrase at `span` (its key made here).
-    pub fn of_span(
+    pub(crate) fn of_span(
         entry: usize,
         kind: MatchKind,
         post: &PostView,
@@ -294,7 +294,7 @@ impl Match {
 
     /// A match from no phrase of the post (the oracle's, a random draw's):
     /// no words, no phrase, score 1.
-    pub fn unplaced(entry: usize, kind: MatchKind) -> Match {
+    pub(crate) fn unplaced(entry: usize, kind: MatchKind) -> Match {
         Match {
             entry,
             kind,
@@ -304,7 +304,7 @@ impl Match {
         }
     }
 
-    pub fn of_phrase(entry: usize, kind: MatchKind, phrase: &Phrase, score: f64) -> Match {
+    pub(crate) fn of_phrase(entry: usize, kind: MatchKind, phrase: &Phrase, score: f64) -> Match {
         Match {
             entry,
             kind,
@@ -320,9 +320,9 @@ impl Match {
 /// post is labelled.
 #[derive(Debug, Clone)]
 pub struct PostView<'a> {
-    pub text: &'a str,
+    pub(crate) text: &'a str,
     pub words: Vec<Word>,
-    pub needed: Option<&'a [usize]>,
+    pub(crate) needed: Option<&'a [usize]>,
     /// Each word's segment (phrases never span two).
     segments: Vec<usize>,
     phrases: OnceLock<Vec<Phrase>>,
@@ -366,12 +366,12 @@ impl<'a> PostView<'a> {
 
     /// Where every phrase stands, in the order of [`PostView::phrases`],
     /// without making their keys.
-    pub fn spans(&self) -> &[phrase::Span] {
+    pub(crate) fn spans(&self) -> &[phrase::Span] {
         self.spans.get_or_init(|| phrase::spans_of(&self.words))
     }
 
     /// The Snowball English stem of each word, in order.
-    pub fn stems(&self) -> &[String] {
+    pub(crate) fn stems(&self) -> &[String] {
         self.stems.get_or_init(|| {
             self.words
                 .iter()
@@ -408,13 +408,13 @@ impl<'a> PostView<'a> {
     }
 
     /// The words and the visible characters between them.
-    pub fn tokens(&self) -> &[phrase::Token] {
+    pub(crate) fn tokens(&self) -> &[phrase::Token] {
         self.tokens
             .get_or_init(|| phrase::tokens(self.text, &self.words))
     }
 
     /// The words split at their apostrophes ("year's": `year`, `s`).
-    pub fn parts(&self) -> &[phrase::Part] {
+    pub(crate) fn parts(&self) -> &[phrase::Part] {
         self.parts
             .get_or_init(|| phrase::parts(self.text, &self.words))
     }
@@ -433,17 +433,17 @@ impl<'a> PostView<'a> {
     }
 
     /// Each word's segment.
-    pub fn segments(&self) -> &[usize] {
+    pub(crate) fn segments(&self) -> &[usize] {
         &self.segments
     }
 
     /// The original text of words `first..first + len`.
-    pub fn span(&self, first: usize, len: usize) -> &'a str {
+    pub(crate) fn span(&self, first: usize, len: usize) -> &'a str {
         &self.text[self.words[first].start..self.words[first + len - 1].end]
     }
 
     /// The phrase key of words `first..first + len`.
-    pub fn key_of(&self, first: usize, len: usize) -> String {
+    pub(crate) fn key_of(&self, first: usize, len: usize) -> String {
         let words = &self.words[first..first + len];
         let mut key = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
         for (i, w) in words.iter().enumerate() {
@@ -456,7 +456,7 @@ impl<'a> PostView<'a> {
     }
 
     /// The phrases that rule 5 allows to be looked up.
-    pub fn lookup_phrases(&self) -> impl Iterator<Item = &Phrase> {
+    pub(crate) fn lookup_phrases(&self) -> impl Iterator<Item = &Phrase> {
         self.phrases().iter().filter(|p| p.lookup)
     }
 }
@@ -484,7 +484,7 @@ pub trait Retriever: Send + Sync {
 /// A retriever that cannot fail (every built-in one): its matches as a
 /// plain list. Implementing it makes a type a [`Retriever`] whose
 /// `retrieve` never errs.
-pub trait Infallible: Send + Sync {
+pub(crate) trait Infallible: Send + Sync {
     fn matches(&self, post: &PostView) -> Vec<Match>;
 
     /// Whether the retriever only works on labelled posts.
@@ -506,7 +506,7 @@ impl<T: Infallible> Retriever for T {
 /// Takes a post's matches (all of them, one per matching phrase) and keeps
 /// some. Filters see every match, not only the best one per entry, so they
 /// can tell where else an entry matched.
-pub trait Filter: Send + Sync {
+pub(crate) trait Filter: Send + Sync {
     fn filter(&self, post: &PostView, matches: Vec<Match>) -> Vec<Match>;
 }
 
@@ -518,7 +518,7 @@ pub trait Filter: Send + Sync {
      `glossa run` or `glossa check --labels`, or pick another retriever"
 )]
 pub struct NeedsLabels {
-    pub spec: String,
+    pub(crate) spec: String,
 }
 
 /// `Ok` unless `retriever` needs labels: the one check every command that
@@ -578,37 +578,38 @@ pub enum BuildError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("retriever `{retriever}` failed: {message}")]
 pub struct RetrieveError {
-    pub retriever: String,
-    pub message: String,
+    pub(crate) retriever: String,
+    pub(crate) message: String,
 }
 
 /// How a registered retriever is built.
-pub type BuildRetriever = fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Retriever>, BuildError>;
+pub(crate) type BuildRetriever =
+    fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Retriever>, BuildError>;
 
 /// How a registered filter is built.
-pub type BuildFilter = fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Filter>, BuildError>;
+pub(crate) type BuildFilter = fn(&Arc<Glossary>, &Params) -> Result<Box<dyn Filter>, BuildError>;
 
 /// A registered retriever.
 pub struct RetrieverInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    pub build: BuildRetriever,
+    pub(crate) build: BuildRetriever,
     /// The match kinds of its own it gives (beside the built-in ones), so
     /// that a saved result naming one reads back.
-    pub kinds: &'static [&'static KindInfo],
+    pub(crate) kinds: &'static [&'static KindInfo],
 }
 
 /// A registered filter.
 pub struct FilterInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    pub build: BuildFilter,
+    pub(crate) build: BuildFilter,
 }
 
 /// A named composition: a short name for a spec.
 pub struct Composition {
     pub name: &'static str,
-    pub spec: &'static str,
+    pub(crate) spec: &'static str,
     pub summary: &'static str,
 }
 
@@ -709,7 +710,7 @@ pub(crate) mod test_support {
     use super::*;
 
     /// A glossary from `(id, source)` pairs.
-    pub fn glossary(entries: &[(&str, &str)]) -> Arc<Glossary> {
+    pub(crate) fn glossary(entries: &[(&str, &str)]) -> Arc<Glossary> {
         let entries = entries
             .iter()
             .map(|(id, source)| format!(r#"{{"id":"{id}","source":"{source}","target":"t-{id}"}}"#))
@@ -726,7 +727,11 @@ pub(crate) mod test_support {
     }
 
     /// Ids retrieved by `spec` for `text`, with their kinds and phrases.
-    pub fn run(spec: &str, g: &Arc<Glossary>, text: &str) -> Vec<(String, MatchKind, String)> {
+    pub(crate) fn run(
+        spec: &str,
+        g: &Arc<Glossary>,
+        text: &str,
+    ) -> Vec<(String, MatchKind, String)> {
         let r = build(spec, g, &Params::default()).unwrap();
         best_per_entry(r.retrieve(&PostView::new(text, None)).unwrap())
             .into_iter()

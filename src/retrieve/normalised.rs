@@ -12,7 +12,7 @@ use crate::phrase;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "normalised",
     summary:
         "equal after stemming every word (Snowball English): cookies = cookie, delivered = deliver",
@@ -22,13 +22,13 @@ pub const INFO: RetrieverInfo = RetrieverInfo {
 
 /// A stemmer that stems each distinct word once.
 #[derive(Default)]
-pub struct Stems {
+pub(crate) struct Stems {
     cache: FxHashMap<String, String>,
 }
 
 impl Stems {
     /// Stem of one word (rust-stemmers stems its whole input as one word).
-    pub fn word(&mut self, word: &str) -> &str {
+    pub(crate) fn word(&mut self, word: &str) -> &str {
         if !self.cache.contains_key(word) {
             self.cache.insert(word.to_string(), stem_word(word));
         }
@@ -36,7 +36,7 @@ impl Stems {
     }
 
     /// A phrase key with every word stemmed.
-    pub fn key(&mut self, key: &str) -> String {
+    pub(crate) fn key(&mut self, key: &str) -> String {
         stem_key(key)
     }
 }
@@ -45,18 +45,18 @@ impl Stems {
 /// costs about as much as a look-up in a table of every glossary word
 /// (measured: a thread-local cache of 2^18 stems made the 100k-entry run
 /// slower and 22 MB bigger).
-pub fn stem_word(word: &str) -> String {
+pub(crate) fn stem_word(word: &str) -> String {
     porter2::stem(word)
 }
 
 /// Each key with every word stemmed, in order. Made once and handed to
 /// every matcher that reads stems (stemming is most of their build).
-pub fn stem_keys(keys: &[Keyed]) -> Vec<String> {
+pub(crate) fn stem_keys(keys: &[Keyed]) -> Vec<String> {
     keys.par_iter().map(|k| stem_key(k.key)).collect()
 }
 
 /// A phrase key with every word stemmed.
-pub fn stem_key(key: &str) -> String {
+pub(crate) fn stem_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for (i, w) in phrase::key_words(key).enumerate() {
         if i > 0 {
@@ -67,7 +67,7 @@ pub fn stem_key(key: &str) -> String {
     out
 }
 
-pub struct Normalised {
+pub(crate) struct Normalised {
     /// Every key as written (the v2 invariant holds here too: `exact` ⊆
     /// `normalised`).
     exact: Exact,
@@ -77,13 +77,13 @@ pub struct Normalised {
 
 impl Normalised {
     /// Over the glossary's source keys (the reference retriever).
-    pub fn new(glossary: &Glossary) -> Normalised {
+    pub(crate) fn new(glossary: &Glossary) -> Normalised {
         let keys = keys::sources(glossary);
         Normalised::over(&keys, &stem_keys(&keys))
     }
 
     /// Over any list of keys, given stemmed ([`stem_keys`]).
-    pub fn over(keys: &[Keyed], stemmed: &[String]) -> Normalised {
+    pub(crate) fn over(keys: &[Keyed], stemmed: &[String]) -> Normalised {
         debug_assert_eq!(keys.len(), stemmed.len());
         let trie = WordTrie::new(
             stemmed

@@ -4,14 +4,14 @@
 
 use super::{Infallible, Match, MatchKind, Params, PostView, RetrieverInfo};
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "oracle",
     summary: "exactly the label's needed entries (labelled posts only): the ceiling for retrieval",
     build: |_, _: &Params| Ok(Box::new(Oracle)),
     kinds: &[],
 };
 
-pub struct Oracle;
+pub(crate) struct Oracle;
 
 impl Infallible for Oracle {
     fn matches(&self, post: &PostView) -> Vec<Match> {

@@ -45,7 +45,7 @@ impl Default for Params {
 
 impl Params {
     /// Edit-distance bounds for `edit` (and `alias`).
-    pub fn edit_bounds(&self) -> EditBounds {
+    pub(crate) fn edit_bounds(&self) -> EditBounds {
         EditBounds {
             one_from: self.edit_one_from,
             two_from: self.edit_two_from,
@@ -115,23 +115,23 @@ pub struct Tunable {
     /// The `Params` field (the command-line flag with `-` for `_`).
     pub name: &'static str,
     /// What it does, for `--help` and `glossa sweep --list-params`.
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     pub kind: ParamKind,
     /// The value when none is given.
     pub default: f64,
     /// Smallest and largest accepted values.
-    pub min: f64,
+    pub(crate) min: f64,
     pub max: f64,
     /// The range `glossa sweep` scans when none is given: from, to, step.
     pub range: (f64, f64, f64),
     pub get: fn(&Params) -> f64,
-    pub put: fn(&mut Params, f64),
+    pub(crate) put: fn(&mut Params, f64),
 }
 
 impl Tunable {
     /// A parameter that takes a file's path, with no default: a retriever
     /// that needs it refuses to build without it.
-    pub const fn path(name: &'static str, summary: &'static str) -> Tunable {
+    pub(crate) const fn path(name: &'static str, summary: &'static str) -> Tunable {
         Tunable::of_text(name, summary, ParamKind::Path)
     }
 
@@ -249,7 +249,7 @@ pub fn numeric() -> impl Iterator<Item = &'static Tunable> {
 /// A parameter name that is not in [`TUNABLE`], or a value it does not take.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct BadParam(pub String);
+pub struct BadParam(pub(crate) String);
 
 /// The parameter called `name` (`-` and `_` are the same).
 pub fn tunable(name: &str) -> Result<&'static Tunable, BadParam> {
@@ -295,7 +295,7 @@ impl Tunable {
     }
 
     /// The default value.
-    pub fn default_value(&self) -> f64 {
+    pub(crate) fn default_value(&self) -> f64 {
         self.default
     }
 

@@ -21,7 +21,7 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 
 /// The Snowball English stem of one word (rust-stemmers stems its whole
 /// input as one word).
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let bytes = word.as_bytes();
     // Upper-case letters are left to rust-stemmers: the algorithm marks
     // consonant `y`s as `Y` and would confuse them with the input's.
@@ -40,7 +40,7 @@ pub fn stem(word: &str) -> String {
 
 /// The stem as rust-stemmers makes it, for tests and for comparison.
 #[cfg(test)]
-pub fn reference(word: &str) -> String {
+pub(crate) fn reference(word: &str) -> String {
     STEMMER.stem(word).into_owned()
 }
 

@@ -19,7 +19,7 @@ use crate::glossary::{Entry, Glossary};
 use crate::phrase;
 use rustc_hash::FxHashMap as HashMap;
 
-pub const INFO: FilterInfo = FilterInfo {
+pub(crate) const INFO: FilterInfo = FilterInfo {
     name: "sense",
     summary: "drops a match inside a `context.not` phrase, and an entry with `context.any` when none occurs in the post (stemmed)",
     build: |g, _: &Params| Ok(Box::new(Sense::new(g))),
@@ -50,14 +50,14 @@ struct Rule {
     not: Vec<Pattern>,
 }
 
-pub struct Sense {
+pub(crate) struct Sense {
     rules: Vec<Option<Rule>>,
 }
 
 /// Whether `phrase` (a context phrase of `entry`) stems to the entry's own
 /// key or one of its aliases, so that matching it by stems would match the
 /// entry wherever it occurs.
-pub fn stems_to_own_key(stems: &mut Stems, entry: &Entry, phrase: &str) -> bool {
+pub(crate) fn stems_to_own_key(stems: &mut Stems, entry: &Entry, phrase: &str) -> bool {
     let key = phrase::key(phrase);
     let stemmed = stems.key(&key);
     std::iter::once(&entry.key)
@@ -94,7 +94,7 @@ fn rule_of(stems: &mut Stems, entry: &Entry) -> Option<Rule> {
 }
 
 impl Sense {
-    pub fn new(glossary: &Glossary) -> Sense {
+    pub(crate) fn new(glossary: &Glossary) -> Sense {
         let mut stems = Stems::default();
         let rules = glossary
             .entries
@@ -107,7 +107,7 @@ impl Sense {
 
 /// What the sense rule makes of one match of an entry in one post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// No rule, or the post fits it here.
     Kept,
     /// The match lies in an occurrence of a `context.not` phrase, at words
@@ -121,7 +121,12 @@ impl Sense {
     /// The verdict on the match of `entry` at `words` (a word range; `None`
     /// for a match from no phrase, judged by the whole post): what
     /// [`Filter::filter`] applies, and what `glossa serve` explains.
-    pub fn verdict(&self, post: &PostView, entry: usize, words: Option<(usize, usize)>) -> Verdict {
+    pub(crate) fn verdict(
+        &self,
+        post: &PostView,
+        entry: usize,
+        words: Option<(usize, usize)>,
+    ) -> Verdict {
         match &self.rules[entry] {
             None => Verdict::Kept,
             Some(rule) => StemmedPost::of(post).verdict(rule, words),
@@ -132,7 +137,7 @@ impl Sense {
 /// The verdict of `entry`'s own `context` on its match at `words`, the
 /// rule made for this one entry (no index over the glossary): `None` when
 /// the entry has no `context` to judge by.
-pub fn context_verdict(
+pub(crate) fn context_verdict(
     entry: &Entry,
     post: &PostView,
     words: Option<(usize, usize)>,

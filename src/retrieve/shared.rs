@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 /// A matcher the shared index holds, in the order `alias` runs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
+pub(crate) enum Tier {
     Normalised,
     Edit,
     Split,
@@ -43,21 +43,21 @@ impl Tier {
     }
 
     /// The tier a registered retriever name stands for.
-    pub fn named(name: &str) -> Option<Tier> {
+    pub(crate) fn named(name: &str) -> Option<Tier> {
         Tier::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 
 /// The registered name of the retriever whose aliases the index reads too.
-pub const ALIAS: &str = alias::INFO.name;
+pub(crate) const ALIAS: &str = alias::INFO.name;
 
 /// Whether a union of these registered names is built over one index.
-pub fn applies(names: &[&str]) -> bool {
+pub(crate) fn applies(names: &[&str]) -> bool {
     let once = |name: &str| names.iter().filter(|n| **n == name).count() == 1;
     once(ALIAS) && Tier::ALL.iter().all(|t| once(t.name()))
 }
 
-pub struct SharedTiers {
+pub(crate) struct SharedTiers {
     /// The glossary's entry count: keys numbered from here are aliases.
     entries: usize,
     tiers: [Box<dyn Infallible>; 3],
@@ -68,25 +68,25 @@ pub struct SharedTiers {
 }
 
 /// One post's matches, dealt by tier and kind of key.
-pub struct Dealt {
+pub(crate) struct Dealt {
     sources: [Vec<Match>; 3],
     aliases: Vec<Match>,
 }
 
 impl Dealt {
     /// The source matches of `tier` (once: they are moved out).
-    pub fn sources(&mut self, tier: Tier) -> Vec<Match> {
+    pub(crate) fn sources(&mut self, tier: Tier) -> Vec<Match> {
         std::mem::take(&mut self.sources[tier as usize])
     }
 
     /// What `alias` gives (once: they are moved out).
-    pub fn aliases(&mut self) -> Vec<Match> {
+    pub(crate) fn aliases(&mut self) -> Vec<Match> {
         std::mem::take(&mut self.aliases)
     }
 }
 
 impl SharedTiers {
-    pub fn new(glossary: &Glossary, params: &Params) -> SharedTiers {
+    pub(crate) fn new(glossary: &Glossary, params: &Params) -> SharedTiers {
         let entries = glossary.entries.len();
         let aliases = keys::aliases(glossary);
         let all = keys::sources_and_aliases(glossary);
@@ -116,7 +116,7 @@ impl SharedTiers {
     }
 
     /// Every tier's matches of `post`, dealt.
-    pub fn retrieve(&self, post: &PostView) -> Dealt {
+    pub(crate) fn retrieve(&self, post: &PostView) -> Dealt {
         let mut dealt = Dealt {
             sources: Default::default(),
             aliases: Vec::new(),

@@ -35,7 +35,7 @@ pub enum Part {
 
 impl Part {
     /// The registered name.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Part::Retriever(info) => info.name,
             Part::Composition(c) => c.name,
@@ -68,13 +68,13 @@ impl PartialEq for Part {
 /// to its matches left to right.
 #[derive(Clone)]
 pub struct Spec {
-    pub union: Vec<Part>,
-    pub filters: Vec<&'static FilterInfo>,
+    pub(crate) union: Vec<Part>,
+    pub(crate) filters: Vec<&'static FilterInfo>,
 }
 
 impl Spec {
     /// Parse `text`; the error names the first unknown or empty name.
-    pub fn parse(text: &str) -> Result<Spec, UnknownRetriever> {
+    pub(crate) fn parse(text: &str) -> Result<Spec, UnknownRetriever> {
         let mut pieces = text.split('|');
         let union = pieces
             .next()
@@ -98,7 +98,7 @@ impl Spec {
     /// Build the retriever: the union's parts (their indexes side by side),
     /// then the filters. The first part or filter that cannot be built
     /// says why.
-    pub fn build(
+    pub(crate) fn build(
         &self,
         glossary: &Arc<Glossary>,
         params: &Params,
@@ -193,7 +193,7 @@ impl Spec {
     /// What the spec finds before any filter: the union with compositions
     /// expanded and every filter dropped (`glossa` →
     /// `normalised+irregular+edit+split+alias`). `None` when nothing filters.
-    pub fn unfiltered(&self) -> Option<Spec> {
+    pub(crate) fn unfiltered(&self) -> Option<Spec> {
         let mut filtered = !self.filters.is_empty();
         let union = self.expanded_union(0, &mut filtered);
         filtered.then_some(Spec {
@@ -205,14 +205,14 @@ impl Spec {
     /// Whether the spec, its compositions expanded, names the registered
     /// retriever `name`.
     /// The names of the union's parts, compositions expanded.
-    pub fn retrievers(&self) -> Vec<&'static str> {
+    pub(crate) fn retrievers(&self) -> Vec<&'static str> {
         self.expanded_union(0, &mut false)
             .iter()
             .map(Part::name)
             .collect()
     }
 
-    pub fn uses(&self, name: &str) -> bool {
+    pub(crate) fn uses(&self, name: &str) -> bool {
         self.expanded_union(0, &mut false)
             .iter()
             .any(|p| p.name() == name)
@@ -247,7 +247,7 @@ fn shared_part(part: &Part) -> Option<union::Part> {
 
 impl Composition {
     /// The composition's own spec, parsed.
-    pub fn parsed(&self) -> Result<Spec, UnknownRetriever> {
+    pub(crate) fn parsed(&self) -> Result<Spec, UnknownRetriever> {
         Spec::parse(self.spec)
     }
 }
@@ -299,11 +299,11 @@ impl FromStr for Spec {
     example = FILTERS.first().map_or("filter", |i| i.name),
 )]
 pub struct UnknownRetriever {
-    pub spec: String,
+    pub(crate) spec: String,
     /// The unknown name (empty for an empty part such as `a+`).
     pub name: String,
     /// The names accepted in that place, comma-separated.
-    pub known: String,
+    pub(crate) known: String,
     /// `retriever` or `filter`.
     pub what: &'static str,
 }

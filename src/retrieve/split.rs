@@ -21,7 +21,7 @@ use crate::glossary::{word_count, Glossary};
 use crate::phrase::{self, Span};
 use std::borrow::Cow;
 
-pub const INFO: RetrieverInfo = RetrieverInfo {
+pub(crate) const INFO: RetrieverInfo = RetrieverInfo {
     name: "split",
     summary: "a word split or joined: `sour dough` = sourdough, `home made` = homemade (same letters, other spacing)",
     build: |g, _: &Params| Ok(Box::new(Split::new(g))),
@@ -234,7 +234,7 @@ impl<'f> Walk<'f> {
     }
 }
 
-pub struct Split {
+pub(crate) struct Split {
     joined: Forms,
     /// By stem of the joined form; its targets are indices in `stemmed_keys`.
     joined_stem: Forms,
@@ -245,14 +245,14 @@ pub struct Split {
 
 impl Split {
     /// Over the glossary's source keys.
-    pub fn new(glossary: &Glossary) -> Split {
+    pub(crate) fn new(glossary: &Glossary) -> Split {
         let keys = keys::sources(glossary);
         Split::over(&keys, &stem_keys(&keys))
     }
 
     /// Over any list of keys, given stemmed ([`stem_keys`]: a one-word
     /// key's stem is its joined form's).
-    pub fn over(keys: &[Keyed], stemmed: &[String]) -> Split {
+    pub(crate) fn over(keys: &[Keyed], stemmed: &[String]) -> Split {
         debug_assert_eq!(keys.len(), stemmed.len());
         let mut joined = Joined::with_capacity(keys.len());
         let mut joined_stem = Joined::with_capacity(keys.len());

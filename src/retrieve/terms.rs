@@ -26,21 +26,21 @@ use rustc_hash::FxHashMap;
 
 /// What matching needs to know of one key besides its words.
 #[derive(Debug, Clone)]
-pub struct KeyForm {
-    pub entry: usize,
+pub(crate) struct KeyForm {
+    pub(crate) entry: usize,
     /// The phrase key (words joined by one space).
-    pub key: String,
+    pub(crate) key: String,
     /// Written in capitals: matches only capitals in the post.
-    pub capitals: bool,
+    pub(crate) capitals: bool,
     /// One lower-case stop word: never looked up.
-    pub lone_stop_word: bool,
+    pub(crate) lone_stop_word: bool,
     /// The key as tokens when punctuation inside it ends a phrase, so only
     /// [`Literal`] can find it.
-    pub literal: Option<Vec<(String, Gap)>>,
+    pub(crate) literal: Option<Vec<(String, Gap)>>,
 }
 
 impl KeyForm {
-    pub fn of(k: &Keyed) -> KeyForm {
+    pub(crate) fn of(k: &Keyed) -> KeyForm {
         let capitals = phrase::is_capitals(k.written);
         // Plain keys (letters, digits, spaces: most) are one segment.
         let (word_count, literal) = match phrase::plain_words(k.written) {
@@ -73,7 +73,7 @@ impl KeyForm {
     }
 
     /// Whether the key may match the post's text `span`.
-    pub fn allows(&self, span: &str) -> bool {
+    pub(crate) fn allows(&self, span: &str) -> bool {
         capitals_allow(self.capitals, span)
     }
 }
@@ -89,12 +89,12 @@ pub(crate) fn capitals_allow(capitals: bool, span: &str) -> bool {
 /// 100k keys, reading the key's [`KeyForm`] for every key found missed the
 /// cache).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WordTarget(u32);
+pub(crate) struct WordTarget(u32);
 
 const CAPITALS: u32 = 1 << 31;
 
 impl WordTarget {
-    pub fn of(form: &KeyForm) -> WordTarget {
+    pub(crate) fn of(form: &KeyForm) -> WordTarget {
         let entry = u32::try_from(form.entry)
             .ok()
             .filter(|&e| e < CAPITALS)
@@ -106,7 +106,7 @@ impl WordTarget {
         })
     }
 
-    pub fn number(self) -> u32 {
+    pub(crate) fn number(self) -> u32 {
         self.0
     }
 
@@ -114,7 +114,7 @@ impl WordTarget {
         WordTarget(number)
     }
 
-    pub fn entry(self) -> usize {
+    pub(crate) fn entry(self) -> usize {
         (self.0 & !CAPITALS) as usize
     }
 
@@ -132,7 +132,7 @@ impl WordTarget {
 /// table is larger than the processor's caches, and each read of another
 /// one was a miss.
 #[derive(Debug, Default)]
-pub struct WordTrie {
+pub(crate) struct WordTrie {
     /// Every word of every key: its id and the node it leads to from the
     /// root (`node` [`NONE`] if no key starts with it). One look-up per
     /// post word then both tells whether any key has the word and starts
@@ -194,16 +194,16 @@ impl Step {
 type Vocab = WordMap<(u32, Step)>;
 
 /// Keys found at one place: words `first..first + len`, keys `keys`.
-pub struct Found<'t> {
-    pub first: usize,
-    pub len: usize,
-    pub keys: &'t [u32],
+pub(crate) struct Found<'t> {
+    pub(crate) first: usize,
+    pub(crate) len: usize,
+    pub(crate) keys: &'t [u32],
 }
 
 impl WordTrie {
     /// A trie of `keys`, each given as its words and the caller's number.
     /// Keys longer than [`MAX_KEY_WORDS`] are left out.
-    pub fn new<'a>(keys: impl IntoIterator<Item = (u32, Vec<&'a str>)>) -> WordTrie {
+    pub(crate) fn new<'a>(keys: impl IntoIterator<Item = (u32, Vec<&'a str>)>) -> WordTrie {
         let keys = keys.into_iter();
         // Sized up front: growing maps of a 100k-entry glossary by doubling
         // copies them and touches twice the memory.
@@ -286,13 +286,13 @@ impl WordTrie {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.vocab.is_empty()
     }
 
     /// Every place where a key's words stand in `words` (one segment each,
     /// see [`phrase::Word::segment`]), by first word, then length.
-    pub fn find<'w>(
+    pub(crate) fn find<'w>(
         &self,
         words: impl Iterator<Item = (&'w str, usize)>,
         mut f: impl FnMut(Found<'_>),
@@ -346,14 +346,14 @@ impl WordTrie {
 
 /// Keys with phrase-ending punctuation inside, matched token by token.
 #[derive(Debug, Default)]
-pub struct Literal {
+pub(crate) struct Literal {
     /// Key numbers by their first token.
     by_first: FxHashMap<String, Vec<u32>>,
 }
 
 impl Literal {
     /// Over the keys of `forms` that need it.
-    pub fn new(forms: &[KeyForm]) -> Literal {
+    pub(crate) fn new(forms: &[KeyForm]) -> Literal {
         let mut by_first: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for (i, form) in forms.iter().enumerate() {
             let Some(tokens) = &form.literal else {
@@ -371,13 +371,13 @@ impl Literal {
         Literal { by_first }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.by_first.is_empty()
     }
 
     /// Every occurrence of a literal key in the post: (key number, first
     /// token, token count).
-    pub fn find(&self, forms: &[KeyForm], tokens: &[Token]) -> Vec<(u32, usize, usize)> {
+    pub(crate) fn find(&self, forms: &[KeyForm], tokens: &[Token]) -> Vec<(u32, usize, usize)> {
         let mut out = Vec::new();
         for (at, token) in tokens.iter().enumerate() {
             let Some(keys) = self.by_first.get(&token.text) else {
@@ -423,7 +423,7 @@ fn literal_at(key: &[(String, Gap)], tokens: &[Token], at: usize) -> bool {
 /// `exact`'s matches of `forms` in `post`, by first word then length:
 /// whole-word keys through `trie` (numbered by [`WordTarget`], lone stop
 /// words left out), punctuated keys through `literal`.
-pub fn exact_matches(
+pub(crate) fn exact_matches(
     forms: &[KeyForm],
     trie: &WordTrie,
     literal: &Literal,
@@ -532,7 +532,7 @@ pub fn exact_matches(
 }
 
 /// A match of the words found by a trie.
-pub fn word_match(post: &PostView, entry: usize, kind: MatchKind, found: &Found) -> Match {
+pub(crate) fn word_match(post: &PostView, entry: usize, kind: MatchKind, found: &Found) -> Match {
     Match {
         entry,
         kind,
@@ -544,7 +544,7 @@ pub fn word_match(post: &PostView, entry: usize, kind: MatchKind, found: &Found)
 
 /// Sorts matches as phrases are ordered (first word, then length), keeping
 /// the order of matches at the same place.
-pub fn in_phrase_order(matches: &mut [Match]) {
+pub(crate) fn in_phrase_order(matches: &mut [Match]) {
     matches.sort_by_key(|m| m.words.unwrap_or((usize::MAX, 0)));
 }
 

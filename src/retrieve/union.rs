@@ -6,7 +6,7 @@ use super::shared::{SharedTiers, Tier};
 use super::{Filter, Match, PostView, RetrieveError, Retriever};
 
 /// One retriever of a union.
-pub enum Part {
+pub(crate) enum Part {
     Own(Box<dyn Retriever>),
     /// A tier's source matches, from the union's shared index.
     Shared(Tier),
@@ -14,14 +14,14 @@ pub enum Part {
     SharedAlias,
 }
 
-pub struct Union {
+pub(crate) struct Union {
     parts: Vec<Part>,
     /// The index behind the `Shared` parts (see `shared.rs`).
     shared: Option<SharedTiers>,
 }
 
 impl Union {
-    pub fn new(parts: Vec<Box<dyn Retriever>>) -> Union {
+    pub(crate) fn new(parts: Vec<Box<dyn Retriever>>) -> Union {
         Union {
             parts: parts.into_iter().map(Part::Own).collect(),
             shared: None,
@@ -29,7 +29,7 @@ impl Union {
     }
 
     /// A union some of whose parts read `shared`.
-    pub fn with_shared(parts: Vec<Part>, shared: SharedTiers) -> Union {
+    pub(crate) fn with_shared(parts: Vec<Part>, shared: SharedTiers) -> Union {
         Union {
             parts,
             shared: Some(shared),
@@ -61,13 +61,13 @@ impl Retriever for Union {
     }
 }
 
-pub struct Filtered {
+pub(crate) struct Filtered {
     inner: Box<dyn Retriever>,
     filters: Vec<Box<dyn Filter>>,
 }
 
 impl Filtered {
-    pub fn new(inner: Box<dyn Retriever>, filters: Vec<Box<dyn Filter>>) -> Filtered {
+    pub(crate) fn new(inner: Box<dyn Retriever>, filters: Vec<Box<dyn Filter>>) -> Filtered {
         Filtered { inner, filters }
     }
 }

@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// The runs of `n` words of one post, by hash, each hash's first words in
 /// ascending order.
 #[derive(Debug)]
-pub struct Windows {
+pub(crate) struct Windows {
     /// `(hash of the run's words, first word)`, sorted.
     runs: Vec<(u64, usize)>,
 }
 
 /// The hash [`Windows`] files a run of words under.
-pub fn hash_words<S: AsRef<str>>(words: &[S]) -> u64 {
+pub(crate) fn hash_words<S: AsRef<str>>(words: &[S]) -> u64 {
     let mut h = FxHasher::default();
     for w in words {
         w.as_ref().hash(&mut h);
@@ -32,7 +32,7 @@ pub fn hash_words<S: AsRef<str>>(words: &[S]) -> u64 {
 impl Windows {
     /// Every run of `n` words (`n >= 1`) of `words` that lies in one
     /// segment.
-    pub fn of<S: AsRef<str>>(words: &[S], segments: &[usize], n: usize) -> Windows {
+    pub(crate) fn of<S: AsRef<str>>(words: &[S], segments: &[usize], n: usize) -> Windows {
         let last = (words.len() + 1).saturating_sub(n);
         let mut runs: Vec<(u64, usize)> = (0..last)
             .filter(|&i| n > 0 && segments[i] == segments[i + n - 1])
@@ -44,7 +44,7 @@ impl Windows {
 
     /// The first words of the runs filed under `hash`, ascending, from
     /// the first at or after `from`.
-    pub fn at(&self, hash: u64, from: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn at(&self, hash: u64, from: usize) -> impl Iterator<Item = usize> + '_ {
         let start = self.runs.partition_point(|&r| r < (hash, from));
         self.runs[start..]
             .iter()
@@ -56,14 +56,19 @@ impl Windows {
 /// A post's [`Windows`], made on first use for each length and for stems
 /// or words as written.
 #[derive(Debug, Default)]
-pub struct WindowCache {
+pub(crate) struct WindowCache {
     made: Mutex<FxHashMap<(usize, bool), Arc<Windows>>>,
 }
 
 impl WindowCache {
     /// The runs of `n` words, by stem or as written, made by `make` the
     /// first time they are asked.
-    pub fn get(&self, n: usize, by_stem: bool, make: impl FnOnce() -> Windows) -> Arc<Windows> {
+    pub(crate) fn get(
+        &self,
+        n: usize,
+        by_stem: bool,
+        make: impl FnOnce() -> Windows,
+    ) -> Arc<Windows> {
         // A panic while another thread held the lock leaves the map whole.
         let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
         made.entry((n, by_stem))

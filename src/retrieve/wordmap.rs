@@ -41,7 +41,7 @@ fn fixed<const N: usize>(bytes: &[u8]) -> [u8; N] {
 
 /// A map from words to `V`.
 #[derive(Debug)]
-pub struct WordMap<V> {
+pub(crate) struct WordMap<V> {
     packed: FxHashMap<u128, V>,
     other: FxHashMap<Box<str>, V>,
 }
@@ -57,22 +57,22 @@ impl<V> Default for WordMap<V> {
 
 impl<V> WordMap<V> {
     /// Room for `words` words without growing (most are short).
-    pub fn with_capacity(words: usize) -> Self {
+    pub(crate) fn with_capacity(words: usize) -> Self {
         WordMap {
             packed: FxHashMap::with_capacity_and_hasher(words, Default::default()),
             other: FxHashMap::default(),
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.packed.len() + self.other.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    pub fn get(&self, word: &str) -> Option<&V> {
+    pub(crate) fn get(&self, word: &str) -> Option<&V> {
         match pack(word) {
             Some(key) => self.packed.get(&key),
             None => self.other.get(word),
@@ -80,7 +80,7 @@ impl<V> WordMap<V> {
     }
 
     /// Calls `each` with every word and its value, in no set order.
-    pub fn for_each(&self, mut each: impl FnMut(&str, &V)) {
+    pub(crate) fn for_each(&self, mut each: impl FnMut(&str, &V)) {
         for (key, value) in &self.packed {
             let bytes = key.to_le_bytes();
             let word = &bytes[..usize::from(bytes[15])];
@@ -92,24 +92,24 @@ impl<V> WordMap<V> {
     }
 
     /// Calls `each` with every value, in no set order.
-    pub fn values_mut(&mut self, mut each: impl FnMut(&mut V)) {
+    pub(crate) fn values_mut(&mut self, mut each: impl FnMut(&mut V)) {
         self.packed.values_mut().for_each(&mut each);
         self.other.values_mut().for_each(each);
     }
 
-    pub fn contains(&self, word: &str) -> bool {
+    pub(crate) fn contains(&self, word: &str) -> bool {
         self.get(word).is_some()
     }
 
     /// The value of `word`, made by `new` if missing.
-    pub fn get_or_insert_with(&mut self, word: &str, new: impl FnOnce() -> V) -> &mut V {
+    pub(crate) fn get_or_insert_with(&mut self, word: &str, new: impl FnOnce() -> V) -> &mut V {
         match pack(word) {
             Some(key) => self.packed.entry(key).or_insert_with(new),
             None => self.other.entry(word.into()).or_insert_with(new),
         }
     }
 
-    pub fn insert(&mut self, word: &str, value: V) {
+    pub(crate) fn insert(&mut self, word: &str, value: V) {
         match pack(word) {
             Some(key) => {
                 self.packed.insert(key, value);

@@ -64,7 +64,7 @@ fn parse_line(bytes: &[u8], first: bool) -> Result<CallRecord, NotARecord> {
 
 /// Read a `calls.jsonl` and keep `keep(record)` of each call's latest
 /// record (records themselves are not kept).
-pub fn latest_in<V>(
+pub(crate) fn latest_in<V>(
     path: &Path,
     mut keep: impl FnMut(&CallRecord) -> V,
 ) -> Result<Latest<V>, CallsError> {
@@ -180,14 +180,14 @@ fn last_line(file: &mut File, len: u64) -> io::Result<Option<(u64, Vec<u8>)>> {
 
 /// What [`repair_tail`] cut away.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TornLine {
-    pub line: usize,
-    pub bytes: u64,
+pub(crate) struct TornLine {
+    pub(crate) line: usize,
+    pub(crate) bytes: u64,
 }
 
 impl TornLine {
     /// The warning for the user: where, how much, what happens next.
-    pub fn describe(&self, path: &Path) -> String {
+    pub(crate) fn describe(&self, path: &Path) -> String {
         format!(
             "{}:{}: removed a torn last line ({} bytes; the run was cut off mid-write); \
              its call will be made again",
@@ -202,7 +202,7 @@ impl TornLine {
 /// anything is appended: a bad last line is cut away (its call counts as
 /// not made, so it is made again), a whole last record without its
 /// newline gets one. Says what it cut, for the caller to warn about.
-pub fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
+pub(crate) fn repair_tail(path: &Path) -> Result<Option<TornLine>, CallsError> {
     let mut file = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -247,7 +247,7 @@ fn count_lines(path: &Path, upto: u64) -> Result<usize, CallsError> {
 }
 
 /// The one writer of `calls.jsonl`: each record is one whole line.
-pub struct CallsAppender {
+pub(crate) struct CallsAppender {
     path: PathBuf,
     file: File,
     /// The length after the last whole line.
@@ -257,7 +257,7 @@ pub struct CallsAppender {
 impl CallsAppender {
     /// Open `path` for appending (created when missing), after
     /// [`repair_tail`] (call it first to hear what it cuts).
-    pub fn open(path: &Path) -> Result<CallsAppender, CallsError> {
+    pub(crate) fn open(path: &Path) -> Result<CallsAppender, CallsError> {
         repair_tail(path)?;
         let file = OpenOptions::new()
             .create(true)
@@ -275,7 +275,7 @@ impl CallsAppender {
     /// Append one record. When the line cannot be written whole (a full
     /// disk), what was written of it is cut away again and the error
     /// returned: the file still ends at a line boundary.
-    pub fn append(&mut self, record: &CallRecord) -> Result<(), CallsError> {
+    pub(crate) fn append(&mut self, record: &CallRecord) -> Result<(), CallsError> {
         let line = serde_json::to_string(record).expect("a call record serialises") + "\n";
         match self.file.write_all(line.as_bytes()) {
             Ok(()) => {

@@ -93,15 +93,15 @@ pub struct ProviderConfig {
 /// Content fingerprints (SHA-256, hex) of a run's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Inputs {
-    pub glossary: String,
-    pub posts: String,
-    pub labels: String,
+    pub(crate) glossary: String,
+    pub(crate) posts: String,
+    pub(crate) labels: String,
     /// Of the translate template's name, version and text.
-    pub prompt: String,
+    pub(crate) prompt: String,
     /// Of each file a retriever parameter names (`lemmas`), by parameter;
     /// absent when none is given.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub files: std::collections::BTreeMap<String, String>,
+    pub(crate) files: std::collections::BTreeMap<String, String>,
 }
 
 /// `run.json` that cannot be read or written.

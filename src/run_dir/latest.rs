@@ -31,7 +31,7 @@ impl<V> Latest<V> {
     }
 
     /// [`Latest::record`] for a call named by its key.
-    pub fn record_key(&mut self, key: CallKey, value: V) -> Option<V> {
+    pub(crate) fn record_key(&mut self, key: CallKey, value: V) -> Option<V> {
         self.by_call.insert(key, value)
     }
 
@@ -44,7 +44,7 @@ impl<V> Latest<V> {
     }
 
     /// How many calls (not records).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.by_call.len()
     }
 
@@ -53,7 +53,7 @@ impl<V> Latest<V> {
     }
 
     /// Each call's latest value, in no particular order.
-    pub fn values(&self) -> impl Iterator<Item = &V> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
         self.by_call.values()
     }
 }

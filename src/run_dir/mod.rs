@@ -5,6 +5,6 @@
 pub mod calls;
 pub mod config;
 pub mod latest;
-pub mod record;
+pub(crate) mod record;
 pub mod shard;
 pub mod summary;

@@ -12,54 +12,54 @@ use serde::{Deserialize, Serialize};
 /// One line of `calls.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
-    pub retriever: String,
+    pub(crate) retriever: String,
     /// 1-based.
-    pub repeat: u32,
-    pub post: String,
-    pub prompt: PromptId,
-    pub provider: String,
-    pub model: String,
-    pub output: Option<String>,
+    pub(crate) repeat: u32,
+    pub(crate) post: String,
+    pub(crate) prompt: PromptId,
+    pub(crate) provider: String,
+    pub(crate) model: String,
+    pub(crate) output: Option<String>,
     /// A failed call's reply text (cut off, say), never scored; absent in
     /// older files and when nothing came back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partial_output: Option<String>,
-    pub check: Verdict,
+    pub(crate) partial_output: Option<String>,
+    pub(crate) check: Verdict,
     /// Where retrieval left the post: complete, missed, wrong_sense.
-    pub group: Group,
-    pub retrieved: Vec<String>,
-    pub wrong_sense_retrieved: Vec<String>,
-    pub wrong_sense_used: Vec<String>,
-    pub attempts: u32,
-    pub cached: bool,
+    pub(crate) group: Group,
+    pub(crate) retrieved: Vec<String>,
+    pub(crate) wrong_sense_retrieved: Vec<String>,
+    pub(crate) wrong_sense_used: Vec<String>,
+    pub(crate) attempts: u32,
+    pub(crate) cached: bool,
     /// `null` on success.
-    pub error: Option<String>,
-    pub ms: f64,
+    pub(crate) error: Option<String>,
+    pub(crate) ms: f64,
     /// Every turn when the check asked for repairs (`--repair`): the first
     /// pass, then each repair (their prompts left out); `output` and
     /// `check` above are the last answered turn's. Absent: the first pass
     /// was the only turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub turns: Vec<Turn>,
+    pub(crate) turns: Vec<Turn>,
     /// Added after the first release, each field absent in older files:
     /// finish reason, served model, usage (absent for cached replies), and
     /// whether a `<think>` block was stripped before the check.
     #[serde(flatten)]
-    pub meta: ReplyMeta,
+    pub(crate) meta: ReplyMeta,
     /// The post's invariants missing or changed in the output
     /// (docs/formats.md, "Invariants"); absent when none (and in older
     /// files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub invariants: Vec<Issue>,
+    pub(crate) invariants: Vec<Issue>,
     /// Present (`true`) under `--invariants fail` when `invariants` is not
     /// empty: the call is not right, whatever its `check`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub invariants_failed: bool,
+    pub(crate) invariants_failed: bool,
 }
 
 impl CallRecord {
     /// The record of one post's trace (the post must be labelled).
-    pub fn from_trace(post: &str, trace: Trace) -> CallRecord {
+    pub(crate) fn from_trace(post: &str, trace: Trace) -> CallRecord {
         let labelled = trace.labelled.expect("batch posts are labelled");
         let g = trace.generate.output;
         CallRecord {
@@ -97,12 +97,12 @@ impl CallRecord {
 
     /// The call gave an output the check passed (echoes never pass, nor
     /// outputs failed on their invariants under `--invariants fail`).
-    pub fn right(&self) -> bool {
+    pub(crate) fn right(&self) -> bool {
         self.error.is_none() && self.check.ok && !self.invariants_failed
     }
 
     /// The first pass was right, before any repair.
-    pub fn right_first_pass(&self) -> bool {
+    pub(crate) fn right_first_pass(&self) -> bool {
         match self.turns.first() {
             Some(t) => t.error.is_none() && t.check.as_ref().is_some_and(|c| c.ok),
             None => self.right(),
@@ -110,7 +110,7 @@ impl CallRecord {
     }
 
     /// The first pass copied the prompt back.
-    pub fn echo_first_pass(&self) -> bool {
+    pub(crate) fn echo_first_pass(&self) -> bool {
         match self.turns.first() {
             Some(t) => t.check.as_ref().is_some_and(|c| c.echo),
             None => self.check.echo,
@@ -123,7 +123,7 @@ impl CallRecord {
 }
 
 /// A call's identity: retriever, repeat, post.
-pub type CallKey = (String, u32, String);
+pub(crate) type CallKey = (String, u32, String);
 
 /// The `custom_id` of a call (`RETRIEVER|REPEAT|POST`, parts percent-encoded: see `batch::api`).
 pub fn custom_id(retriever: &str, repeat: u32, post: &str) -> String {

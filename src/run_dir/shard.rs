@@ -22,7 +22,7 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// The shard a call belongs to, among `count`.
-    pub fn of(retriever: &str, repeat: u32, post: &str, count: u32) -> u32 {
+    pub(crate) fn of(retriever: &str, repeat: u32, post: &str, count: u32) -> u32 {
         use sha2::{Digest, Sha256};
         if count <= 1 {
             return 0;
@@ -34,7 +34,7 @@ impl Shard {
         (u64::from_be_bytes(first) % u64::from(count)) as u32
     }
 
-    pub fn contains(&self, retriever: &str, repeat: u32, post: &str) -> bool {
+    pub(crate) fn contains(&self, retriever: &str, repeat: u32, post: &str) -> bool {
         self.count <= 1 || Shard::of(retriever, repeat, post, self.count) == self.index
     }
 }

@@ -46,103 +46,103 @@ fn is_zero(n: &usize) -> bool {
 
 /// How the posts of one retrieval group fared in one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GroupRun {
-    pub posts: usize,
+pub(crate) struct GroupRun {
+    pub(crate) posts: usize,
     /// Right in the end: after repair, when there was one.
-    pub right: usize,
+    pub(crate) right: usize,
     /// Right at the first pass (equal to `right` without `--repair`).
     #[serde(default)]
-    pub right_first_pass: usize,
+    pub(crate) right_first_pass: usize,
 }
 
 /// One repeat of one retriever.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunFigures {
-    pub repeat: u32,
-    pub posts: usize,
+pub(crate) struct RunFigures {
+    pub(crate) repeat: u32,
+    pub(crate) posts: usize,
     /// Posts right in the end (after repair, when there was one); an echo
     /// is never right.
-    pub right: usize,
+    pub(crate) right: usize,
     /// Posts right at the first pass.
     #[serde(default)]
-    pub right_first_pass: usize,
+    pub(crate) right_first_pass: usize,
     /// Posts whose output copied the prompt back, in the end and at the
     /// first pass.
     #[serde(default)]
-    pub echo: usize,
+    pub(crate) echo: usize,
     #[serde(default)]
-    pub echo_first_pass: usize,
+    pub(crate) echo_first_pass: usize,
     /// Posts that took at least one repair turn.
     #[serde(default)]
-    pub repaired: usize,
+    pub(crate) repaired: usize,
     /// Posts whose output (in the end) holds a forbidden term; absent
     /// when none does.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub forbidden: usize,
+    pub(crate) forbidden: usize,
     /// Posts whose output lost or changed an invariant of the post (a
     /// number, handle, placeholder...: docs/formats.md, "Invariants");
     /// absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub invariants: usize,
-    pub failed: usize,
-    pub by_group: BTreeMap<Group, GroupRun>,
+    pub(crate) invariants: usize,
+    pub(crate) failed: usize,
+    pub(crate) by_group: BTreeMap<Group, GroupRun>,
     /// Exact-match term accuracy and consistency (docs/formats.md, "Term
     /// figures"); zeros in summaries written before.
     #[serde(default)]
-    pub terms: TermFigures,
+    pub(crate) terms: TermFigures,
 }
 
 /// One retriever over every repeat.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RetrieverSummary {
-    pub name: String,
-    pub runs: Vec<RunFigures>,
+pub(crate) struct RetrieverSummary {
+    pub(crate) name: String,
+    pub(crate) runs: Vec<RunFigures>,
     /// (post, repeat) pairs where a wrong-sense entry was retrieved, and
     /// those where the output then used its target.
-    pub wrong_sense_retrieved: usize,
-    pub wrong_sense_used: usize,
+    pub(crate) wrong_sense_retrieved: usize,
+    pub(crate) wrong_sense_used: usize,
 }
 
 /// The tokens one model used in a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModelTokens {
+pub(crate) struct ModelTokens {
     /// The served model (the one asked when the API named none).
-    pub model: String,
+    pub(crate) model: String,
     /// Calls that reported usage.
-    pub calls: usize,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    pub(crate) calls: usize,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
     /// From the price table, when one was given and prices this model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
+    pub(crate) cost: Option<f64>,
 }
 
 /// Tokens over every call recorded in a run (failed calls whose reply was
 /// paid for, and calls later redone, included; cached replies cost none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+pub(crate) struct Tokens {
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
     /// The sum over the models that have a price; absent without a price
     /// table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
+    pub(crate) cost: Option<f64>,
     /// Models the price table does not price.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unpriced: Vec<String>,
-    pub by_model: Vec<ModelTokens>,
+    pub(crate) unpriced: Vec<String>,
+    pub(crate) by_model: Vec<ModelTokens>,
 }
 
 /// The summary of a batch run (`summary.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
-    pub run_dir: PathBuf,
-    pub calls: usize,
+    pub(crate) run_dir: PathBuf,
+    pub(crate) calls: usize,
     pub failed: usize,
-    pub retrievers: Vec<RetrieverSummary>,
+    pub(crate) retrievers: Vec<RetrieverSummary>,
     /// Absent when no call reported usage (offline runs, cached replies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<Tokens>,
+    pub(crate) tokens: Option<Tokens>,
 }
 
 impl Summary {
@@ -202,7 +202,7 @@ impl Contribution {
 /// Builds a [`Summary`] one record at a time. A later record of the same
 /// call replaces the earlier one (a `--retry-errors` run appends).
 #[derive(Debug, Default)]
-pub struct Summariser {
+pub(crate) struct Summariser {
     /// Each call's contribution and its needed terms as written.
     latest: Latest<(Contribution, Renderings)>,
     runs: BTreeMap<String, BTreeMap<u32, RunFigures>>,
@@ -213,7 +213,7 @@ pub struct Summariser {
 }
 
 impl Summariser {
-    pub fn add(&mut self, r: &CallRecord) {
+    pub(crate) fn add(&mut self, r: &CallRecord) {
         // Every turn's call was paid for; the turns hold each call once,
         // the last answered one (`r.meta`) included.
         let metas: Vec<&ReplyMeta> = match r.turns.is_empty() {
@@ -281,7 +281,7 @@ impl Summariser {
     }
 
     /// The summary, retrievers in the order given.
-    pub fn finish(mut self, run_dir: &Path, order: &[String]) -> Summary {
+    pub(crate) fn finish(mut self, run_dir: &Path, order: &[String]) -> Summary {
         let retrievers = order
             .iter()
             .filter_map(|name| {

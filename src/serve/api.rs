@@ -25,15 +25,15 @@ use std::time::Instant;
 
 /// An error answer: a status and a message.
 #[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub message: String,
+pub(crate) struct ApiError {
+    pub(crate) status: StatusCode,
+    pub(crate) message: String,
     /// The glossary's current version, for 409.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
             message: message.into(),
@@ -97,7 +97,7 @@ impl From<StoreError> for ApiError {
 }
 
 /// A JSON request body, within the size limit, with errors as [`ApiError`].
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub(crate) T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
@@ -146,9 +146,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 
 /// A JSON object body that may name the version the client loaded (an
 /// `If-Match` header, else its `version` field, which is taken out of it).
-pub struct Versioned {
-    pub version: Option<String>,
-    pub body: Value,
+pub(crate) struct Versioned {
+    pub(crate) version: Option<String>,
+    pub(crate) body: Value,
 }
 
 impl<S: Send + Sync> FromRequest<S> for Versioned {
@@ -182,7 +182,7 @@ async fn blocking<T: Send + 'static, E: Into<ApiError> + Send + 'static>(
 
 /// `GET /api/config`: providers on offer (names and labels, never keys),
 /// the retriever, the glossaries folder.
-pub async fn config(State(state): State<Arc<AppState>>) -> Response {
+pub(crate) async fn config(State(state): State<Arc<AppState>>) -> Response {
     let providers: Vec<Value> = state
         .options
         .providers
@@ -199,7 +199,9 @@ pub async fn config(State(state): State<Arc<AppState>>) -> Response {
 }
 
 /// `GET /api/glossaries`
-pub async fn list_glossaries(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
+pub(crate) async fn list_glossaries(
+    State(state): State<Arc<AppState>>,
+) -> Result<Response, ApiError> {
     let st = Arc::clone(&state);
     let list = blocking(move || st.store.list()).await?;
     Ok(
@@ -239,7 +241,7 @@ fn glossary_response(status: StatusCode, loaded: &Loaded) -> Response {
 }
 
 /// `GET /api/glossaries/{name}`
-pub async fn get_glossary(
+pub(crate) async fn get_glossary(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
@@ -295,7 +297,7 @@ fn as_file(body: &mut Value) {
 /// or as `GET` returned it.
 /// Creates the glossary when it does not exist; replacing one needs the
 /// version loaded.
-pub async fn put_glossary(
+pub(crate) async fn put_glossary(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
     Versioned { version, mut body }: Versioned,
@@ -362,7 +364,7 @@ fn entry_from(body: Value) -> Result<Entry, ApiError> {
 }
 
 /// `POST /api/glossaries/{name}/entries`: add one entry (appended).
-pub async fn add_entry(
+pub(crate) async fn add_entry(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
     Versioned { version, body }: Versioned,
@@ -387,7 +389,7 @@ pub async fn add_entry(
 
 /// `PUT /api/glossaries/{name}/entries/{id}`: replace entry `id` (it may
 /// get a new id).
-pub async fn edit_entry(
+pub(crate) async fn edit_entry(
     State(state): State<Arc<AppState>>,
     Path((name, id)): Path<(String, String)>,
     Versioned { version, body }: Versioned,
@@ -406,13 +408,13 @@ pub async fn edit_entry(
 }
 
 #[derive(Deserialize)]
-pub struct VersionQuery {
+pub(crate) struct VersionQuery {
     version: Option<String>,
 }
 
 /// `DELETE /api/glossaries/{name}/entries/{id}` (version in `If-Match` or
 /// `?version=`).
-pub async fn delete_entry(
+pub(crate) async fn delete_entry(
     State(state): State<Arc<AppState>>,
     Path((name, id)): Path<(String, String)>,
     Query(query): Query<VersionQuery>,
@@ -487,58 +489,58 @@ fn find(entries: &[Entry], id: &str, glossary: &str) -> Result<usize, StoreError
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TranslateRequest {
+pub(crate) struct TranslateRequest {
     /// The post.
-    pub text: String,
+    pub(crate) text: String,
     /// A glossary name in the glossaries folder.
-    pub glossary: String,
+    pub(crate) glossary: String,
     /// A provider on offer (`GET /api/config`); default the first, offline.
     #[serde(default)]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     /// A retriever spec; default the server's.
     #[serde(default)]
-    pub retriever: Option<String>,
+    pub(crate) retriever: Option<String>,
 }
 
 /// A glossary entry the translation used.
 #[derive(Debug, Serialize)]
-pub struct UsedOut {
-    pub id: String,
-    pub source: String,
-    pub target: String,
+pub(crate) struct UsedOut {
+    pub(crate) id: String,
+    pub(crate) source: String,
+    pub(crate) target: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sense: Option<String>,
+    pub(crate) sense: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
+    pub(crate) aliases: Vec<String>,
     /// Accepted forms of the target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forms: Vec<String>,
+    pub(crate) forms: Vec<String>,
     /// Terms the translation must not hold.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub forbidden: Vec<String>,
+    pub(crate) forbidden: Vec<String>,
     /// How it matched: exact, stem, fuzzy, edit, split, alias, or a
     /// kind a retriever adds (`lemma`).
-    pub kind: MatchKind,
+    pub(crate) kind: MatchKind,
     /// A close spelling, not the entry's words ([`MatchKind::approximate_at`]):
     /// the page underlines it dashed. The one place the page learns it.
-    pub approximate: bool,
+    pub(crate) approximate: bool,
     /// What the kind means, in a few words (the page's "how it matched").
-    pub how: &'static str,
+    pub(crate) how: &'static str,
     /// The words of the post that matched, as written.
-    pub phrase: String,
-    pub score: f64,
+    pub(crate) phrase: String,
+    pub(crate) score: f64,
     /// Whether its target is in the translation (absent for retrieval only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub in_output: Option<bool>,
+    pub(crate) in_output: Option<bool>,
     /// Not in the translation, but matched only inside this longer entry,
     /// whose target is: the longer term chose the words.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub inside: Option<String>,
+    pub(crate) inside: Option<String>,
 }
 
 /// A warning in plain words.
 #[derive(Debug, Serialize)]
-pub struct Warning {
+pub(crate) struct Warning {
     /// `left_out`, `no_entry`, `not_in_output`, `check_match` (matched by
     /// stem or spelling, not as written), `unconfirmed` (an ambiguous
     /// entry whose sense nothing in the post confirms), `echo` (the reply
@@ -546,12 +548,12 @@ pub struct Warning {
     /// translation; `word` is the term, `entry` absent for a glossary-wide
     /// one), `invariant` (a number, handle, placeholder... of the post
     /// missing or changed in the translation).
-    pub kind: &'static str,
-    pub message: String,
+    pub(crate) kind: &'static str,
+    pub(crate) message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub word: Option<String>,
+    pub(crate) word: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
 }
 
 /// What translate and retrieve share: the trace of one post and what the
@@ -822,7 +824,7 @@ fn reply_warnings(trace: &Trace) -> Vec<Warning> {
 }
 
 /// `POST /api/translate`
-pub async fn translate(
+pub(crate) async fn translate(
     State(state): State<Arc<AppState>>,
     JsonBody(req): JsonBody<TranslateRequest>,
 ) -> Result<Response, ApiError> {
@@ -857,7 +859,7 @@ pub async fn translate(
 }
 
 /// `POST /api/retrieve`: the glossary entries for a post, no model.
-pub async fn retrieve(
+pub(crate) async fn retrieve(
     State(state): State<Arc<AppState>>,
     JsonBody(req): JsonBody<TranslateRequest>,
 ) -> Result<Response, ApiError> {

@@ -25,7 +25,7 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// While connections wait for a slot, a body still arriving after this
 /// is cut (408): stalled clients make room for live ones at once.
-pub const PRESSED_BODY_TIMEOUT: Duration = Duration::from_millis(250);
+pub(crate) const PRESSED_BODY_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// A connection takes no new request after this; one still open at twice
 /// this (a request in flight that does not end, a client that does not
@@ -33,7 +33,7 @@ pub const PRESSED_BODY_TIMEOUT: Duration = Duration::from_millis(250);
 pub const CONNECTION_DEADLINE: Duration = Duration::from_secs(300);
 
 /// How long a connection beyond the bound waits for a slot before its 503.
-pub const SLOT_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const SLOT_WAIT: Duration = Duration::from_secs(1);
 
 /// Connections served at once when the open-file limit is unknown.
 const DEFAULT_CONNECTIONS: usize = 128;
@@ -63,7 +63,7 @@ fn open_file_limit() -> Option<usize> {
 }
 
 /// The connection slots of one server.
-pub struct Slots {
+pub(crate) struct Slots {
     free: Arc<Semaphore>,
     waiting: AtomicUsize,
     max_waiting: usize,
@@ -71,7 +71,7 @@ pub struct Slots {
 
 impl Slots {
     /// `max` connections at once, and up to half as many more waiting.
-    pub fn new(max: usize) -> Slots {
+    pub(crate) fn new(max: usize) -> Slots {
         let max = max.max(1);
         Slots {
             free: Arc::new(Semaphore::new(max)),
@@ -81,13 +81,13 @@ impl Slots {
     }
 
     /// Connections are waiting for a slot: stalled bodies should give way.
-    pub fn pressed(&self) -> bool {
+    pub(crate) fn pressed(&self) -> bool {
         self.waiting.load(Ordering::Relaxed) > 0
     }
 
     /// A slot for a new connection: at once, or after a wait of up to
     /// [`SLOT_WAIT`]; `None` when the server is full (answer 503).
-    pub async fn take(&self) -> Option<OwnedSemaphorePermit> {
+    pub(crate) async fn take(&self) -> Option<OwnedSemaphorePermit> {
         if let Ok(permit) = Arc::clone(&self.free).try_acquire_owned() {
             return Some(permit);
         }
@@ -102,7 +102,7 @@ impl Slots {
 }
 
 /// Answer a connection the server has no room for, and close it.
-pub async fn refuse(mut stream: tokio::net::TcpStream) {
+pub(crate) async fn refuse(mut stream: tokio::net::TcpStream) {
     let body = r#"{"error": "the server is busy (too many connections); try again in a second"}"#;
     let reply = format!(
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n\
@@ -113,7 +113,7 @@ pub async fn refuse(mut stream: tokio::net::TcpStream) {
 }
 
 /// Why a body was not read.
-pub enum BodyError {
+pub(crate) enum BodyError {
     /// It did not arrive in time (408).
     Late(Duration),
     /// It is larger than [`BODY_LIMIT`] (413).
@@ -125,7 +125,7 @@ pub enum BodyError {
 /// `request` with its body read into memory, within `timeout` (or
 /// [`PRESSED_BODY_TIMEOUT`] while `slots` are pressed). Reads one byte
 /// past [`BODY_LIMIT`] at most, so the extractors still answer 413.
-pub async fn buffered(
+pub(crate) async fn buffered(
     request: Request,
     timeout: Duration,
     slots: &Slots,
@@ -156,7 +156,7 @@ pub async fn buffered(
 
 impl BodyError {
     /// The status and message of the answer.
-    pub fn answer(&self) -> (StatusCode, String) {
+    pub(crate) fn answer(&self) -> (StatusCode, String) {
         match self {
             BodyError::Late(after) => (
                 StatusCode::REQUEST_TIMEOUT,

@@ -3,7 +3,7 @@
 //! (its `context` says the post means something else, or its words are
 //! part of a longer entry's: "cream" in "ice cream").
 
-pub use crate::generate::highlight::{highlight, Segment};
+pub(crate) use crate::generate::highlight::{highlight, Segment};
 use crate::generate::pipeline::UsedEntry;
 use crate::glossary::{Entry, Glossary};
 use crate::retrieve::{best_per_entry, Longer, Match, PostView, Retriever, Sense, Spec, Verdict};
@@ -16,35 +16,35 @@ use std::sync::Arc;
 /// dropped: because of its `context`, or because they are part of a longer
 /// entry's words (`longest`).
 #[derive(Debug, Clone, Serialize)]
-pub struct LeftOut {
-    pub id: String,
-    pub source: String,
-    pub target: String,
+pub(crate) struct LeftOut {
+    pub(crate) id: String,
+    pub(crate) source: String,
+    pub(crate) target: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sense: Option<String>,
+    pub(crate) sense: Option<String>,
     /// The words of the post that matched it, as written.
-    pub phrase: String,
+    pub(crate) phrase: String,
     /// The `context.not` phrase found in the post, as written there.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub post_says: Option<String>,
+    pub(crate) post_says: Option<String>,
     /// The entry's `context.any` phrases, none of which is in the post.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub needs_one_of: Vec<String>,
+    pub(crate) needs_one_of: Vec<String>,
     /// The id of the longer entry used whose words hold this one's.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub part_of: Option<String>,
+    pub(crate) part_of: Option<String>,
     /// Word ranges, in the (simplified) text, of the phrases explained:
     /// the words this entry would have covered.
     #[serde(skip)]
-    pub words: Vec<(usize, usize)>,
+    pub(crate) words: Vec<(usize, usize)>,
     /// A sentence for the reader.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// The part of a retriever spec before its filters, with compositions
 /// expanded: `glossa` → `normalised+irregular+edit+split+alias`. `None` when the spec
 /// has no filter anywhere, or does not parse (building it says why).
-pub fn unfiltered_spec(spec: &str) -> Option<String> {
+pub(crate) fn unfiltered_spec(spec: &str) -> Option<String> {
     let unfiltered = Spec::parse(spec).ok()?.unfiltered()?;
     Some(unfiltered.to_string())
 }
@@ -55,7 +55,7 @@ pub fn unfiltered_spec(spec: &str) -> Option<String> {
 /// or a longer entry used over the same words, explains why. An entry not
 /// used at all is explained once; a used entry, at each place it was left
 /// out ("Save the date! Sticky date loaf.": the first date).
-pub fn left_out(
+pub(crate) fn left_out(
     glossary: &Arc<Glossary>,
     unfiltered: &dyn Retriever,
     text: &str,

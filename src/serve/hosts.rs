@@ -12,9 +12,9 @@ use std::net::IpAddr;
 #[derive(Debug, Clone)]
 pub struct Hosts {
     /// The address the server listens on.
-    pub bound: IpAddr,
+    pub(crate) bound: IpAddr,
     /// Further names it answers at (`--allow-host`), as given.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
 }
 
 impl Hosts {
@@ -28,7 +28,7 @@ impl Hosts {
     /// with `--allow-host`; and, bound beyond loopback, the bound address,
     /// or any IP address when bound to all of them (`0.0.0.0`, `::`): an
     /// address typed in a URL cannot be rebound, only a DNS name can.
-    pub fn allows(&self, host: &str) -> bool {
+    pub(crate) fn allows(&self, host: &str) -> bool {
         let name = name_of(host);
         if name.is_empty() {
             return false;
@@ -49,7 +49,7 @@ impl Hosts {
     }
 
     /// Why `host` is refused, for the 403's message.
-    pub fn refusal(&self, host: &str) -> String {
+    pub(crate) fn refusal(&self, host: &str) -> String {
         let extra = if self.names.is_empty() {
             String::new()
         } else {

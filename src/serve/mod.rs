@@ -15,10 +15,10 @@
 //! # }
 //! ```
 
-pub mod api;
+pub(crate) mod api;
 pub mod conn;
-pub mod explain;
-pub mod hosts;
+pub(crate) mod explain;
+pub(crate) mod hosts;
 mod providers;
 pub mod store;
 
@@ -104,11 +104,11 @@ impl Options {
 
 /// Shared by every request.
 pub struct AppState {
-    pub store: Store,
-    pub options: Options,
-    pub retrievers: Retrievers,
+    pub(crate) store: Store,
+    pub(crate) options: Options,
+    pub(crate) retrievers: Retrievers,
     /// Connections served and waiting.
-    pub slots: conn::Slots,
+    pub(crate) slots: conn::Slots,
 }
 
 impl AppState {
@@ -126,7 +126,7 @@ impl AppState {
 /// the indexes of a large glossary takes seconds, and every translation
 /// of the same glossary version can share them.
 #[derive(Default)]
-pub struct Retrievers {
+pub(crate) struct Retrievers {
     built: Mutex<Vec<Built>>,
 }
 
@@ -143,7 +143,7 @@ const RETRIEVERS_KEPT: usize = 8;
 
 impl Retrievers {
     /// The retriever of `spec` over version `version` of glossary `name`.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         name: &str,
         version: &str,
@@ -179,7 +179,7 @@ impl Retrievers {
 }
 
 /// The whole application: the page, its assets and the API.
-pub fn router(state: Arc<AppState>) -> Router {
+pub(crate) fn router(state: Arc<AppState>) -> Router {
     let api = Router::new()
         .route("/config", get(api::config))
         .route("/glossaries", get(api::list_glossaries))

@@ -21,7 +21,7 @@
 //! refused, so a link cannot expose or overwrite files elsewhere.
 
 use crate::error::InputError;
-pub use crate::glossary::Head;
+pub(crate) use crate::glossary::Head;
 use crate::glossary::{Entry, Glossary};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -32,18 +32,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Folder (inside the glossaries folder) that keeps previous versions.
-pub const BACKUP_DIR: &str = ".backup";
+pub(crate) const BACKUP_DIR: &str = ".backup";
 
 /// Previous versions kept per glossary; older backups are deleted.
-pub const KEEP_BACKUPS: usize = 50;
+pub(crate) const KEEP_BACKUPS: usize = 50;
 
 /// Longest glossary name accepted, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 
 /// Environment variable for fault injection in tests: `abort-mid-write`
 /// stops the process after half of the temporary file is written,
 /// `abort-before-rename` after all of it, before the rename.
-pub const FAULT_ENV: &str = "GLOSSA_SERVE_FAULT";
+pub(crate) const FAULT_ENV: &str = "GLOSSA_SERVE_FAULT";
 
 /// Why a store operation failed; each maps to one HTTP status.
 #[derive(Debug, thiserror::Error)]
@@ -79,22 +79,22 @@ pub enum StoreError {
 
 /// A glossary as loaded, with its version.
 #[derive(Debug, Clone)]
-pub struct Loaded {
-    pub name: String,
-    pub glossary: Glossary,
-    pub head: Head,
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    pub(crate) glossary: Glossary,
+    pub(crate) head: Head,
     /// Short hex digest of the file's bytes: the ETag.
-    pub version: String,
+    pub(crate) version: String,
 }
 
 /// One line of the folder listing.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
-    pub name: String,
+    pub(crate) name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entries: Option<usize>,
+    pub(crate) entries: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// Why the file cannot be used, when it cannot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -106,7 +106,7 @@ pub struct Store {
 }
 
 /// File (inside the glossaries folder) that saves lock.
-pub const LOCK_FILE: &str = ".glossa.lock";
+pub(crate) const LOCK_FILE: &str = ".glossa.lock";
 
 /// An exclusive advisory lock on a glossaries folder, held until dropped.
 /// Every process that writes glossaries there takes it around reading the
@@ -144,7 +144,7 @@ impl Store {
         Store { dir: dir.into() }
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -187,7 +187,7 @@ impl Store {
 
     /// The file of glossary `name`, once the name is checked and the file,
     /// if it is a link, is found to stay inside the folder.
-    pub fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
+    pub(crate) fn path(&self, name: &str) -> Result<PathBuf, StoreError> {
         check_name(name)?;
         let path = self.dir.join(format!("{name}.json"));
         self.check_inside(&path)?;
@@ -216,7 +216,7 @@ impl Store {
     }
 
     /// Load and validate glossary `name`.
-    pub fn load(&self, name: &str) -> Result<Loaded, StoreError> {
+    pub(crate) fn load(&self, name: &str) -> Result<Loaded, StoreError> {
         let path = self.path(name)?;
         let bytes = read_current(&path)?.ok_or_else(|| {
             StoreError::NotFound(format!(
@@ -230,7 +230,7 @@ impl Store {
     /// Replace the whole glossary with `document` (glossary JSON, as in a
     /// file). Creating a new glossary needs no version; overwriting one
     /// does.
-    pub fn put(
+    pub(crate) fn put(
         &self,
         name: &str,
         expected: Option<&str>,
@@ -269,7 +269,7 @@ impl Store {
     /// Change the entries of glossary `name` with `change`, applied to the
     /// file as it is now. With `expected`, the save is refused if the file
     /// is no longer that version.
-    pub fn edit(
+    pub(crate) fn edit(
         &self,
         name: &str,
         expected: Option<&str>,
@@ -448,7 +448,7 @@ impl Store {
 
 /// Age after which a temporary save file is removed whoever wrote it: a
 /// save takes well under a second, so such a file is left by a crash.
-pub const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
+pub(crate) const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Numbers the saves of this process, across its stores (see
 /// [`Store::temporary`]).
@@ -472,7 +472,7 @@ fn process_alive(pid: u32) -> Option<bool> {
 /// A glossary name is a plain file name: letters, digits, `-` and `_`, at
 /// most [`MAX_NAME_CHARS`] characters. No dots, so no `..`, no hidden files
 /// and no extension games; no slashes, so no paths.
-pub fn check_name(name: &str) -> Result<(), StoreError> {
+pub(crate) fn check_name(name: &str) -> Result<(), StoreError> {
     let plain = !name.is_empty()
         && name.chars().count() <= MAX_NAME_CHARS
         && name
@@ -490,7 +490,7 @@ pub fn check_name(name: &str) -> Result<(), StoreError> {
 }
 
 /// The version of a file's contents: the first 16 hex digits of its SHA-256.
-pub fn version_of(bytes: &[u8]) -> String {
+pub(crate) fn version_of(bytes: &[u8]) -> String {
     Sha256::digest(bytes)[..8]
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -499,7 +499,7 @@ pub fn version_of(bytes: &[u8]) -> String {
 
 /// Write a glossary file: the head fields as they were, then one entry per
 /// line, so that diffs of hand-kept glossaries stay readable.
-pub fn render(head: &Head, entries: &[Entry]) -> String {
+pub(crate) fn render(head: &Head, entries: &[Entry]) -> String {
     let mut out = String::from("{\n");
     for (key, value) in [
         ("name", &head.name),

@@ -19,16 +19,16 @@ use std::sync::Arc;
 const MAX_LISTED_ERRORS: usize = 10;
 
 /// The run a results file is checked against.
-pub struct IngestRun<'a> {
-    pub dir: &'a Path,
-    pub pipelines: &'a [Arc<Pipeline>],
-    pub posts: &'a [LabelledPost],
-    pub repeats: u32,
-    pub shard: Shard,
+pub(crate) struct IngestRun<'a> {
+    pub(crate) dir: &'a Path,
+    pub(crate) pipelines: &'a [Arc<Pipeline>],
+    pub(crate) posts: &'a [LabelledPost],
+    pub(crate) repeats: u32,
+    pub(crate) shard: Shard,
     /// The calls still to record (the others are skipped as done).
-    pub wanted: &'a [(usize, u32, usize)],
+    pub(crate) wanted: &'a [(usize, u32, usize)],
     /// The model recorded for each call; the one the API names otherwise.
-    pub model: Option<&'a str>,
+    pub(crate) model: Option<&'a str>,
 }
 
 /// What reading results files did.
@@ -48,7 +48,7 @@ pub struct Ingested {
 /// call's output as a live run does and append its record to
 /// `DIR/calls.jsonl`. Any malformed or foreign line refuses the whole
 /// input, before anything is written.
-pub fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError> {
+pub(crate) fn ingest(files: &[PathBuf], run: &IngestRun) -> Result<Ingested, BatchError> {
     let index = CallIndex::of(run);
     let lines = check_lines(files, run, &index)?;
     let mut ingested = record_results(files, run, &index)?;

@@ -31,7 +31,7 @@ mod ingest;
 mod requests;
 mod results;
 
-pub use ingest::{ingest, IngestRun, Ingested};
+pub(crate) use ingest::{ingest, IngestRun, Ingested};
 pub use requests::{request_line, write_requests, Limits, Sampling};
 pub use results::{parse_result, BatchResult};
 

@@ -21,7 +21,7 @@ pub struct Limits {
 
 impl Limits {
     /// 50,000 requests and 200 MB per file.
-    pub const OPENAI: Limits = Limits {
+    pub(crate) const OPENAI: Limits = Limits {
         requests: 50_000,
         bytes: 200_000_000,
     };
@@ -30,15 +30,15 @@ impl Limits {
 /// The model and sampling parameters of the request bodies.
 #[derive(Debug, Clone, Default)]
 pub struct Sampling {
-    pub model: String,
-    pub temperature: Option<f32>,
-    pub seed: Option<u64>,
-    pub max_tokens: Option<u32>,
+    pub(crate) model: String,
+    pub(crate) temperature: Option<f32>,
+    pub(crate) seed: Option<u64>,
+    pub(crate) max_tokens: Option<u32>,
     /// The cap from the post's length when `max_tokens` is unset, as a
     /// live call sends it.
-    pub max_tokens_auto: Option<LengthCap>,
+    pub(crate) max_tokens_auto: Option<LengthCap>,
     /// The field that carries `max_tokens`; by default from the model name.
-    pub max_tokens_field: Option<MaxTokensField>,
+    pub(crate) max_tokens_field: Option<MaxTokensField>,
 }
 
 impl Sampling {

@@ -16,7 +16,7 @@ pub struct BatchResult {
     pub key: CallKey,
     /// The reply as the API sent it (not yet judged by
     /// [`crate::generate::reply::accept`]), or why the call failed.
-    pub answer: Result<Completion, String>,
+    pub(crate) answer: Result<Completion, String>,
 }
 
 /// Read one line of a Batch API output or error file. `Err` means the line

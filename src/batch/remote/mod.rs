@@ -24,10 +24,10 @@ pub const LEDGER_FILE: &str = "batches.json";
 /// The folder (in the run folder) of request files and downloaded results.
 pub const PARTS_DIR: &str = "batches";
 /// The ledger's format version.
-pub const LEDGER_VERSION: u32 = 1;
+pub(crate) const LEDGER_VERSION: u32 = 1;
 
 /// The batch states after which nothing changes (OpenAI's names).
-pub const TERMINAL: [&str; 4] = ["completed", "expired", "cancelled", "failed"];
+pub(crate) const TERMINAL: [&str; 4] = ["completed", "expired", "cancelled", "failed"];
 
 /// Why the ledger or a request file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +60,7 @@ pub enum LedgerError {
 /// What a batch's requests came to (OpenAI's `request_counts`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestCounts {
-    pub total: u64,
+    pub(crate) total: u64,
     pub completed: u64,
     pub failed: u64,
 }
@@ -73,7 +73,7 @@ pub struct Part {
     /// The request file, relative to the run folder.
     pub requests_file: String,
     pub requests: usize,
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Its requests redo failed calls (`submit --retry-errors`).
     #[serde(default)]
     pub retry_errors: bool,
@@ -112,9 +112,9 @@ impl Part {
 /// `DIR/batches.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {
-    pub version: u32,
+    pub(crate) version: u32,
     /// The batch service: `openai` (OpenAI-compatible).
-    pub service: String,
+    pub(crate) service: String,
     /// The base URL the batches were created at (without credentials).
     pub base_url: Option<String>,
     pub parts: Vec<Part>,
@@ -182,7 +182,7 @@ struct IdOnly {
 }
 
 /// The `custom_id` of every line of a request file.
-pub fn read_ids(path: &Path) -> Result<Vec<String>, LedgerError> {
+pub(crate) fn read_ids(path: &Path) -> Result<Vec<String>, LedgerError> {
     let read = |source| LedgerError::Read {
         path: path.to_path_buf(),
         source,
@@ -274,7 +274,7 @@ pub fn write_parts(
 
 /// The error codes of requests a batch never executed (it expired or was
 /// cancelled first): no result, so the call stays missing, not failed.
-pub const UNEXECUTED: [&str; 2] = ["batch_expired", "batch_cancelled"];
+pub(crate) const UNEXECUTED: [&str; 2] = ["batch_expired", "batch_cancelled"];
 
 /// Move the lines of requests never executed (error code in
 /// [`UNEXECUTED`]) out of the error file `path` into `set_aside`; how many

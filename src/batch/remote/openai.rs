@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// OpenAI's own base URL.
-pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 /// The variable the key is read from unless the run names another.
-pub const DEFAULT_KEY_VAR: &str = "OPENAI_API_KEY";
+pub(crate) const DEFAULT_KEY_VAR: &str = "OPENAI_API_KEY";
 /// How long the service has to answer a batch (the only window OpenAI offers).
-pub const COMPLETION_WINDOW: &str = "24h";
+pub(crate) const COMPLETION_WINDOW: &str = "24h";
 /// Longest wait between two tries, whatever Retry-After asks.
 const MAX_WAIT: Duration = Duration::from_secs(120);
 /// Longest server message quoted in an error.
@@ -85,7 +85,7 @@ pub struct BatchObject {
     pub id: String,
     pub status: String,
     #[serde(default)]
-    pub input_file_id: Option<String>,
+    pub(crate) input_file_id: Option<String>,
     #[serde(default)]
     pub output_file_id: Option<String>,
     #[serde(default)]
@@ -93,7 +93,7 @@ pub struct BatchObject {
     #[serde(default)]
     pub request_counts: Option<RequestCounts>,
     #[serde(default)]
-    pub errors: Option<BatchErrors>,
+    pub(crate) errors: Option<BatchErrors>,
 }
 
 impl BatchObject {
@@ -113,19 +113,19 @@ impl BatchObject {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct BatchErrors {
+pub(crate) struct BatchErrors {
     #[serde(default)]
-    pub data: Vec<BatchErrorItem>,
+    pub(crate) data: Vec<BatchErrorItem>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct BatchErrorItem {
+pub(crate) struct BatchErrorItem {
     #[serde(default)]
-    pub code: Option<String>,
+    pub(crate) code: Option<String>,
     #[serde(default)]
-    pub line: Option<u64>,
+    pub(crate) line: Option<u64>,
     #[serde(default)]
-    pub message: String,
+    pub(crate) message: String,
 }
 
 #[derive(Deserialize)]
@@ -148,7 +148,7 @@ pub struct OpenAiBatches {
     base: String,
     secret: Option<Secret>,
     /// Tries per request (429, 5xx and lost connections are tried again).
-    pub attempts: u32,
+    pub(crate) attempts: u32,
 }
 
 impl OpenAiBatches {

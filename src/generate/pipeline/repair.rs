@@ -34,26 +34,26 @@ const TEMPLATE: &str = "repair.v1";
 pub struct Turn {
     /// The repair prompt's template; absent for the first pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<PromptId>,
+    pub(crate) template: Option<PromptId>,
     /// The repair prompt as sent (in a trace; run records leave it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
     /// The reply; `null` when the call failed.
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// Why the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// What the check found wrong with the reply, as the next turn names
     /// it; empty when nothing was.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// The labelled check of the reply (labelled posts only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check: Option<Verdict>,
-    pub cached: bool,
-    pub ms: f64,
+    pub(crate) check: Option<Verdict>,
+    pub(crate) cached: bool,
+    pub(crate) ms: f64,
     /// Finish reason, served model, usage of this turn's call.
     #[serde(flatten)]
-    pub meta: ReplyMeta,
+    pub(crate) meta: ReplyMeta,
 }
 
 /// The repair template's text outside the prompt, reply and problems, with

@@ -11,9 +11,9 @@ use std::fmt;
 /// Saved in `run.json` as it was applied, so a resumed run keeps its cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LengthCap {
-    pub per_char: u32,
-    pub floor: u32,
-    pub ceiling: u32,
+    pub(crate) per_char: u32,
+    pub(crate) floor: u32,
+    pub(crate) ceiling: u32,
 }
 
 impl LengthCap {
@@ -64,7 +64,11 @@ impl TokenLimit {
     /// except for a model that reasons before it answers (`reasons`),
     /// whose reasoning counts against the cap, which a cap from the text's
     /// length would cut off before the answer.
-    pub fn of(max_tokens: Option<u32>, auto: Option<LengthCap>, reasons: bool) -> Option<Self> {
+    pub(crate) fn of(
+        max_tokens: Option<u32>,
+        auto: Option<LengthCap>,
+        reasons: bool,
+    ) -> Option<Self> {
         match (max_tokens, auto) {
             (Some(n), _) => Some(TokenLimit::Fixed(n)),
             (None, Some(cap)) if !reasons => Some(TokenLimit::FromText(cap)),
@@ -73,7 +77,7 @@ impl TokenLimit {
     }
 
     /// The tokens a reply to `text` may take.
-    pub fn tokens(&self, text: &str) -> u32 {
+    pub(crate) fn tokens(&self, text: &str) -> u32 {
         match self {
             TokenLimit::Fixed(n) => *n,
             TokenLimit::FromText(cap) => cap.tokens(text),

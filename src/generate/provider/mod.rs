@@ -35,7 +35,7 @@ pub struct ProviderKind {
     /// One line for help texts.
     pub summary: &'static str,
     /// What the web page's picker shows before the model name.
-    pub label: &'static str,
+    pub(crate) label: &'static str,
     /// The environment variable the key is read from by default; `None`
     /// for a provider that needs no key (always offered by `serve`).
     pub key_var: Option<&'static str>,
@@ -43,7 +43,7 @@ pub struct ProviderKind {
     /// uses, for providers that have a default).
     pub default_model: Option<&'static str>,
     /// Builds the provider; configuration problems are reported here.
-    pub build: fn(&Settings) -> Result<Box<dyn Provider>, ProviderError>,
+    pub(crate) build: fn(&Settings) -> Result<Box<dyn Provider>, ProviderError>,
     /// Reads a successful reply body (`None`: the provider calls no API).
     /// The fuzz target and the shared provider tests go through it.
     pub parse_reply: Option<ReplyParser>,
@@ -51,7 +51,7 @@ pub struct ProviderKind {
 
 /// Reads a provider's successful reply body: the answer and its metadata,
 /// or why the body holds none.
-pub type ReplyParser = fn(&Value) -> Result<Completion, String>;
+pub(crate) type ReplyParser = fn(&Value) -> Result<Completion, String>;
 
 /// Registered providers, in the order help texts and the page list them.
 pub const PROVIDERS: &[ProviderKind] = &[offline::KIND, openai::KIND, gemini::KIND];
@@ -64,7 +64,7 @@ pub fn kind(name: &str) -> Option<&'static ProviderKind> {
 /// Whether `name` is the offline provider, whose output is the post with
 /// glossary words put in: nothing is translated, it takes no instructions,
 /// so its output is never an echo and never repaired.
-pub fn is_offline(name: &str) -> bool {
+pub(crate) fn is_offline(name: &str) -> bool {
     name == offline::KIND.name
 }
 
@@ -173,7 +173,7 @@ pub struct Reply {
 }
 
 /// The future returned by [`Provider::call`].
-pub type CallFuture<'a> =
+pub(crate) type CallFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Completion, ProviderError>> + Send + 'a>>;
 
 /// A way to turn a request into text.
@@ -377,7 +377,7 @@ impl ProviderError {
 
     /// Every further call of a run will fail the same way (a bad
     /// parameter, an unknown model): a run stops after a few in a row.
-    pub fn same_for_every_call(&self) -> bool {
+    pub(crate) fn same_for_every_call(&self) -> bool {
         match self {
             ProviderError::Rejected { status: 400, .. }
             | ProviderError::ModelNotFound { .. }
@@ -397,7 +397,7 @@ impl ProviderError {
 
     /// How long the server asked us to wait (Retry-After, or Gemini's
     /// `retryDelay`).
-    pub fn retry_after(&self) -> Option<Duration> {
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
         match self {
             ProviderError::RateLimited { retry_after, .. }
             | ProviderError::Server { retry_after, .. } => *retry_after,

@@ -47,7 +47,7 @@ impl Provider for Offline {
 /// capital of the words replaced. Everything else is kept as it is, and a
 /// target is never itself substituted again. A place outside the text or
 /// inside a character is ignored.
-pub fn substitute(text: &str, substitutions: &[Substitution]) -> String {
+pub(crate) fn substitute(text: &str, substitutions: &[Substitution]) -> String {
     let haystack = Haystack::new(text);
     let mut candidates: Vec<(Range<usize>, usize)> = Vec::new();
     for (i, s) in substitutions.iter().enumerate() {

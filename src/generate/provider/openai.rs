@@ -155,7 +155,7 @@ impl MaxTokensField {
     }
 
     /// The field's name in the request body.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MaxTokensField::MaxTokens => "max_tokens",
             MaxTokensField::MaxCompletionTokens => "max_completion_tokens",

@@ -48,7 +48,7 @@ pub enum SegmentFormat {
 }
 
 impl SegmentFormat {
-    pub const ALL: [SegmentFormat; 5] = [
+    pub(crate) const ALL: [SegmentFormat; 5] = [
         SegmentFormat::Tmx,
         SegmentFormat::Xliff,
         SegmentFormat::Po,
@@ -57,7 +57,7 @@ impl SegmentFormat {
     ];
 
     /// The name `FromStr` reads: `tmx`, `xliff`, `po`, `lines`, `jsonl`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             SegmentFormat::Tmx => "tmx",
             SegmentFormat::Xliff => "xliff",
@@ -102,7 +102,7 @@ pub struct Options<'a> {
 
 /// The segments of a file, read as they are asked for. An error ends them:
 /// nothing follows an `Err`.
-pub type Segments = Box<dyn Iterator<Item = Result<Segment, InputError>> + Send>;
+pub(crate) type Segments = Box<dyn Iterator<Item = Result<Segment, InputError>> + Send>;
 
 /// Open a file of segments. Errors found before the first segment (no such
 /// file, an unknown format, a missing target file) come here; errors inside

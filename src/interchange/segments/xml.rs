@@ -103,12 +103,12 @@ impl BufRead for Counted {
 /// An element's name and attributes (names as written, `xml:lang`).
 #[derive(Debug)]
 pub(super) struct Tag {
-    pub name: String,
+    pub(crate) name: String,
     attrs: Vec<(String, String)>,
 }
 
 impl Tag {
-    pub fn attr(&self, name: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()
             .find(|(n, _)| n == name)
@@ -130,14 +130,14 @@ pub(super) enum Ev {
 pub(super) struct Xml {
     reader: quick_xml::Reader<Counted>,
     buf: Vec<u8>,
-    pub path: String,
+    pub(crate) path: String,
     depth: usize,
     /// The line the last event started on.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 impl Xml {
-    pub fn open(path: &Path) -> Result<Xml, InputError> {
+    pub(crate) fn open(path: &Path) -> Result<Xml, InputError> {
         let decoded = open_decoded(path, declared_encoding)?;
         let mut reader = quick_xml::Reader::from_reader(Counted {
             inner: decoded,
@@ -156,13 +156,13 @@ impl Xml {
         })
     }
 
-    pub fn error(&self, message: impl Into<String>) -> InputError {
+    pub(crate) fn error(&self, message: impl Into<String>) -> InputError {
         InputError::at_line(&self.path, self.line, message)
     }
 
     /// The next event that matters (comments, processing instructions and
     /// the declaration are skipped).
-    pub fn next(&mut self) -> Result<Ev, InputError> {
+    pub(crate) fn next(&mut self) -> Result<Ev, InputError> {
         loop {
             self.buf.clear();
             let counted = self.reader.get_mut();
@@ -273,11 +273,11 @@ pub(super) struct Inline {
     drop: &'static [&'static str],
     open: usize,
     skip_at: Option<usize>,
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl Inline {
-    pub fn new(drop: &'static [&'static str]) -> Self {
+    pub(crate) fn new(drop: &'static [&'static str]) -> Self {
         Inline {
             drop,
             open: 0,
@@ -287,7 +287,7 @@ impl Inline {
     }
 
     /// Feed one event; `Ok(true)` when it closed the element itself.
-    pub fn feed(&mut self, ev: Ev, xml: &Xml) -> Result<bool, InputError> {
+    pub(crate) fn feed(&mut self, ev: Ev, xml: &Xml) -> Result<bool, InputError> {
         match ev {
             Ev::Start(tag) => {
                 self.open += 1;

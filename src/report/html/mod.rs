@@ -31,7 +31,7 @@ const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
 
 /// `text` safe in HTML text and in a quoted attribute value.
-pub fn escape(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     quick_xml::escape::escape(text)
 }
 
@@ -125,7 +125,7 @@ fn section(id: &str, heading: &str, body: &str) -> String {
 
 /// How a marked stretch of text reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MarkKind {
+pub(crate) enum MarkKind {
     /// A needed term found (post) or a needed target standing (output).
     Found,
     /// A needed term the retriever did not find.
@@ -152,10 +152,10 @@ impl MarkKind {
 
 /// A stretch of text to mark, with what it is (shown as its title).
 #[derive(Debug, Clone)]
-pub struct Mark {
-    pub range: Range<usize>,
-    pub kind: MarkKind,
-    pub label: String,
+pub(crate) struct Mark {
+    pub(crate) range: Range<usize>,
+    pub(crate) kind: MarkKind,
+    pub(crate) label: String,
 }
 
 /// `text`, escaped, with `marks` as `<mark>` elements: earlier first, the
