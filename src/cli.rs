@@ -1265,7 +1265,7 @@ pub enum BatchAction {
 pub struct BatchService {
     /// The run folder (made by `glossa run --batch-out FILE --out DIR`)
     pub dir: PathBuf,
-    /// Base URL of an OpenAI-compatible batch service (Azure OpenAI, a LiteLLM proxy) [default: the one submit used, else run.json's, else https://api.openai.com/v1]
+    /// Base URL of the batch service: OpenAI-compatible (Azure OpenAI, a LiteLLM proxy), or the Gemini API's (ending in its version, as for --provider gemini) [default: the one submit used, else run.json's, else https://api.openai.com/v1 or https://generativelanguage.googleapis.com/v1beta]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 }
@@ -1277,12 +1277,12 @@ pub struct BatchSubmitArgs {
     /// Send the calls whose latest record failed, not the missing ones
     #[arg(long)]
     pub retry_errors: bool,
-    /// Most requests in one batch file (OpenAI's limit: 50,000)
-    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_requests: u64,
-    /// Most megabytes (10^6 bytes) in one batch file (OpenAI's limit: 200)
-    #[arg(long, value_name = "MB", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_mb: u64,
+    /// Most requests in one batch file [default: OpenAI's limit, 50,000; Gemini: 100,000]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests: Option<u64>,
+    /// Most megabytes (10^6 bytes) in one batch file [default: OpenAI's limit, 200; Gemini: 1000, half its 2 GB]
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_mb: Option<u64>,
 }
 
 #[derive(Debug, Args)]

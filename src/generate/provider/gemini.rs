@@ -34,14 +34,7 @@ impl Api for Generate {
     const NAME: &'static str = NAME;
 
     fn body(&self, _model: &str, req: &Request) -> Vec<u8> {
-        let body = Body {
-            contents: [Content {
-                role: "user",
-                parts: [Part { text: &req.prompt }],
-            }],
-            generation_config: &self.config,
-        };
-        serde_json::to_vec(&body).expect("a request body always serialises")
+        serde_json::to_vec(&body(&req.prompt, &self.config)).expect("a request body always serialises")
     }
 
     const JUDGE: Judge = judge;
@@ -139,6 +132,33 @@ fn usage(reply: &Value) -> Option<Usage> {
         input_tokens: meta.get("promptTokenCount").and_then(Value::as_u64)?,
         output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
     })
+}
+
+fn body<'a>(prompt: &'a str, config: &'a GenerationConfig) -> Body<'a> {
+    Body {
+        contents: [Content {
+            role: "user",
+            parts: [Part { text: prompt }],
+        }],
+        generation_config: config,
+    }
+}
+
+/// The `generateContent` body (a `GenerateContentRequest` without its
+/// model), as JSON text, that a live call sends for `prompt` with these sampling settings; a
+/// Gemini batch file holds one per line.
+pub fn generate_body(
+    prompt: &str,
+    temperature: Option<f32>,
+    seed: Option<u64>,
+    max_output_tokens: Option<u32>,
+) -> String {
+    let config = GenerationConfig {
+        temperature,
+        seed,
+        max_output_tokens,
+    };
+    serde_json::to_string(&body(prompt, &config)).expect("a request body always serialises")
 }
 
 #[derive(Serialize)]

@@ -9,7 +9,7 @@
 
 mod cap;
 mod endpoint;
-mod gemini;
+pub mod gemini;
 mod offline;
 mod openai;
 
