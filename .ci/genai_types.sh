@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The official Google Gen AI Python SDK (PyPI `google-genai`, Apache-2.0), whose
-# pydantic types are the reference for the field names `glossa batch`
-# sends and reads (tests/it/batch_gemini.rs runs .ci/genai_types.py with
-# this venv's python).
+# The official Google Gen AI Python SDK (PyPI `google-genai`, Apache-2.0),
+# whose pydantic types and request converters are the reference for the
+# field names `glossa batch` sends to Gemini and reads back
+# (tests/it/batch_gemini.rs runs .ci/genai_types.py with this venv's python).
 #
 #   bash .ci/genai_types.sh     # prints the venv's python (GLOSSA_GENAI_PYTHON)
 #

@@ -125,7 +125,8 @@ pub enum Command {
         sbatch --array=0-3 --wrap 'glossa run --shard auto --out runs/exp ...'; glossa merge runs/exp/shard-* --out runs/all\n\n\
         Every call is appended to DIR/calls.jsonl as it finishes; DIR/summary.json and the table come at the end.\n\
         Batch files: --batch-out writes one OpenAI Batch API request line per call (POST /v1/chat/completions, \
-        the body a live call sends) and DIR/run.json, and makes no call. Submit the file; then --batch-in \
+        the body a live call sends; with --provider gemini, Gemini batch mode's key and request lines) and \
+        DIR/run.json, and makes no call. Submit the file; then --batch-in \
         RESULTS.jsonl --resume DIR checks each output exactly as a live run does and appends the same \
         records to DIR/calls.jsonl (failed requests are recorded as failed calls; --batch-in again with \
         --retry-errors DIR after a batch of them made with --batch-out FILE --retry-errors DIR). A line that \

@@ -932,7 +932,10 @@ mod tests {
         assert_eq!(batch_provider("openai").unwrap(), "openai");
         assert_eq!(batch_provider("gemini").unwrap(), "gemini");
         let err = batch_provider("openai,gemini").unwrap_err().to_string();
-        assert!(err.contains("--provider openai,gemini cannot be used"), "{err}");
+        assert!(
+            err.contains("--provider openai,gemini cannot be used"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -114,7 +114,12 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
     }
     let pipelines = crate::batch::orchestrate::batch_pipelines(&config, &glossary, &template)?;
     let mut ledger = Ledger::load(dir)?.unwrap_or_else(|| Ledger::new(dialect.provider()));
-    let api = service(&config, dialect, args.service.base_url.as_deref(), Some(&ledger))?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     ledger.base_url = Some(api.base_shown());
 
     let in_flight = ledger.in_flight(dir)?;
@@ -269,7 +274,12 @@ fn status(args: BatchStatusArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(dir)?;
     let mut ledger = load_ledger(dir)?;
     let dialect = batch_dialect(&config).unwrap_or_default();
-    let api = service(&config, dialect, args.service.base_url.as_deref(), Some(&ledger))?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     super::runtime()?.block_on(refresh(&api, dir, &mut ledger))?;
     super::emit(&render(&ledger, args.format))?;
     Ok(Exit::Ok.into())
@@ -348,7 +358,12 @@ fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let (config, dialect) = open_run(dir)?;
     let mut ledger = load_ledger(dir)?;
-    let api = service(&config, dialect, args.service.base_url.as_deref(), Some(&ledger))?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     let poll = Duration::try_from_secs_f64(args.poll)
         .ok()
         .filter(|d| !d.is_zero())

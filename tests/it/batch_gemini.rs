@@ -171,13 +171,28 @@ async fn gemini_submit_status_fetch_give_the_run_a_live_run_gives() {
     let (base, live_base) = (service.base(), live.url("/v1beta"));
     let (live_table, submitted, status, batch_table, again) =
         tokio::task::spawn_blocking(move || {
-            let mut args = vec!["run", "--base-url", &live_base, "--no-cache", "--out", "live"];
+            let mut args = vec![
+                "run",
+                "--base-url",
+                &live_base,
+                "--no-cache",
+                "--out",
+                "live",
+            ];
             args.extend(COMMON);
             let (live_table, _) = run(&cwd, &args, 0);
             batch_run(&cwd, "b");
             let (submitted, err) = run(
                 &cwd,
-                &["batch", "submit", "b", "--base-url", &base, "--max-requests", "10"],
+                &[
+                    "batch",
+                    "submit",
+                    "b",
+                    "--base-url",
+                    &base,
+                    "--max-requests",
+                    "10",
+                ],
                 0,
             );
             assert!(
@@ -213,7 +228,9 @@ async fn gemini_submit_status_fetch_give_the_run_a_live_run_gives() {
         first["request"]["generationConfig"],
         json!({"temperature": 0.2, "seed": 7, "maxOutputTokens": 300})
     );
-    assert!(live.requests()[0].path.ends_with("/v1beta/models/m:generateContent"));
+    assert!(live.requests()[0]
+        .path
+        .ends_with("/v1beta/models/m:generateContent"));
 
     // Split at 10 requests: five files, five batches, every call once;
     // one create refused with 429, then made.
@@ -248,12 +265,19 @@ async fn gemini_submit_status_fetch_give_the_run_a_live_run_gives() {
     );
     assert_eq!(summary(&dir), summary(&tmp.path().join("live")));
     let records = jsonl(&dir.join("calls.jsonl"));
-    assert!(records.iter().all(|r| r["provider"] == "gemini"), "{:?}", records[0]);
+    assert!(
+        records.iter().all(|r| r["provider"] == "gemini"),
+        "{:?}",
+        records[0]
+    );
     let ledger = json_file(&dir.join("batches.json"));
     for part in ledger["parts"].as_array().unwrap() {
         assert_eq!(part["status"], "completed");
         assert_eq!(part["done"], true);
-        assert!(part["output_file_id"].as_str().unwrap().starts_with("files/batch-b"));
+        assert!(part["output_file_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("files/batch-b"));
         assert!(dir.join(part["results"][0].as_str().unwrap()).exists());
     }
     assert!(again.contains("nothing new to record"), "{again}");
@@ -345,7 +369,11 @@ async fn an_expired_gemini_batch_is_completed_by_a_batch_of_only_the_missing_cal
     })
     .await
     .unwrap();
-    assert_eq!(waited.matches("1 batches still running").count(), 1, "{waited}");
+    assert_eq!(
+        waited.matches("1 batches still running").count(),
+        1,
+        "{waited}"
+    );
     assert_eq!(service.uploaded_keys(2), vec![first[3].clone()]);
     let s = summary(&dir);
     assert_eq!(s["failed"], 0, "{s}");
@@ -380,7 +408,10 @@ async fn a_gemini_upload_goes_in_chunks_to_the_base_it_was_given() {
     let start = service.with(|s| s.upload_starts[0].clone());
     assert_eq!(start["content_type"], "application/jsonl");
     assert_eq!(start["size"], content.len());
-    assert_eq!(start["body"], json!({"file": {"displayName": "part-001.jsonl"}}));
+    assert_eq!(
+        start["body"],
+        json!({"file": {"displayName": "part-001.jsonl"}})
+    );
 }
 
 #[test]
@@ -399,7 +430,11 @@ fn a_gemini_batch_needs_its_key_and_refuses_openai_results() {
     // An OpenAI result line cannot answer a Gemini run.
     let line = json!({"custom_id": "exact|1|p01", "response": {"status_code": 200, "body": {}}, "error": null});
     std::fs::write(cwd.join("openai.jsonl"), format!("{line}\n")).unwrap();
-    let (_, err) = run(cwd, &["run", "--batch-in", "openai.jsonl", "--resume", "b"], 2);
+    let (_, err) = run(
+        cwd,
+        &["run", "--batch-in", "openai.jsonl", "--resume", "b"],
+        2,
+    );
     assert!(
         err.contains("openai.jsonl:1: a result line of the OpenAI Batch API, in a run whose requests went to the Gemini Batch API"),
         "{err}"

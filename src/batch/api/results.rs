@@ -264,17 +264,31 @@ mod tests {
         let c = r.answer.unwrap();
         assert_eq!(c.text, "hei");
         assert_eq!(c.meta.finish_reason.as_deref(), Some("STOP"));
-        assert_eq!(c.meta.usage.map(|u| (u.input_tokens, u.output_tokens)), Some((100, 10)));
-        let error = r#"{"key":"exact|1|p1","error":{"code":500,"message":"Internal error","details":[]}}"#;
+        assert_eq!(
+            c.meta.usage.map(|u| (u.input_tokens, u.output_tokens)),
+            Some((100, 10))
+        );
+        let error =
+            r#"{"key":"exact|1|p1","error":{"code":500,"message":"Internal error","details":[]}}"#;
         let e = parse_result(error).unwrap().answer.unwrap_err();
-        assert_eq!(e, "the Gemini Batch API failed this request: code 500: Internal error");
+        assert_eq!(
+            e,
+            "the Gemini Batch API failed this request: code 500: Internal error"
+        );
         let status = r#"{"key":"exact|1|p1","status":{"code":3,"message":"Request contains an invalid argument."}}"#;
         let e = parse_result(status).unwrap().answer.unwrap_err();
-        assert!(e.contains("code 3: Request contains an invalid argument."), "{e}");
-        let blocked = r#"{"key":"exact|1|p1","response":{"promptFeedback":{"blockReason":"SAFETY"}}}"#;
+        assert!(
+            e.contains("code 3: Request contains an invalid argument."),
+            "{e}"
+        );
+        let blocked =
+            r#"{"key":"exact|1|p1","response":{"promptFeedback":{"blockReason":"SAFETY"}}}"#;
         let e = parse_result(blocked).unwrap().answer.unwrap_err();
         assert!(e.contains("the prompt was blocked (SAFETY)"), "{e}");
-        let e = parse_result(r#"{"key":"exact|1|p1"}"#).unwrap().answer.unwrap_err();
+        let e = parse_result(r#"{"key":"exact|1|p1"}"#)
+            .unwrap()
+            .answer
+            .unwrap_err();
         assert!(e.contains("no response"), "{e}");
         assert_eq!(
             parse_result(r#"{"key":7,"response":{}}"#).unwrap_err(),

@@ -144,7 +144,9 @@ impl GeminiBatches {
                     return Err(RemoteError::BadReply {
                         method: "POST",
                         url: display_url(&upload_url),
-                        detail: format!("the upload did not finish (X-Goog-Upload-Status {status:?})"),
+                        detail: format!(
+                            "the upload did not finish (X-Goog-Upload-Status {status:?})"
+                        ),
                     });
                 }
                 let reply = self.http.text("POST", &upload_url, response).await?;
@@ -383,8 +385,12 @@ fn remote(operation: &Value) -> Option<Remote> {
         let total = count(field(s, "requestCount", "request_count")).unwrap_or(0);
         RequestCounts {
             total,
-            completed: count(field(s, "successfulRequestCount", "successful_request_count"))
-                .unwrap_or(0),
+            completed: count(field(
+                s,
+                "successfulRequestCount",
+                "successful_request_count",
+            ))
+            .unwrap_or(0),
             failed: count(field(s, "failedRequestCount", "failed_request_count")).unwrap_or(0),
         }
     });
@@ -435,7 +441,10 @@ mod tests {
         );
         assert_eq!(
             split_version("http://127.0.0.1:9/proxy/v1alpha"),
-            ("http://127.0.0.1:9/proxy".to_string(), "v1alpha".to_string())
+            (
+                "http://127.0.0.1:9/proxy".to_string(),
+                "v1alpha".to_string()
+            )
         );
         assert_eq!(
             split_version("http://127.0.0.1:9/proxy"),
@@ -478,7 +487,10 @@ mod tests {
         let failed = json!({"name": "batches/x", "metadata": {"state": "BATCH_STATE_FAILED"},
                             "done": true, "error": {"code": 3, "message": "bad file"}});
         let r = remote(&failed).unwrap();
-        assert_eq!((r.status.as_str(), r.errors), ("failed", vec!["code 3: bad file".to_string()]));
+        assert_eq!(
+            (r.status.as_str(), r.errors),
+            ("failed", vec!["code 3: bad file".to_string()])
+        );
         for (state, ledger) in [
             ("BATCH_STATE_PENDING", "validating"),
             ("BATCH_STATE_RUNNING", "in_progress"),
@@ -499,7 +511,10 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert!(err.to_string().contains("GLOSSA_TEST_UNSET_VAR_36"), "{err}");
+        assert!(
+            err.to_string().contains("GLOSSA_TEST_UNSET_VAR_36"),
+            "{err}"
+        );
         let local = GeminiBatches::new(Some("http://127.0.0.1:9/v1beta"), None).unwrap();
         assert_eq!(local.base_shown(), "http://127.0.0.1:9/v1beta");
     }

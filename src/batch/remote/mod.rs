@@ -151,8 +151,13 @@ impl Service {
     ) -> Result<Remote, http::RemoteError> {
         match self {
             Service::OpenAi(s) => {
-                let metadata = [("glossa_run", run.to_string()), ("glossa_part", part.to_string())];
-                Ok(Remote::from(&s.create(input, super::api::ENDPOINT, &metadata).await?))
+                let metadata = [
+                    ("glossa_run", run.to_string()),
+                    ("glossa_part", part.to_string()),
+                ];
+                Ok(Remote::from(
+                    &s.create(input, super::api::ENDPOINT, &metadata).await?,
+                ))
             }
             Service::Gemini(s) => {
                 let name = format!("glossa {run} part {part}");

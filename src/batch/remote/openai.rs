@@ -180,7 +180,10 @@ impl OpenAiBatches {
     /// The batch as the service sees it now.
     pub async fn get(&self, batch_id: &str) -> Result<BatchObject, RemoteError> {
         let url = format!("{}/batches/{}", self.base, path_segment(batch_id));
-        let reply = self.http.send("GET", &url, || self.http.client.get(&url)).await?;
+        let reply = self
+            .http
+            .send("GET", &url, || self.http.client.get(&url))
+            .await?;
         self.http.parse("GET", &url, &reply)
     }
 
@@ -196,7 +199,10 @@ impl OpenAiBatches {
             if let Some(a) = &after {
                 url.push_str(&format!("&after={}", path_segment(a)));
             }
-            let reply = self.http.send("GET", &url, || self.http.client.get(&url)).await?;
+            let reply = self
+                .http
+                .send("GET", &url, || self.http.client.get(&url))
+                .await?;
             let page: BatchList = self.http.parse("GET", &url, &reply)?;
             if let Some(found) = page
                 .data

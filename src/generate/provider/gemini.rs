@@ -34,7 +34,8 @@ impl Api for Generate {
     const NAME: &'static str = NAME;
 
     fn body(&self, _model: &str, req: &Request) -> Vec<u8> {
-        serde_json::to_vec(&body(&req.prompt, &self.config)).expect("a request body always serialises")
+        serde_json::to_vec(&body(&req.prompt, &self.config))
+            .expect("a request body always serialises")
     }
 
     const JUDGE: Judge = judge;

@@ -157,12 +157,18 @@ async fn upload(
     let command = header(&headers, "x-goog-upload-command").unwrap_or_default();
     if command == "start" {
         if header(&headers, "x-goog-upload-protocol").as_deref() != Some("resumable") {
-            return error(StatusCode::BAD_REQUEST, "X-Goog-Upload-Protocol must be resumable");
+            return error(
+                StatusCode::BAD_REQUEST,
+                "X-Goog-Upload-Protocol must be resumable",
+            );
         }
         let Some(size) = header(&headers, "x-goog-upload-header-content-length")
             .and_then(|v| v.parse::<usize>().ok())
         else {
-            return error(StatusCode::BAD_REQUEST, "no X-Goog-Upload-Header-Content-Length");
+            return error(
+                StatusCode::BAD_REQUEST,
+                "no X-Goog-Upload-Header-Content-Length",
+            );
         };
         let start: Value = match serde_json::from_slice(&body) {
             Ok(v) => v,
@@ -187,7 +193,13 @@ async fn upload(
         let url = format!(
             "https://uploads.example.invalid/upload/v1beta/files?upload_id={id}&upload_protocol=resumable"
         );
-        return ([("x-goog-upload-url", url), ("x-goog-upload-status", "active".into())], "")
+        return (
+            [
+                ("x-goog-upload-url", url),
+                ("x-goog-upload-status", "active".into()),
+            ],
+            "",
+        )
             .into_response();
     }
     let Some(id) = query.get("upload_id").cloned() else {
@@ -201,7 +213,10 @@ async fn upload(
         return error(StatusCode::NOT_FOUND, "no such upload");
     };
     if offset != session.bytes.len() {
-        return error(StatusCode::BAD_REQUEST, "X-Goog-Upload-Offset is not the bytes received");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "X-Goog-Upload-Offset is not the bytes received",
+        );
     }
     session.bytes.extend_from_slice(&body);
     match command.as_str() {
@@ -242,7 +257,9 @@ async fn upload(
 /// The batch's file name, from snake_case or camelCase fields.
 fn input_file(body: &Value) -> Option<String> {
     let batch = &body["batch"];
-    let config = batch.get("input_config").or_else(|| batch.get("inputConfig"))?;
+    let config = batch
+        .get("input_config")
+        .or_else(|| batch.get("inputConfig"))?;
     config
         .get("file_name")
         .or_else(|| config.get("fileName"))?
@@ -322,7 +339,10 @@ async fn retrieve(
         *p += 1;
         *p
     };
-    let state_now = s.batches[i]["metadata"]["state"].as_str().unwrap().to_string();
+    let state_now = s.batches[i]["metadata"]["state"]
+        .as_str()
+        .unwrap()
+        .to_string();
     if state_now == "BATCH_STATE_PENDING" || state_now == "BATCH_STATE_RUNNING" {
         if polls <= s.polls_before_done {
             s.batches[i]["metadata"]["state"] = json!("BATCH_STATE_RUNNING");
@@ -408,7 +428,9 @@ async fn download(
         return error(StatusCode::BAD_REQUEST, "alt=media expected");
     }
     match s.files.get(&format!("files/{id}")) {
-        Some(text) => ([("content-type", "application/octet-stream")], text.clone()).into_response(),
+        Some(text) => {
+            ([("content-type", "application/octet-stream")], text.clone()).into_response()
+        }
         None => error(StatusCode::NOT_FOUND, "no such file"),
     }
 }
