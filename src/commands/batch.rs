@@ -9,7 +9,7 @@ use super::run as run_cmd;
 use crate::batch::api::{custom_id, Dialect, Limits, Sampling};
 use crate::batch::orchestrate::batch_dialect;
 use crate::batch::remote::{
-    set_aside_unexecuted, write_parts, Ledger, Part, Service, LEDGER_FILE, PARTS_DIR,
+    set_aside_unexecuted, unanswered, write_parts, Ledger, Part, Service, LEDGER_FILE, PARTS_DIR,
 };
 use crate::batch::{self, Todo};
 use crate::cli::{
@@ -435,6 +435,16 @@ fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
         }
         ledger.parts[i].results = results;
         ledger.save(dir)?;
+        let unanswered = unanswered(dir, &ledger.parts[i])?;
+        if dialect == Dialect::Gemini && unanswered > 0 {
+            eprintln!(
+                "{unanswered} requests of batch {} have no result (the batch {} first): their calls \
+                 stay missing, and `glossa batch submit {}` sends them again",
+                part.batch_id.as_deref().unwrap_or(""),
+                part.status.as_deref().unwrap_or("stopped"),
+                dir.display()
+            );
+        }
     }
 
     // Record them as `run --batch-in` does: first new calls, then retries.

@@ -328,6 +328,10 @@ async fn an_expired_gemini_batch_is_completed_by_a_batch_of_only_the_missing_cal
     assert!(found.contains("found batch batches/b001"), "{found}");
     assert_eq!(service.with(|s| (s.batches.len(), s.creates.len())), (1, 1));
     assert!(err.contains("28 of 48 calls have no result yet"), "{err}");
+    assert!(
+        err.contains("28 requests of batch batches/b001 have no result (the batch expired first)"),
+        "{err}"
+    );
     assert!(err.contains("glossa batch submit"), "{err}");
     let records = jsonl(&dir.join("calls.jsonl"));
     assert_eq!(records.len(), 20);

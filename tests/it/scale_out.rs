@@ -262,7 +262,10 @@ fn batch_out_writes_one_valid_request_per_call_with_parseable_ids() {
         ],
         2,
     );
-    assert!(err.contains("--provider openai,gemini cannot be used"), "{err}");
+    assert!(
+        err.contains("--provider openai,gemini cannot be used"),
+        "{err}"
+    );
     let (_, err) = run(
         cwd,
         &[

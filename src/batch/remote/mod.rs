@@ -419,6 +419,22 @@ pub fn write_parts(
     Ok(parts)
 }
 
+/// How many of a part's requests have no line in its downloaded results
+/// (Gemini: the requests a batch that expired or was cancelled never
+/// ran).
+pub fn unanswered(dir: &Path, part: &Part) -> Result<usize, LedgerError> {
+    let mut lines = 0usize;
+    for file in &part.results {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| LedgerError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        lines += text.lines().filter(|l| !l.trim().is_empty()).count();
+    }
+    Ok(part.requests.saturating_sub(lines))
+}
+
 /// The error codes of requests a batch never executed (it expired or was
 /// cancelled first): no result, so the call stays missing, not failed.
 pub const UNEXECUTED: [&str; 2] = ["batch_expired", "batch_cancelled"];
