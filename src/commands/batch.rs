@@ -86,14 +86,16 @@ fn service(
     )?)
 }
 
-fn load_ledger(dir: &Path) -> anyhow::Result<Ledger> {
-    Ledger::load(dir)?.with_context(|| {
+fn load_ledger(dir: &Path, dialect: Dialect) -> anyhow::Result<Ledger> {
+    let ledger = Ledger::load(dir)?.with_context(|| {
         format!(
             "{}: no {LEDGER_FILE}: nothing was submitted from this run (glossa batch submit {})",
             dir.display(),
             dir.display()
         )
-    })
+    })?;
+    ledger.check_service(dir, dialect)?;
+    Ok(ledger)
 }
 
 fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
@@ -114,6 +116,7 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
     }
     let pipelines = crate::batch::orchestrate::batch_pipelines(&config, &glossary, &template)?;
     let mut ledger = Ledger::load(dir)?.unwrap_or_else(|| Ledger::new(dialect.provider()));
+    ledger.check_service(dir, dialect)?;
     let api = service(
         &config,
         dialect,
@@ -272,8 +275,8 @@ async fn refresh(api: &Service, dir: &Path, ledger: &mut Ledger) -> anyhow::Resu
 fn status(args: BatchStatusArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let config = load_config(dir)?;
-    let mut ledger = load_ledger(dir)?;
     let dialect = batch_dialect(&config).unwrap_or_default();
+    let mut ledger = load_ledger(dir, dialect)?;
     let api = service(
         &config,
         dialect,
@@ -357,7 +360,7 @@ fn render(ledger: &Ledger, format: Format) -> String {
 fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let (config, dialect) = open_run(dir)?;
-    let mut ledger = load_ledger(dir)?;
+    let mut ledger = load_ledger(dir, dialect)?;
     let api = service(
         &config,
         dialect,

@@ -55,7 +55,8 @@ pub const PROVIDER: &str = "openai";
 
 /// Whose batch files a run writes and reads: OpenAI's Batch API (and the
 /// services compatible with it), or Gemini's batch mode of
-/// `generateContent`. See docs/formats.md, "Batch files".
+/// `generateContent`. See README, "Millions of calls", and docs/formats.md,
+/// "Batches at the provider".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Dialect {
     #[default]

@@ -53,6 +53,17 @@ pub enum LedgerError {
     RequestLine { path: PathBuf, line: usize },
     #[error("one request line is {bytes} bytes, more than one batch file may hold ({max} bytes)")]
     LineTooLong { bytes: u64, max: u64 },
+    #[error(
+        "{}: part {part} was written for the {found} batch service, and this run's provider is \
+         {wanted}; its requests cannot go to this run's service",
+        path.display()
+    )]
+    OtherService {
+        path: PathBuf,
+        part: u32,
+        found: String,
+        wanted: &'static str,
+    },
     #[error(transparent)]
     Batch(#[from] BatchError),
     #[error(transparent)]
@@ -313,6 +324,25 @@ impl Ledger {
         Ok(ids)
     }
 
+    /// Refuse a ledger whose parts were written for another service than
+    /// `dialect` (the run's): their request lines are not its requests.
+    pub fn check_service(&self, dir: &Path, dialect: Dialect) -> Result<(), LedgerError> {
+        let wanted = dialect.provider();
+        let part = self
+            .parts
+            .iter()
+            .find(|p| p.service.as_deref().unwrap_or(&self.service) != wanted);
+        match part {
+            Some(p) => Err(LedgerError::OtherService {
+                path: dir.join(LEDGER_FILE),
+                part: p.part,
+                found: p.service.clone().unwrap_or_else(|| self.service.clone()),
+                wanted,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The number the next part gets.
     pub fn next_part(&self) -> u32 {
         self.parts.iter().map(|p| p.part).max().unwrap_or(0) + 1
@@ -527,6 +557,17 @@ mod tests {
         }
         let ids = ledger.in_flight(dir.path()).unwrap();
         assert_eq!(ids.len(), 2);
+        // A ledger from before Gemini: its parts are the ledger's service's.
+        assert!(ledger.check_service(dir.path(), Dialect::OpenAi).is_ok());
+        ledger.parts[1].service = Some("gemini".into());
+        let err = ledger
+            .check_service(dir.path(), Dialect::OpenAi)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("part 2 was written for the gemini batch service"),
+            "{err}"
+        );
         assert!(ids.contains("a|1|q") && !ids.contains("a|1|r"));
         std::fs::write(dir.path().join("batches/part-001.jsonl"), "{}\n").unwrap();
         let err = ledger.in_flight(dir.path()).unwrap_err().to_string();
