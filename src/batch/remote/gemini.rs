@@ -3,7 +3,8 @@
 //! the request file uploaded through the Files API's resumable protocol
 //! (`POST {root}/upload/v1beta/files` with `X-Goog-Upload-Command: start`,
 //! then the bytes to the `X-Goog-Upload-URL` it returns, the last chunk
-//! with `upload, finalize`), the batch created with
+//! with `upload, finalize`; after a chunk without an answer, a `query`
+//! says how many bytes arrived and the upload goes on from there), the batch created with
 //! `POST {root}/v1beta/models/{model}:batchGenerateContent`
 //! (`{"batch": {"displayName", "inputConfig": {"fileName"}}}`: proto
 //! JSON's canonical lowerCamelCase, as the SDK sends it), read
@@ -15,7 +16,7 @@
 //! (super::http).
 
 pub use super::http::RemoteError;
-use super::http::{path_segment, KeyHeader, ServiceHttp};
+use super::http::{backoff, path_segment, KeyHeader, ServiceHttp};
 use super::{Remote, RequestCounts};
 use crate::generate::provider::{base_url, display_url, env_key, is_local};
 use serde_json::{json, Value};
@@ -115,15 +116,16 @@ impl GeminiBatches {
         let upload_url = self.same_origin(&given, &url)?;
         let mut offset = 0u64;
         let mut chunk = vec![0u8; self.chunk_bytes.max(1)];
+        let mut failures = 0u32;
         loop {
             file.seek(SeekFrom::Start(offset)).map_err(read)?;
             let n = read_full(&mut file, &mut chunk).map_err(read)?;
             let last = offset + n as u64 >= size;
             let command = if last { "upload, finalize" } else { "upload" };
             let bytes = chunk[..n].to_vec();
-            let response = self
+            let sent = self
                 .http
-                .respond("POST", &upload_url, || {
+                .respond_tries(1, "POST", &upload_url, || {
                     self.http
                         .client
                         .post(&upload_url)
@@ -131,13 +133,31 @@ impl GeminiBatches {
                         .header("X-Goog-Upload-Offset", offset.to_string())
                         .body(bytes.clone())
                 })
-                .await?;
-            let status = response
-                .headers()
-                .get("x-goog-upload-status")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_string();
+                .await;
+            let response = match sent {
+                Ok(response) => response,
+                // The bytes may have arrived though the answer did not:
+                // ask the service how many it holds, and go on from there.
+                Err(e) if e.is_transient() && failures + 1 < self.http.attempts => {
+                    failures += 1;
+                    tokio::time::sleep(backoff(failures)).await;
+                    let asked = self.query(&upload_url).await?;
+                    if header(&asked, "x-goog-upload-status") == "final" {
+                        return self.uploaded_name(&upload_url, asked).await;
+                    }
+                    offset = header(&asked, "x-goog-upload-size-received")
+                        .parse()
+                        .map_err(|_| RemoteError::BadReply {
+                            method: "POST",
+                            url: display_url(&upload_url),
+                            detail: "no X-Goog-Upload-Size-Received in the answer to a query"
+                                .to_string(),
+                        })?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let status = header(&response, "x-goog-upload-status");
             offset += n as u64;
             if last {
                 if status != "final" {
@@ -149,17 +169,7 @@ impl GeminiBatches {
                         ),
                     });
                 }
-                let reply = self.http.text("POST", &upload_url, response).await?;
-                let file: Value = self.http.parse("POST", &upload_url, &reply)?;
-                let name = file
-                    .pointer("/file/name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| RemoteError::BadReply {
-                        method: "POST",
-                        url: display_url(&upload_url),
-                        detail: "no file.name in the reply".to_string(),
-                    })?;
-                return Ok(name.to_string());
+                return self.uploaded_name(&upload_url, response).await;
             }
             if status != "active" {
                 return Err(RemoteError::BadReply {
@@ -171,6 +181,37 @@ impl GeminiBatches {
                 });
             }
         }
+    }
+
+    /// `X-Goog-Upload-Command: query`: how far an upload got.
+    async fn query(&self, upload_url: &str) -> Result<reqwest::Response, RemoteError> {
+        self.http
+            .respond("POST", upload_url, || {
+                self.http
+                    .client
+                    .post(upload_url)
+                    .header("X-Goog-Upload-Command", "query")
+            })
+            .await
+    }
+
+    /// The name (`files/...`) in the answer to a finished upload.
+    async fn uploaded_name(
+        &self,
+        upload_url: &str,
+        response: reqwest::Response,
+    ) -> Result<String, RemoteError> {
+        let reply = self.http.text("POST", upload_url, response).await?;
+        let file: Value = self.http.parse("POST", upload_url, &reply)?;
+        let name = file
+            .pointer("/file/name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RemoteError::BadReply {
+                method: "POST",
+                url: display_url(upload_url),
+                detail: "no file.name in the reply".to_string(),
+            })?;
+        Ok(name.to_string())
     }
 
     /// The upload URL the service gave, at the base's scheme, host and
@@ -306,6 +347,16 @@ fn split_version(url: &str) -> (String, String) {
         }
     }
     (url.to_string(), "v1beta".to_string())
+}
+
+/// A response header's value ("" when absent).
+fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Read until `buf` is full or the file ends; the bytes read.

@@ -150,6 +150,17 @@ impl ServiceHttp {
         url: &str,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, RemoteError> {
+        self.respond_tries(self.attempts, method, url, build).await
+    }
+
+    /// [`Self::respond`] with at most `attempts` tries.
+    pub async fn respond_tries(
+        &self,
+        attempts: u32,
+        method: &'static str,
+        url: &str,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, RemoteError> {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -189,9 +200,8 @@ impl ServiceHttp {
                 ),
             };
             match wait {
-                Some(after) if attempt < self.attempts => {
-                    let backoff = Duration::from_secs(1 << (attempt - 1).min(6));
-                    tokio::time::sleep(after.unwrap_or(backoff).min(MAX_WAIT)).await;
+                Some(after) if attempt < attempts => {
+                    tokio::time::sleep(after.unwrap_or(backoff(attempt)).min(MAX_WAIT)).await;
                 }
                 _ => return Err(error),
             }
@@ -276,6 +286,23 @@ impl ServiceHttp {
         }
         out.commit()?;
         Ok(written)
+    }
+}
+
+/// The wait before try `attempt + 1` when the server names none: 1, 2,
+/// 4... seconds.
+pub fn backoff(attempt: u32) -> Duration {
+    Duration::from_secs(1 << attempt.saturating_sub(1).min(6))
+}
+
+impl RemoteError {
+    /// A failure another try may mend: a 429 or 5xx, or no answer.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            RemoteError::Status { status, .. } => *status == 429 || *status >= 500,
+            RemoteError::Connect { .. } => true,
+            _ => false,
+        }
     }
 }
 

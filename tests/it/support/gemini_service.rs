@@ -5,8 +5,9 @@
 //! client must bring back here; then `upload` / `upload, finalize` chunks),
 //! `POST /v1beta/models/{model}:batchGenerateContent`, `GET
 //! /v1beta/batches[/{id}]` (Operations whose `metadata` is the batch) and
-//! `GET /download/v1beta/files/{id}:download?alt=media`. Faults: 429 with
-//! Retry-After on create, a batch that expires with only some requests
+//! `GET /download/v1beta/files/{id}:download?alt=media`. Faults: a chunk
+//! kept but answered 503 (the client must `query` the upload's size), 429
+//! with Retry-After on create, a batch that expires with only some requests
 //! answered (the others have no line), failed requests (an `error` line),
 //! and result lines in reverse order. A batch finishes on the first `GET`
 //! after `polls_before_done` polls, answering every request with `answer`.
@@ -30,6 +31,8 @@ struct Session {
     size: usize,
     start: Value,
     bytes: Vec<u8>,
+    /// The File, once finalized.
+    done: Option<Value>,
 }
 
 #[derive(Debug, Default)]
@@ -54,6 +57,9 @@ pub struct GeminiState {
     pub keys: Vec<Option<String>>,
     /// Answer this many further creates with 429 and Retry-After: 1.
     pub rate_limit_creates: usize,
+    /// Keep the bytes of this many further chunks, then answer 503 (the
+    /// client must ask how far the upload got, not send them again).
+    pub lose_chunk_answers: usize,
     /// Answer at most this many requests of a batch, then expire it.
     pub answer_at_most: Option<usize>,
     /// These keys fail (an `error` line in the results).
@@ -186,6 +192,7 @@ async fn upload(
                 size,
                 start,
                 bytes: Vec::new(),
+                done: None,
             },
         );
         // At another host, as Google's are: the client must send the
@@ -209,20 +216,51 @@ async fn upload(
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(usize::MAX);
     s.chunks.push((command.clone(), offset, body.len()));
+    if command == "query" {
+        let Some(session) = s.sessions.get(&id) else {
+            return error(StatusCode::NOT_FOUND, "no such upload");
+        };
+        let received = session.bytes.len().to_string();
+        let status = if session.done.is_some() {
+            "final"
+        } else {
+            "active"
+        };
+        let body = match &session.done {
+            Some(file) => json!({ "file": file }).to_string(),
+            None => String::new(),
+        };
+        return (
+            [
+                ("x-goog-upload-status", status.to_string()),
+                ("x-goog-upload-size-received", received),
+            ],
+            body,
+        )
+            .into_response();
+    }
+    let lose = s.lose_chunk_answers > 0 && command == "upload";
     let Some(session) = s.sessions.get_mut(&id) else {
         return error(StatusCode::NOT_FOUND, "no such upload");
     };
-    if offset != session.bytes.len() {
+    if offset != session.bytes.len() || session.done.is_some() {
         return error(
             StatusCode::BAD_REQUEST,
             "X-Goog-Upload-Offset is not the bytes received",
         );
     }
     session.bytes.extend_from_slice(&body);
+    if lose {
+        s.lose_chunk_answers -= 1;
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The service is currently unavailable.",
+        );
+    }
     match command.as_str() {
         "upload" => ([("x-goog-upload-status", "active")], "").into_response(),
         "upload, finalize" => {
-            let session = s.sessions.remove(&id).unwrap();
+            let session = s.sessions[&id].clone();
             if session.bytes.len() != session.size {
                 return error(StatusCode::BAD_REQUEST, "fewer bytes than declared");
             }
@@ -244,6 +282,7 @@ async fn upload(
                 "state": "ACTIVE", "source": "UPLOADED",
             });
             s.replies.push(("file".into(), file.clone()));
+            s.sessions.get_mut(&id).unwrap().done = Some(file.clone());
             (
                 [("x-goog-upload-status", "final")],
                 Json(json!({ "file": file })),
