@@ -17,6 +17,10 @@
 import (a copy of src/ where retrieve imports generate) and passes on the
 copy without it.
 
+4. `cli` and `commands` are the binary's (declared in main.rs, not lib.rs):
+   the library is crate-private by default and offers the binary only what
+   it makes `pub`.
+
 Prints what breaks a rule and exits 1; prints a summary and exits 0 otherwise.
 """
 import os
@@ -45,6 +49,9 @@ LAYERS = [
     ["cli", "commands"],
 ]
 FLOOR = {name: i for i, names in enumerate(LAYERS) for name in names}
+# The top floor is the binary's (declared in main.rs): the library reaches
+# none of it, and it reaches the library only through `pub` items.
+BINARY = ("cli", "commands")
 
 
 def modules():
@@ -77,6 +84,9 @@ def imports(module, path, files):
         return None
 
     code = code_of(path)
+    if module[0] in BINARY:
+        # The binary names the library by its crate name.
+        code = re.sub(r"\bglossa::", "crate::", code)
     out = set()
     for ref in re.findall(r"(?:crate|super)(?:::(?:super|[A-Za-z_]\w*))+", code):
         segments = ref.split("::")
@@ -147,8 +157,13 @@ def main():
                     f"backward import: {'::'.join(module)} (floor {FLOOR[module[0]]}) imports "
                     f"{'::'.join(target)} (floor {FLOOR[target[0]]}); lower floors never import upper ones"
                 )
+    lib = open(os.path.join(SRC, "lib.rs"), encoding="utf-8").read()
+    for name in BINARY:
+        if re.search(rf"^\s*(pub(\([^)]*\))?\s+)?mod {name}\b", lib, flags=re.M):
+            bad = True
+            print(f"src/lib.rs declares `{name}`: the command line belongs to the binary (main.rs)")
     for module, path in sorted(files.items()):
-        if module[0] in ("cli", "commands"):
+        if module[0] in BINARY:
             continue
         if re.search(r"\bclap(_\w+)?::|\buse clap\b", code_of(path)):
             bad = True

@@ -1,18 +1,19 @@
 //! Command-line definitions only (clap derive); behaviour lives in
 //! `commands/`.
 
-use crate::generate::provider;
-use crate::invariants::Mode;
-use crate::report::Format;
-use crate::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
-use crate::retrieve::LEMMAS;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use glossa::generate::provider;
+use glossa::invariants::Mode;
+use glossa::report::Format;
+use glossa::retrieve::params::{BadParam, Tunable, EDIT_ONE_FROM, EDIT_TWO_FROM, THRESHOLD};
+use glossa::retrieve::LEMMAS;
 use std::path::PathBuf;
 
 /// The bundled café demo, used when no files are named.
-pub const DEMO_GLOSSARY: &str = crate::demo::GLOSSARY;
-pub const DEMO_POSTS: &str = crate::demo::POSTS;
-pub const DEMO_LABELS: &str = crate::demo::LABELS;
+pub const DEMO_GLOSSARY: &str = glossa::demo::GLOSSARY;
+pub const DEMO_POSTS: &str = glossa::demo::POSTS;
+pub const DEMO_LABELS: &str = glossa::demo::LABELS;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -318,7 +319,7 @@ pub struct CompletionsArgs {
 }
 
 /// Which labelled posts to score (a library type; its flag words below).
-pub use crate::dataset::SplitChoice;
+pub use glossa::dataset::SplitChoice;
 
 // Defaults, help and accepted values come from the library's tunables
 // table, so they are written once (`retrieve::params`).
@@ -343,10 +344,10 @@ fn parse_whole(t: &Tunable, s: &str) -> Result<u16, BadParam> {
     Ok(t.parse(s)? as u16)
 }
 
-impl From<&RetrieverArgs> for crate::retrieve::Params {
-    fn from(args: &RetrieverArgs) -> crate::retrieve::Params {
+impl From<&RetrieverArgs> for glossa::retrieve::Params {
+    fn from(args: &RetrieverArgs) -> glossa::retrieve::Params {
         let paths = [(LEMMAS.name, &args.lemmas)];
-        crate::retrieve::Params {
+        glossa::retrieve::Params {
             threshold: args.threshold,
             edit_one_from: usize::from(args.edit_one_from),
             edit_two_from: usize::from(args.edit_two_from),
@@ -360,38 +361,62 @@ impl From<&RetrieverArgs> for crate::retrieve::Params {
     }
 }
 
-/// `clap::ValueEnum` for a library enum, here so that nothing below the
-/// CLI names clap: each variant with the word the flag takes and its help.
-macro_rules! value_enum {
+/// A library enum a flag takes, with the word and help of each value: the
+/// library's enums are foreign to the binary, so they get this trait and
+/// [`choice`]'s parser rather than `clap::ValueEnum` (and nothing below the
+/// CLI names clap).
+pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
+    fn choices() -> Vec<(Self, PossibleValue)>;
+
+    /// The word the flag takes for `self` (for `default_value`).
+    fn word(self) -> &'static str;
+}
+
+/// The value parser of a [`Choice`] flag: its words (shown by `--help`,
+/// completed by the shells) and the value each names.
+pub fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
+    let choices = T::choices();
+    let words = choices.iter().map(|(_, possible)| possible.clone());
+    PossibleValuesParser::new(words).map(move |word| {
+        choices
+            .iter()
+            .find(|(_, possible)| possible.get_name() == word)
+            .map(|(value, _)| *value)
+            // PossibleValuesParser let only these words through.
+            .expect("a word of the choices")
+    })
+}
+
+macro_rules! choices {
     ($ty:ty { $($variant:ident => $name:literal, $help:literal;)+ }) => {
-        impl ValueEnum for $ty {
-            fn value_variants<'a>() -> &'a [Self] {
-                &[$(<$ty>::$variant),+]
+        impl Choice for $ty {
+            fn choices() -> Vec<(Self, PossibleValue)> {
+                vec![$((<$ty>::$variant, PossibleValue::new($name).help($help))),+]
             }
 
-            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-                Some(match self {
-                    $(<$ty>::$variant => clap::builder::PossibleValue::new($name).help($help)),+
-                })
+            fn word(self) -> &'static str {
+                match self {
+                    $(<$ty>::$variant => $name),+
+                }
             }
         }
     };
 }
 
-value_enum!(crate::report::Format {
+choices!(glossa::report::Format {
     Table => "table", "Aligned table for the terminal";
     Markdown => "markdown", "GitHub-flavoured Markdown tables";
     Json => "json", "Machine-readable JSON on stdout";
     Csv => "csv", "Comma-separated values, one header row";
 });
 
-value_enum!(crate::dataset::SplitChoice {
+choices!(glossa::dataset::SplitChoice {
     Dev => "dev", "Posts labelled `dev`: use these for tuning";
     Test => "test", "Posts labelled `test`: report these; never tune on them";
     All => "all", "Every labelled post";
 });
 
-value_enum!(crate::interchange::SheetFormat {
+choices!(glossa::interchange::SheetFormat {
     Tsv => "tsv", "Tab-separated values";
     Csv => "csv", "Comma-separated values";
     Tbx => "tbx", "TermBase eXchange (XML); export writes TBX-Basic in TBX 2008 (martif)";
@@ -400,7 +425,7 @@ value_enum!(crate::interchange::SheetFormat {
     Ods => "ods", "OpenDocument spreadsheet (import only; --sheet picks the sheet)";
 });
 
-value_enum!(crate::interchange::Engine {
+choices!(glossa::interchange::Engine {
     Deepl => "deepl", "DeepL glossary CSV: source,target, no header";
     Google => "google", "Google Cloud Translation unidirectional glossary: source,target, no header";
     GoogleSets => "google-sets", "Google Cloud Translation equivalent term sets: a header of language codes (+ description)";
@@ -408,43 +433,44 @@ value_enum!(crate::interchange::Engine {
     AmazonTsv => "amazon-tsv", "Amazon Translate custom terminology TSV";
 });
 
-value_enum!(crate::interchange::Tms {
+choices!(glossa::interchange::Tms {
     Crowdin => "crowdin", "Crowdin glossary CSV: Term [en], Description [en], Part of speech [en], Term [xx], Description [xx]";
     Lokalise => "lokalise", "Lokalise glossary CSV: term, description, case_sensitive, translatable, forbidden, tags, translation_xx, description_xx";
 });
 
 /// `export --to`: every sheet format (`SheetFormat`'s words), the engines,
 /// then the translation-management systems.
-impl ValueEnum for crate::interchange::ExportFormat {
-    fn value_variants<'a>() -> &'a [Self] {
-        use crate::interchange::{Engine, ExportFormat, SheetFormat, Tms};
-        static ALL: std::sync::LazyLock<Vec<ExportFormat>> = std::sync::LazyLock::new(|| {
-            SheetFormat::value_variants()
-                .iter()
-                .map(|f| ExportFormat::Sheet(*f))
-                .chain(Engine::ALL.map(ExportFormat::Engine))
-                .chain(Tms::ALL.map(ExportFormat::Tms))
-                .collect()
-        });
-        &ALL
+impl Choice for glossa::interchange::ExportFormat {
+    fn choices() -> Vec<(Self, PossibleValue)> {
+        use glossa::interchange::{Engine, ExportFormat, SheetFormat, Tms};
+        let sheets = SheetFormat::choices()
+            .into_iter()
+            .map(|(f, p)| (ExportFormat::Sheet(f), p));
+        let engines = Engine::choices()
+            .into_iter()
+            .map(|(e, p)| (ExportFormat::Engine(e), p));
+        let systems = Tms::choices()
+            .into_iter()
+            .map(|(t, p)| (ExportFormat::Tms(t), p));
+        sheets.chain(engines).chain(systems).collect()
     }
 
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+    fn word(self) -> &'static str {
         match self {
-            crate::interchange::ExportFormat::Sheet(f) => f.to_possible_value(),
-            crate::interchange::ExportFormat::Engine(e) => e.to_possible_value(),
-            crate::interchange::ExportFormat::Tms(t) => t.to_possible_value(),
+            Self::Sheet(f) => f.word(),
+            Self::Engine(e) => e.word(),
+            Self::Tms(t) => t.word(),
         }
     }
 }
 
-value_enum!(crate::eval::PerPost {
+choices!(glossa::eval::PerPost {
     Auto => "auto", "Keep them up to 10,000 posts, then leave them out";
     On => "on", "Always keep them";
     Off => "off", "Leave them out";
 });
 
-value_enum!(crate::generate::simplify::Simplify {
+choices!(glossa::generate::simplify::Simplify {
     Rules => "rules", "Split into sentences on sentence punctuation and line breaks, trimmed";
     Llm => "llm", "One model call with prompts/simplify.v1.md";
     None => "none", "Use the text as it is";
@@ -483,10 +509,10 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub params: RetrieverArgs,
     /// Which labelled posts to score
-    #[arg(long, value_enum, default_value_t = SplitChoice::All)]
+    #[arg(long, value_parser = choice::<SplitChoice>(), default_value = SplitChoice::All.word())]
     pub split: SplitChoice,
     /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
     /// Add a table broken down by tag
     #[arg(long)]
@@ -495,29 +521,29 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_save: bool,
     /// Where results are saved
-    #[arg(long, default_value = crate::runs::RUNS_DIR)]
+    #[arg(long, default_value = glossa::runs::RUNS_DIR)]
     pub runs_dir: PathBuf,
     /// Compare every pair of retrievers: paired randomisation test over posts on completeness and recall
     #[arg(long)]
     pub compare: bool,
     /// --compare: resamples of the randomisation test
-    #[arg(long, default_value_t = crate::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = glossa::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
     pub resamples: u32,
     /// --compare: seed of the randomisation test
-    #[arg(long, default_value_t = crate::stats::DEFAULT_SEED)]
+    #[arg(long, default_value_t = glossa::stats::DEFAULT_SEED)]
     pub seed: u64,
     /// Exit 1 when a ratio falls below its bound: [RETRIEVER:]recall|precision|complete=MIN, comma-separated
-    #[arg(long, value_name = "FIGURE=MIN", value_delimiter = ',', value_parser = crate::gate::parse_under)]
-    pub fail_under: Vec<crate::gate::Bound>,
+    #[arg(long, value_name = "FIGURE=MIN", value_delimiter = ',', value_parser = glossa::gate::parse_under)]
+    pub fail_under: Vec<glossa::gate::Bound>,
     /// Exit 1 when a count exceeds its bound: [RETRIEVER:]wrong_sense|extra|missed=MAX, comma-separated
-    #[arg(long, value_name = "FIGURE=MAX", value_delimiter = ',', value_parser = crate::gate::parse_over)]
-    pub fail_over: Vec<crate::gate::Bound>,
+    #[arg(long, value_name = "FIGURE=MAX", value_delimiter = ',', value_parser = glossa::gate::parse_over)]
+    pub fail_over: Vec<glossa::gate::Bound>,
     /// Worker threads (default: one per core)
     #[arg(long, short = 'j', default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
     /// Per-post details in the JSON result: auto keeps them up to 10,000 posts
-    #[arg(long, value_enum, default_value_t = crate::eval::PerPost::Auto)]
-    pub per_post: crate::eval::PerPost,
+    #[arg(long, value_parser = choice::<glossa::eval::PerPost>(), default_value = glossa::eval::PerPost::Auto.word())]
+    pub per_post: glossa::eval::PerPost,
     /// Stream one JSON line per (retriever, post) to this file: the scalable per-post form
     #[arg(long, value_name = "FILE")]
     pub per_post_jsonl: Option<PathBuf>,
@@ -534,7 +560,7 @@ pub struct RetrieveArgs {
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever; `a+b` is a union, `a|f` a filter (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    #[arg(long, short = 'r', default_value = glossa::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -542,7 +568,7 @@ pub struct RetrieveArgs {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
     pub compiled: CompiledMode,
     /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
@@ -563,7 +589,7 @@ pub struct CompileArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// The cache folder: the file goes to DIR/compiled/NAME-HASH.glossa-index, where translate and retrieve look
-    #[arg(long, value_name = "DIR", default_value = crate::generate::cache::DEFAULT_DIR)]
+    #[arg(long, value_name = "DIR", default_value = glossa::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
 }
 
@@ -572,7 +598,7 @@ pub struct PhrasesArgs {
     /// The text; `-` or nothing reads standard input
     pub text: Option<String>,
     /// Output format (json: an array of every phrase key, in order)
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
@@ -602,22 +628,22 @@ pub struct ProviderArgs {
     pub max_tokens: Option<MaxTokens>,
     /// Request field for --max-tokens (OpenAI-compatible APIs): max_tokens or max_completion_tokens [default: max_completion_tokens for models named o1…, o3…, o4…, gpt-5…; max_tokens otherwise]
     #[arg(long, value_name = "FIELD")]
-    pub max_tokens_field: Option<crate::generate::provider::MaxTokensField>,
+    pub max_tokens_field: Option<glossa::generate::provider::MaxTokensField>,
     /// Seconds before one attempt is abandoned
-    #[arg(long, default_value_t = crate::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
+    #[arg(long, default_value_t = glossa::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
     /// Attempts per provider before failing over (429, 5xx, timeouts are retried with backoff)
-    #[arg(long, default_value_t = crate::generate::retry::DEFAULT_ATTEMPTS)]
+    #[arg(long, default_value_t = glossa::generate::retry::DEFAULT_ATTEMPTS)]
     pub attempts: u32,
     /// Do not read or write the response cache
     #[arg(long)]
     pub no_cache: bool,
     /// Where model replies are cached
-    #[arg(long, default_value = crate::generate::cache::DEFAULT_DIR)]
+    #[arg(long, default_value = glossa::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
     /// How the text is simplified before retrieval and translation
-    #[arg(long, value_enum, default_value_t = crate::generate::simplify::Simplify::Rules)]
-    pub simplify: crate::generate::simplify::Simplify,
+    #[arg(long, value_parser = choice::<glossa::generate::simplify::Simplify>(), default_value = glossa::generate::simplify::Simplify::Rules.word())]
+    pub simplify: glossa::generate::simplify::Simplify,
     /// Prompt template file instead of the built-in prompts/translate.v1.md
     #[arg(long)]
     pub prompt: Option<PathBuf>,
@@ -643,7 +669,7 @@ pub struct TranslateArgs {
     #[arg(long, short = 'g', default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// Retriever (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    #[arg(long, short = 'r', default_value = glossa::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -653,13 +679,13 @@ pub struct TranslateArgs {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
     pub compiled: CompiledMode,
     /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none
-    #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
+    #[arg(long, value_name = "N", default_value_t = glossa::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
     pub repair: u32,
     /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: `warn` lists them, `fail` also exits 1, `off` skips the check (e.g. "£3.50" given as "£3.05")
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
     pub invariants: Mode,
     /// Output format (json: the whole trace; csv: the entries, the translation in its last column)
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
     /// Print only the translation (`glossa translate -q "…" > post.txt`); a problem the check found is one line on stderr
     #[arg(long, short = 'q', conflicts_with_all = ["format", "posts"])]
@@ -671,12 +697,12 @@ pub struct RunArgs {
     #[command(flatten)]
     pub data: LabelledSetArgs,
     /// Retrievers, comma-separated (`a+b` is a union; `all` the reference five)
-    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    #[arg(long, short = 'r', default_value = glossa::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
     /// Which labelled posts to run
-    #[arg(long, value_enum, default_value_t = SplitChoice::All)]
+    #[arg(long, value_parser = choice::<SplitChoice>(), default_value = SplitChoice::All.word())]
     pub split: SplitChoice,
     /// Runs per (retriever, post): real samples, never served from one another's cache
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -702,28 +728,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "RESULTS.jsonl")]
     pub batch_in: Vec<PathBuf>,
     /// Stop the run after this many calls in a row fail with the same 400/404 error (0: never)
-    #[arg(long, value_name = "N", default_value_t = crate::batch::DEFAULT_STOP_AFTER)]
+    #[arg(long, value_name = "N", default_value_t = glossa::batch::DEFAULT_STOP_AFTER)]
     pub stop_after_errors: u32,
     /// Price table (JSON: {"MODEL": {"input": USD, "output": USD}} per million tokens) to show the run's cost
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
     /// Make only shard I of N (0-based) of the calls, for N machines; `glossa merge` joins the run folders. `auto` (or `auto/N`) reads I and N from a job array's environment (Slurm, Kubernetes Indexed Job, AWS Batch, Cloud Run) and needs --out DIR: the task writes DIR/shard-IofN, and a rerun of the task resumes it
     #[arg(long, value_name = "I/N|auto", conflicts_with_all = ["resume", "retry_errors"])]
-    pub shard: Option<crate::run_dir::shard::ShardArg>,
+    pub shard: Option<glossa::run_dir::shard::ShardArg>,
     /// Most calls (retrievers x repeats x posts) a run may hold, also when resumed; more is refused as a likely typo
-    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    #[arg(long, value_name = "N", default_value_t = glossa::limits::DEFAULT_MAX_CALLS)]
     pub max_calls: u64,
     /// Output check: `shared` (a needed target counts wherever it stands, one place serves every entry), `strict` (each needed entry needs a place of its own) or `stem` (as shared, and words stemming like the target's count; needs a Snowball stemmer for the target language)
     #[arg(long, default_value = "shared", conflicts_with_all = ["resume", "retry_errors"])]
-    pub check: crate::generate::check::CheckMode,
+    pub check: glossa::generate::check::CheckMode,
     /// Follow-up turns at most per call when the label-free check finds a problem (a retrieved target missing, a sense the glossary excludes, the prompt copied back); the summary shows first pass and after repair side by side
-    #[arg(long, value_name = "N", default_value_t = crate::generate::pipeline::DEFAULT_REPAIR_RUN, conflicts_with_all = ["resume", "retry_errors"])]
+    #[arg(long, value_name = "N", default_value_t = glossa::generate::pipeline::DEFAULT_REPAIR_RUN, conflicts_with_all = ["resume", "retry_errors"])]
     pub repair: u32,
     /// Numbers, prices, times, dates, URLs, e-mails, @handles, #hashtags, emoji and {placeholders} of the post that the output lost or changed: counted in an "Invariants failed" column (`warn`), also failing the post (`fail`), or not checked (`off`)
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode(), conflicts_with_all = ["resume", "retry_errors"])]
     pub invariants: Mode,
     /// Output format of the summary
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
     /// Also list the failing posts (a call not right: missing, leaked, error), in every --format
     #[arg(long, value_enum, value_name = "WHAT")]
@@ -742,7 +768,7 @@ pub struct CheckArgs {
     pub target_file: Option<PathBuf>,
     /// The format of FILE: tmx, xliff, po, lines, jsonl [default: from its extension, else its content]
     #[arg(long, value_name = "FORMAT")]
-    pub input_format: Option<crate::interchange::segments::SegmentFormat>,
+    pub input_format: Option<glossa::interchange::segments::SegmentFormat>,
     /// Source language of a TMX or XLIFF file (a TMX's source side, or a check that an XLIFF's matches) [default: the file's own]
     #[arg(long, value_name = "LANG")]
     pub source_lang: Option<String>,
@@ -750,7 +776,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "LANG")]
     pub target_lang: Option<String>,
     /// Retriever run on each source (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    #[arg(long, short = 'r', default_value = glossa::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -759,15 +785,15 @@ pub struct CheckArgs {
     pub labels: Option<PathBuf>,
     /// Output check: shared, strict or stem (as `glossa run --check`)
     #[arg(long, default_value = "shared")]
-    pub check: crate::generate::check::CheckMode,
+    pub check: glossa::generate::check::CheckMode,
     /// Numbers, prices, times, dates, URLs, handles, emoji and placeholders of the source kept in the translation: `warn` lists the ones missing or changed, `fail` also fails their segment, `off` skips the check
     #[arg(long, value_name = "MODE", default_value_t = Mode::Warn, value_parser = invariants_mode())]
     pub invariants: Mode,
     /// Exit 1 unless each figure is at least VALUE: ok, term_accuracy, consistency (0.95 or 95%), comma-separated
     #[arg(long, value_name = "FIGURE=VALUE", value_delimiter = ',')]
-    pub fail_under: Vec<crate::qa::CheckBound>,
+    pub fail_under: Vec<glossa::qa::CheckBound>,
     /// Output format: table and markdown list the failed segments; json and csv every segment
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
@@ -783,10 +809,10 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
     /// Most calls (retrievers x repeats x posts) a run may hold, as for `glossa run`
-    #[arg(long, value_name = "N", default_value_t = crate::limits::DEFAULT_MAX_CALLS)]
+    #[arg(long, value_name = "N", default_value_t = glossa::limits::DEFAULT_MAX_CALLS)]
     pub max_calls: u64,
     /// Output format of the summary
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
@@ -805,17 +831,17 @@ pub struct LintArgs {
     #[arg(long, default_value = "auto")]
     pub domain: String,
     /// Also check the limits of an MT engine's glossary file (what `glossa export --to ENGINE` would write)
-    #[arg(long = "for", value_enum, value_name = "ENGINE")]
-    pub engine: Option<crate::interchange::Engine>,
+    #[arg(long = "for", value_parser = choice::<glossa::interchange::Engine>(), value_name = "ENGINE")]
+    pub engine: Option<glossa::interchange::Engine>,
     /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on; beyond 127.0.0.1 anyone who can reach it can change the glossaries
-    #[arg(long, default_value = crate::serve::DEFAULT_ADDR)]
+    #[arg(long, default_value = glossa::serve::DEFAULT_ADDR)]
     pub addr: String,
     /// Also answer requests addressed to NAME (repeatable); otherwise only loopback names and the --addr address are answered, against DNS rebinding
     #[arg(long = "allow-host", value_name = "NAME")]
@@ -824,7 +850,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "glossaries", value_name = "DIR")]
     pub glossaries: PathBuf,
     /// Retriever the page uses (see `glossa retrievers`)
-    #[arg(long, short = 'r', default_value = crate::retrieve::RECOMMENDED)]
+    #[arg(long, short = 'r', default_value = glossa::retrieve::RECOMMENDED)]
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
@@ -838,7 +864,7 @@ pub struct ServeArgs {
     #[arg(long = "api-key-env", value_name = "PROVIDER=VAR", value_parser = provider_value, help = serve_key_help())]
     pub api_key_envs: Vec<(String, String)>,
     /// Seconds before one model attempt is abandoned
-    #[arg(long, default_value_t = crate::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
+    #[arg(long, default_value_t = glossa::generate::provider::DEFAULT_TIMEOUT.as_secs_f64())]
     pub timeout: f64,
     /// Sampling temperature of the model providers (0: the same post gives the same translation)
     #[arg(long)]
@@ -850,7 +876,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N|none", value_parser = parse_max_tokens, help = max_tokens_help())]
     pub max_tokens: Option<MaxTokens>,
     /// Where model replies are cached
-    #[arg(long, default_value = crate::generate::cache::DEFAULT_DIR)]
+    #[arg(long, default_value = glossa::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
     /// Do not read or write the reply cache
     #[arg(long)]
@@ -975,7 +1001,7 @@ const SWEEP_HELP: &str = "Examples:\n  \
 
 /// The sweep help: examples, then every parameter that can be swept.
 fn sweep_help() -> String {
-    format!("{SWEEP_HELP}\n\n{}", crate::sweep::params_help())
+    format!("{SWEEP_HELP}\n\n{}", glossa::sweep::params_help())
 }
 
 #[derive(Debug, Args)]
@@ -1007,16 +1033,16 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub params: RetrieverArgs,
     /// Which labelled posts to score (tune on dev)
-    #[arg(long, value_enum, default_value_t = SplitChoice::Dev)]
+    #[arg(long, value_parser = choice::<SplitChoice>(), default_value = SplitChoice::Dev.word())]
     pub split: SplitChoice,
     /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
     /// Save neither the JSON nor the chart under --runs-dir
     #[arg(long)]
     pub no_save: bool,
     /// Where results are saved
-    #[arg(long, default_value = crate::runs::RUNS_DIR)]
+    #[arg(long, default_value = glossa::runs::RUNS_DIR)]
     pub runs_dir: PathBuf,
     /// Also write the SVG chart to this file (even with --no-save)
     #[arg(long, value_name = "FILE")]
@@ -1033,10 +1059,10 @@ pub struct DiffArgs {
     #[arg(long, short = 'r')]
     pub retriever: Option<String>,
     /// Resamples of the randomisation test
-    #[arg(long, default_value_t = crate::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = glossa::stats::DEFAULT_RESAMPLES, value_parser = clap::value_parser!(u32).range(1..))]
     pub resamples: u32,
     /// Seed of the randomisation test
-    #[arg(long, default_value_t = crate::stats::DEFAULT_SEED)]
+    #[arg(long, default_value_t = glossa::stats::DEFAULT_SEED)]
     pub seed: u64,
     /// Output format (html: one offline page, see `glossa report`)
     #[arg(long, short = 'f', value_enum, default_value_t = DiffFormat::Table)]
@@ -1101,8 +1127,8 @@ pub struct ImportArgs {
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
     /// The file's format, when its extension does not say
-    #[arg(long, value_enum)]
-    pub from: Option<crate::interchange::SheetFormat>,
+    #[arg(long, value_parser = choice::<glossa::interchange::SheetFormat>())]
+    pub from: Option<glossa::interchange::SheetFormat>,
     /// Glossary name (default: the title of a TBX file glossa exported, else the --out file name, else the input's)
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -1128,7 +1154,7 @@ pub struct ImportArgs {
 pub struct ColumnChoice(pub Vec<(String, String)>);
 
 fn parse_columns_flag(s: &str) -> Result<ColumnChoice, String> {
-    crate::interchange::parse_columns(s).map(ColumnChoice)
+    glossa::interchange::parse_columns(s).map(ColumnChoice)
 }
 
 fn parse_delimiter(s: &str) -> Result<u8, String> {
@@ -1146,9 +1172,9 @@ pub struct ExportArgs {
     #[arg(default_value = DEMO_GLOSSARY, hide_default_value = true)]
     pub glossary: PathBuf,
     /// tsv, csv, tbx (TBX-Basic, TBX 2008) or tbx3 (TBX v3): forms as admitted terms, forbidden terms as deprecated ones; or an MT engine's glossary file: deepl, google, google-sets, amazon, amazon-tsv; or a glossary CSV for Crowdin or Lokalise (crowdin, lokalise), e.g. `glossa export shop.json --to crowdin --target-lang de -o crowdin.csv`
-    #[arg(long, short = 'f', visible_alias = "to", value_enum,
-          default_value_t = crate::interchange::ExportFormat::Sheet(crate::interchange::SheetFormat::Tsv))]
-    pub format: crate::interchange::ExportFormat,
+    #[arg(long, short = 'f', visible_alias = "to", value_parser = choice::<glossa::interchange::ExportFormat>(),
+          default_value = glossa::interchange::ExportFormat::Sheet(glossa::interchange::SheetFormat::Tsv).word())]
+    pub format: glossa::interchange::ExportFormat,
     /// Write here instead of standard output
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
@@ -1176,8 +1202,8 @@ fn invariants_mode() -> impl clap::builder::TypedValueParser<Value = Mode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::{Params, TUNABLE};
     use clap::CommandFactory;
+    use glossa::retrieve::{Params, TUNABLE};
 
     #[test]
     fn retriever_flags_take_default_and_help_from_the_tunables_table() {
@@ -1198,7 +1224,7 @@ mod tests {
                 flag.get_help().map(ToString::to_string),
                 Some(t.flag_help())
             );
-            if t.kind == crate::retrieve::ParamKind::Integer {
+            if t.kind == glossa::retrieve::ParamKind::Integer {
                 assert!(t.max <= f64::from(u16::MAX), "{} is read as a u16", t.name);
             }
         }
@@ -1237,6 +1263,56 @@ mod tests {
         assert!(err.to_string().contains("outside [0, 1]"), "{err}");
         let err = Cli::try_parse_from(["glossa", "eval", "--edit-two-from", "2.5"]).unwrap_err();
         assert!(err.to_string().contains("whole numbers"), "{err}");
+    }
+
+    #[test]
+    fn serve_caps_replies_by_the_post_unless_max_tokens_none_lifts_the_cap() {
+        let settings = |argv: &[&str]| {
+            let Command::Serve(args) = Cli::try_parse_from(argv).unwrap().command else {
+                panic!("serve")
+            };
+            MaxTokens::settings(args.max_tokens)
+        };
+        let by_post = (None, Some(glossa::generate::provider::LengthCap::DEFAULT));
+        assert_eq!(settings(&["glossa", "serve"]), by_post);
+        assert_eq!(
+            settings(&["glossa", "serve", "--max-tokens", "none"]),
+            (None, None)
+        );
+        assert_eq!(
+            settings(&["glossa", "serve", "--max-tokens", "64"]),
+            (Some(64), None)
+        );
+    }
+
+    #[test]
+    fn library_enums_take_their_words_and_default_as_flags() {
+        let Command::Export(args) =
+            Cli::try_parse_from(["glossa", "export", "g.json", "--to", "google-sets"])
+                .unwrap()
+                .command
+        else {
+            panic!("export")
+        };
+        assert_eq!(
+            args.format,
+            glossa::interchange::ExportFormat::Engine(glossa::interchange::Engine::GoogleSets)
+        );
+        let Command::Eval(args) = Cli::try_parse_from(["glossa", "eval"]).unwrap().command else {
+            panic!("eval")
+        };
+        assert_eq!((args.format, args.split), (Format::Table, SplitChoice::All));
+        let err = Cli::try_parse_from(["glossa", "eval", "-f", "yaml"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("[possible values: table, markdown, json, csv]"),
+            "{err}"
+        );
+        // Every word names one value and back.
+        for (value, possible) in glossa::interchange::ExportFormat::choices() {
+            assert_eq!(value.word(), possible.get_name());
+        }
     }
 }
 
@@ -1291,7 +1367,7 @@ pub struct BatchStatusArgs {
     #[command(flatten)]
     pub service: BatchService,
     /// Output format
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }
 
@@ -1309,6 +1385,6 @@ pub struct BatchFetchArgs {
     #[arg(long, value_name = "FILE.json")]
     pub prices: Option<PathBuf>,
     /// Output format of the summary
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
 }

@@ -1,9 +1,9 @@
 //! glossa: glossary-grounded translation. The library holds the pipeline
-//! (phrases → retrieval → scoring → reports); `main.rs` is a thin CLI.
+//! (phrases → retrieval → scoring → reports); the command line (`cli`,
+//! `commands`) belongs to the binary, `main.rs`, and reaches the library only
+//! through what it makes public.
 
 pub mod batch;
-pub mod cli;
-pub mod commands;
 pub mod compiled;
 pub mod dataset;
 pub mod demo;

@@ -1,6 +1,8 @@
+mod cli;
+mod commands;
+
 use clap::Parser;
-use glossa::cli::Cli;
-use glossa::commands;
+use cli::Cli;
 use glossa::exit::Exit;
 use std::process::ExitCode;
 
@@ -25,7 +27,7 @@ fn keep_freed_memory() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.command, glossa::cli::Command::Serve(_)) {
+    if !matches!(cli.command, cli::Command::Serve(_)) {
         keep_freed_memory();
     }
     match commands::run(cli) {

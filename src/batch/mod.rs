@@ -95,14 +95,14 @@ pub const DEFAULT_STOP_AFTER: u32 = 3;
 /// Counts consecutive finished calls that failed with the same error that
 /// every call would get (a bad parameter, an unknown model).
 #[derive(Debug, Default)]
-pub(crate) struct SameErrors {
+pub struct SameErrors {
     last: Option<String>,
     count: u32,
 }
 
 impl SameErrors {
     /// Note one finished call; how many in a row failed with its error.
-    pub(crate) fn note(&mut self, error: Option<&str>, same_for_every_call: bool) -> u32 {
+    pub fn note(&mut self, error: Option<&str>, same_for_every_call: bool) -> u32 {
         match error.filter(|_| same_for_every_call) {
             Some(e) if self.last.as_deref() == Some(e) => self.count += 1,
             Some(e) => {

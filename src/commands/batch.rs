@@ -6,23 +6,23 @@
 //! `glossa run --batch-in`.
 
 use super::run as run_cmd;
-use crate::batch::api::{custom_id, Dialect, Limits, Sampling};
-use crate::batch::orchestrate::batch_dialect;
-use crate::batch::remote::{
+use crate::cli::{
+    BatchAction, BatchArgs, BatchFetchArgs, BatchStatusArgs, BatchSubmitArgs, Choice, Cli, Command,
+};
+use anyhow::Context as _;
+use clap::Parser;
+use glossa::batch::api::{custom_id, Dialect, Limits, Sampling};
+use glossa::batch::orchestrate::batch_dialect;
+use glossa::batch::remote::{
     set_aside_unexecuted, unanswered, write_parts, Ledger, Part, Service, LEDGER_FILE, PARTS_DIR,
 };
-use crate::batch::{self, Todo};
-use crate::cli::{
-    BatchAction, BatchArgs, BatchFetchArgs, BatchStatusArgs, BatchSubmitArgs, Cli, Command,
-};
-use crate::exit::Exit;
-use crate::generate::simplify::Simplify;
-use crate::report::Format;
-use crate::run_dir::calls::{call_status, CALLS_FILE};
-use crate::run_dir::config::{load_config, Inputs, RunConfig};
-use crate::run_dir::shard::Shard;
-use anyhow::Context as _;
-use clap::{Parser, ValueEnum};
+use glossa::batch::{self, Todo};
+use glossa::exit::Exit;
+use glossa::generate::simplify::Simplify;
+use glossa::report::Format;
+use glossa::run_dir::calls::{call_status, CALLS_FILE};
+use glossa::run_dir::config::{load_config, Inputs, RunConfig};
+use glossa::run_dir::shard::Shard;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -114,7 +114,7 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let pipelines = crate::batch::orchestrate::batch_pipelines(&config, &glossary, &template)?;
+    let pipelines = glossa::batch::orchestrate::batch_pipelines(&config, &glossary, &template)?;
     let mut ledger = Ledger::load(dir)?.unwrap_or_else(|| Ledger::new(dialect.provider()));
     ledger.check_service(dir, dialect)?;
     let api = service(
@@ -537,12 +537,8 @@ fn ingest(
     }
     argv.push(if retry { "--retry-errors" } else { "--resume" }.into());
     argv.push(dir.into());
-    let format = args
-        .format
-        .to_possible_value()
-        .context("an output format without a name")?;
     argv.push("--format".into());
-    argv.push(format.get_name().into());
+    argv.push(args.format.word().into());
     if let Some(prices) = &args.prices {
         argv.push("--prices".into());
         argv.push(prices.into());

@@ -4,19 +4,19 @@
 
 use super::style;
 use crate::cli::CheckArgs;
-use crate::dataset::{labels_by_post, Label};
-use crate::error::read_text;
-use crate::generate::check::Checker;
-use crate::generate::pipeline::Pipeline;
-use crate::generate::provider::{self, Settings};
-use crate::generate::retry::{Client, RetryPolicy};
-use crate::generate::simplify::Simplify;
-use crate::interchange::segments::{self, Segment};
-use crate::qa::{unmet, Checking, SegmentResult};
-use crate::report::check::{self as out, CheckReport, SHOWN_FAILURES};
-use crate::report::Format;
-use crate::retrieve::{self, Params};
 use anyhow::Context;
+use glossa::dataset::{labels_by_post, Label};
+use glossa::error::read_text;
+use glossa::generate::check::Checker;
+use glossa::generate::pipeline::Pipeline;
+use glossa::generate::provider::{self, Settings};
+use glossa::generate::retry::{Client, RetryPolicy};
+use glossa::generate::simplify::Simplify;
+use glossa::interchange::segments::{self, Segment};
+use glossa::qa::{unmet, Checking, SegmentResult};
+use glossa::report::check::{self as out, CheckReport, SHOWN_FAILURES};
+use glossa::report::Format;
+use glossa::retrieve::{self, Params};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -149,7 +149,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(match summary.failed == 0 && unmet.is_empty() {
         true => ExitCode::SUCCESS,
-        false => crate::exit::Exit::Failed.into(),
+        false => glossa::exit::Exit::Failed.into(),
     })
 }
 
@@ -214,7 +214,7 @@ impl<W: Write> Sink<W> {
             _ => {
                 let mut text = Vec::new();
                 let mut notes = Vec::new();
-                crate::report::render(&report, self.format, &mut text, &mut notes)?;
+                glossa::report::render(&report, self.format, &mut text, &mut notes)?;
                 self.write(&String::from_utf8_lossy(&text))?;
                 eprint!("{}", String::from_utf8_lossy(&notes));
             }

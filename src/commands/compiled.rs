@@ -3,9 +3,9 @@
 //! (docs/formats.md, "Compiled glossaries").
 
 use crate::cli::{CompileArgs, CompiledMode};
-use crate::compiled::{self, Compiled, Freshness};
-use crate::glossary::Glossary;
-use crate::retrieve::Params;
+use glossa::compiled::{self, Compiled, Freshness};
+use glossa::glossary::Glossary;
+use glossa::retrieve::Params;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -19,8 +19,8 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
 /// scripts only, the flag lists the names a spec is made of: every
 /// registered retriever and filter, the named compositions and `all`.
 fn with_retriever_names(command: clap::Command) -> clap::Command {
-    use crate::retrieve::{COMPOSITIONS, FILTERS, REGISTRY};
     use clap::builder::PossibleValue;
+    use glossa::retrieve::{COMPOSITIONS, FILTERS, REGISTRY};
     let value = |name: &'static str, summary: &'static str| PossibleValue::new(name).help(summary);
     let mut names = vec![value("all", "the five reference retrievers")];
     names.extend(COMPOSITIONS.iter().map(|c| value(c.name, c.summary)));

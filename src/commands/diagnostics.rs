@@ -25,7 +25,7 @@ impl<S: Subscriber> Layer<S> for Stderr {
         event.record(&mut message);
         let text = message.0;
         let meta = event.metadata();
-        if meta.target() == crate::serve::ACCESS_LOG {
+        if meta.target() == glossa::serve::ACCESS_LOG {
             eprintln!("{text}");
             return;
         }

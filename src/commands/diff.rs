@@ -2,8 +2,8 @@
 //! it is more than chance.
 
 use crate::cli::DiffArgs;
-use crate::diff::{self, parse_pairing, shown};
-use crate::stats::TestSettings;
+use glossa::diff::{self, parse_pairing, shown};
+use glossa::stats::TestSettings;
 use std::process::ExitCode;
 
 pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
@@ -20,7 +20,7 @@ pub fn run(args: DiffArgs) -> anyhow::Result<ExitCode> {
                 }
                 diff::Saved::Run(_) => Default::default(),
             };
-            super::emit(&crate::report::html::diff_page(&d, &a, &b, &texts))?
+            super::emit(&glossa::report::html::diff_page(&d, &a, &b, &texts))?
         }
     }
     for change in &d.settings_changed {

@@ -1,17 +1,17 @@
 //! `glossa eval`: score retrievers on labelled posts.
 
 use crate::cli::EvalArgs;
-use crate::dataset::LabelledStream;
-use crate::diff;
-use crate::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
-use crate::fsutil::AtomicFile;
-use crate::gate;
-use crate::report::eval::EvalReport;
-use crate::report::Format;
-use crate::retrieve::{expand_list, Params};
-use crate::runs;
-use crate::stats::TestSettings;
 use anyhow::Context as _;
+use glossa::dataset::LabelledStream;
+use glossa::diff;
+use glossa::eval::{evaluate_stream, EvalOptions, PerPost, Sources, Timing, PER_POST_AUTO_LIMIT};
+use glossa::fsutil::AtomicFile;
+use glossa::gate;
+use glossa::report::eval::EvalReport;
+use glossa::report::Format;
+use glossa::retrieve::{expand_list, Params};
+use glossa::runs;
+use glossa::stats::TestSettings;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -100,7 +100,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let stdin = |p: &std::path::Path| p.as_os_str() == "-";
     if !stdin(&args.data.posts) && !stdin(&args.data.labels) {
         result.inputs =
-            crate::eval::InputHashes::of(&args.data.glossary, &args.data.posts, &args.data.labels);
+            glossa::eval::InputHashes::of(&args.data.glossary, &args.data.posts, &args.data.labels);
     }
     result.timing = Some(Timing {
         posts: stats.posts,
@@ -152,7 +152,7 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
                 verdict.failures.len(),
                 verdict.checked
             );
-            return Ok(crate::exit::Exit::Failed.into());
+            return Ok(glossa::exit::Exit::Failed.into());
         }
         eprintln!(
             "gate {}: {} figure{} within {} bound{}",

@@ -3,9 +3,9 @@
 //! as a Crowdin or Lokalise glossary CSV.
 
 use crate::cli::ExportArgs;
-use crate::exit::Exit;
-use crate::interchange::{self, Engine, ExportFormat};
-use crate::language;
+use glossa::exit::Exit;
+use glossa::interchange::{self, Engine, ExportFormat};
+use glossa::language;
 use std::collections::HashSet;
 use std::process::ExitCode;
 
@@ -55,10 +55,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<ExitCode> {
     };
     match &args.out {
         Some(out) => {
-            crate::fsutil::write_atomic(out, &text)?;
+            glossa::fsutil::write_atomic(out, &text)?;
             eprintln!(
                 "exported {} to {}",
-                crate::report::count(glossary.len(), "entry", "entries"),
+                glossa::report::count(glossary.len(), "entry", "entries"),
                 out.display()
             );
         }
@@ -83,7 +83,7 @@ fn language_flag(flag: &str, given: &str) -> anyhow::Result<String> {
 /// findings listed on stderr, nothing written). With `drop_refused`, the
 /// rows it would refuse are left out, each listed, when that is enough.
 fn engine_file(
-    glossary: &crate::glossary::Glossary,
+    glossary: &glossa::glossary::Glossary,
     engine: Engine,
     drop_refused: bool,
 ) -> anyhow::Result<Option<String>> {
@@ -138,7 +138,7 @@ fn engine_file(
              --drop-refused to leave those rows out (`glossa lint {} --for {}` lists them)",
             super::style::error(),
             engine.title(),
-            crate::report::count(refused, "problem", "problems"),
+            glossa::report::count(refused, "problem", "problems"),
             glossary.path,
             engine.name()
         );

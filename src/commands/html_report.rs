@@ -2,14 +2,14 @@
 //! eval JSON file, a run folder, a sweep JSON file).
 
 use crate::cli::ReportArgs;
-use crate::diff::{self, Saved, SavedRun};
-use crate::error::{read_text, InputError};
-use crate::report::failing::latest_calls;
-use crate::report::html::{self, RunPage};
-use crate::run_dir::calls::CALLS_FILE;
-use crate::run_dir::config::load_config;
-use crate::run_dir::summary::summarise_file;
-use crate::sweep::SweepResult;
+use glossa::diff::{self, Saved, SavedRun};
+use glossa::error::{read_text, InputError};
+use glossa::report::failing::latest_calls;
+use glossa::report::html::{self, RunPage};
+use glossa::run_dir::calls::CALLS_FILE;
+use glossa::run_dir::config::load_config;
+use glossa::run_dir::summary::summarise_file;
+use glossa::sweep::SweepResult;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,7 +32,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     };
     match &args.out {
         Some(path) => {
-            crate::runs::write_atomic(path, page.as_bytes())?;
+            glossa::runs::write_atomic(path, page.as_bytes())?;
             eprintln!("wrote {}", path.display());
         }
         None => super::emit(&page)?,

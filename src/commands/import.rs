@@ -1,11 +1,11 @@
 //! `glossa import FILE`: a glossary from a TSV/CSV sheet, a workbook (XLSX/ODS) or a TBX file.
 
 use crate::cli::ImportArgs;
-use crate::error::InputError;
-use crate::glossary::Glossary;
-use crate::interchange::{self, ImportOptions, SheetFormat};
-use crate::serve::store::FolderLock;
 use anyhow::Context as _;
+use glossa::error::InputError;
+use glossa::glossary::Glossary;
+use glossa::interchange::{self, ImportOptions, SheetFormat};
+use glossa::serve::store::FolderLock;
 use std::process::ExitCode;
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
@@ -82,17 +82,17 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             if out.exists() && !args.force {
                 anyhow::bail!("{} exists; add --force to overwrite it", out.display());
             }
-            crate::runs::write_atomic(out, &json)?;
+            glossa::runs::write_atomic(out, &json)?;
             eprintln!(
                 "imported {} from {shown} into {out_shown} (glossary `{name}`)",
-                crate::report::count(n, "entry", "entries")
+                glossa::report::count(n, "entry", "entries")
             );
         }
         None => {
             super::emit(&json)?;
             eprintln!(
                 "imported {} from {shown}",
-                crate::report::count(n, "entry", "entries")
+                glossa::report::count(n, "entry", "entries")
             );
         }
     }

@@ -1,11 +1,11 @@
-//! `glossa lint`: check a glossary (see `crate::lint`); exit 1 when there
+//! `glossa lint`: check a glossary (see `glossa::lint`); exit 1 when there
 //! is at least one error or warning.
 
 use crate::cli::LintArgs;
-use crate::lint::wordnet::WordNet;
-use crate::lint::{self, English};
-use crate::report::lint::LintReport;
-use crate::report::Format;
+use glossa::lint::wordnet::WordNet;
+use glossa::lint::{self, English};
+use glossa::report::lint::LintReport;
+use glossa::report::Format;
 use std::process::ExitCode;
 
 pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
@@ -42,7 +42,7 @@ pub fn run(args: LintArgs) -> anyhow::Result<ExitCode> {
     }
     let warnings = report.errors() + report.warnings();
     Ok(if warnings > 0 {
-        crate::exit::Exit::Failed.into()
+        glossa::exit::Exit::Failed.into()
     } else {
         ExitCode::SUCCESS
     })

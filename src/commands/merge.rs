@@ -3,17 +3,17 @@
 
 use super::run::{load_posts, report, splits};
 use crate::cli::MergeArgs;
-use crate::dataset::LabelledPost;
-use crate::dataset::Split;
-use crate::fsutil::AtomicFile;
-use crate::generate::prices::Prices;
-use crate::glossary::Glossary;
-use crate::limits;
-use crate::run_dir::calls::{for_each_call, CALLS_FILE};
-use crate::run_dir::config::CONFIG_FILE;
-use crate::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
-use crate::run_dir::latest::Latest;
 use anyhow::Context as _;
+use glossa::dataset::LabelledPost;
+use glossa::dataset::Split;
+use glossa::fsutil::AtomicFile;
+use glossa::generate::prices::Prices;
+use glossa::glossary::Glossary;
+use glossa::limits;
+use glossa::run_dir::calls::{for_each_call, CALLS_FILE};
+use glossa::run_dir::config::CONFIG_FILE;
+use glossa::run_dir::config::{incompatibility, load_config, write_config, RunConfig};
+use glossa::run_dir::latest::Latest;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -91,14 +91,14 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             path.display(),
             out.display()
         );
-        code = crate::exit::Exit::Failed.into();
+        code = glossa::exit::Exit::Failed.into();
     }
     if let Some(missing) = missing.filter(|&m| m > 0) {
         eprintln!(
             "{missing} calls are in no folder; make them with: glossa run --resume {}",
             out.display()
         );
-        code = crate::exit::Exit::Failed.into();
+        code = glossa::exit::Exit::Failed.into();
     }
     Ok(code)
 }

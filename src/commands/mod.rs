@@ -24,19 +24,19 @@ pub mod translate;
 mod translate_posts;
 
 use crate::cli::{Cli, Command, ProviderArgs};
-use crate::dataset::{self, LabelledPost, Post};
-use crate::demo;
-use crate::error::{decode_text, read_text, InputError};
-use crate::generate::cache::Cache;
-use crate::generate::prompt::Template;
-use crate::generate::provider::{self, Settings};
-use crate::generate::retry::{Client, RetryPolicy};
-use crate::glossary::Glossary;
-use crate::otel;
-use crate::report::{self, Format, Report};
-use crate::run_dir::config::ProviderConfig;
-use crate::telemetry::{self, OtlpConfig};
 use anyhow::Context as _;
+use glossa::dataset::{self, LabelledPost, Post};
+use glossa::demo;
+use glossa::error::{decode_text, read_text, InputError};
+use glossa::generate::cache::Cache;
+use glossa::generate::prompt::Template;
+use glossa::generate::provider::{self, Settings};
+use glossa::generate::retry::{Client, RetryPolicy};
+use glossa::glossary::Glossary;
+use glossa::otel;
+use glossa::report::{self, Format, Report};
+use glossa::run_dir::config::ProviderConfig;
+use glossa::telemetry::{self, OtlpConfig};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -218,7 +218,7 @@ pub fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
             // One byte past the cap is enough to refuse.
             let mut bytes = Vec::new();
             std::io::stdin()
-                .take(crate::limits::MAX_POST_BYTES as u64 + 1)
+                .take(glossa::limits::MAX_POST_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
                 .context("cannot read standard input")?;
             check_text_size(bytes.len())?;
@@ -232,10 +232,10 @@ pub fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
 /// A single text given on the command line, on standard input or in a
 /// file is a post too: the same cap.
 pub fn check_text_size(bytes: usize) -> anyhow::Result<()> {
-    if bytes > crate::limits::MAX_POST_BYTES {
+    if bytes > glossa::limits::MAX_POST_BYTES {
         anyhow::bail!(
             "the text is longer than {}, the most glossa reads as one post; split it",
-            crate::limits::show_bytes(crate::limits::MAX_POST_BYTES)
+            glossa::limits::show_bytes(glossa::limits::MAX_POST_BYTES)
         );
     }
     Ok(())
@@ -259,7 +259,7 @@ fn refuse_demo_labels_for_own_glossary(command: &Command) -> anyhow::Result<()> 
         // Loading it names the file and what is wrong.
         Err(_) => return Ok(()),
         // The demo glossary named by its path (glossaries/cafe.json) is the demo.
-        Ok(text) if Some(text.as_str()) == builtin_copy(Path::new(crate::demo::GLOSSARY)) => {
+        Ok(text) if Some(text.as_str()) == builtin_copy(Path::new(glossa::demo::GLOSSARY)) => {
             return Ok(())
         }
         Ok(_) => {}
@@ -391,7 +391,7 @@ pub fn load_labelled(
 /// installed (WordNet's exception lists for `irregular`, which the default
 /// uses): what it then finds less of, and how to install it.
 pub fn note_missing_data<'s>(specs: impl IntoIterator<Item = &'s str>) {
-    if let Some(note) = specs.into_iter().find_map(crate::retrieve::missing_data) {
+    if let Some(note) = specs.into_iter().find_map(glossa::retrieve::missing_data) {
         eprintln!("{}: {note}", style::note());
     }
 }

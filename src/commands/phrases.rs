@@ -2,9 +2,9 @@
 //! are never looked up.
 
 use crate::cli::PhrasesArgs;
-use crate::phrase;
-use crate::report::phrases::PhrasesReport;
-use crate::report::Format;
+use glossa::phrase;
+use glossa::report::phrases::PhrasesReport;
+use glossa::report::Format;
 use std::process::ExitCode;
 
 pub fn run(args: PhrasesArgs) -> anyhow::Result<ExitCode> {

@@ -1,9 +1,9 @@
 //! `glossa retrieve`: one post's matches.
 
 use crate::cli::RetrieveArgs;
-use crate::report::retrieve::{MatchRow, RetrieveReport};
-use crate::report::Format;
-use crate::retrieve::{self, best_per_entry, Params, PostView};
+use glossa::report::retrieve::{MatchRow, RetrieveReport};
+use glossa::report::Format;
+use glossa::retrieve::{self, best_per_entry, Params, PostView};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let glossary = Arc::new(super::compiled::glossary_for(
         &args.glossary,
         args.compiled,
-        std::path::Path::new(crate::generate::cache::DEFAULT_DIR),
+        std::path::Path::new(glossa::generate::cache::DEFAULT_DIR),
         &args.retriever,
         &params,
         &[&text],

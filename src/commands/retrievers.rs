@@ -3,6 +3,6 @@
 use std::process::ExitCode;
 
 pub fn run() -> anyhow::Result<ExitCode> {
-    super::emit(&crate::report::retrievers::listing())?;
+    super::emit(&glossa::report::retrievers::listing())?;
     Ok(ExitCode::SUCCESS)
 }

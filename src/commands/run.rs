@@ -5,32 +5,34 @@
 //! [`batch::orchestrate::run`]; this file turns the flags into its request,
 //! prints what it tells, and reports.
 
-use crate::batch::api::{self as batch_api, Dialect};
-use crate::batch::orchestrate::{
+use crate::cli::RunArgs;
+use glossa::batch::api::{self as batch_api, Dialect};
+use glossa::batch::orchestrate::{
     self, batch_dialect, batch_provider, End, Finished, HostError, Mode, Notice, RunHost,
     RunRequest, Start,
 };
-use crate::batch::{CallProgress, Todo};
-use crate::cli::RunArgs;
-use crate::dataset::{LabelledPost, Split};
-use crate::exit::Exit;
-use crate::generate::prices::Prices;
-use crate::generate::prompt::Template;
-use crate::generate::retry::Client;
-use crate::glossary::Glossary;
-use crate::report::{self, Format};
-use crate::retrieve::{expand_list, Params};
-use crate::run_dir::calls::CALLS_FILE;
-use crate::run_dir::config::{load_config, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION};
-use crate::run_dir::shard::{self, FromScheduler, Shard, ShardArg};
-use crate::run_dir::summary::save_summary;
-use crate::run_dir::summary::{Summary, SUMMARY_FILE};
+use glossa::batch::{CallProgress, Todo};
+use glossa::dataset::{LabelledPost, Split};
+use glossa::exit::Exit;
+use glossa::generate::prices::Prices;
+use glossa::generate::prompt::Template;
+use glossa::generate::retry::Client;
+use glossa::glossary::Glossary;
+use glossa::report::{self, Format};
+use glossa::retrieve::{expand_list, Params};
+use glossa::run_dir::calls::CALLS_FILE;
+use glossa::run_dir::config::{
+    load_config, ProviderConfig, RunConfig, CONFIG_FILE, CONFIG_VERSION,
+};
+use glossa::run_dir::shard::{self, FromScheduler, Shard, ShardArg};
+use glossa::run_dir::summary::save_summary;
+use glossa::run_dir::summary::{Summary, SUMMARY_FILE};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub(crate) use crate::batch::orchestrate::splits;
+pub(crate) use glossa::batch::orchestrate::splits;
 
 /// The glossary and the labelled posts a run covers (its split only).
 pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {

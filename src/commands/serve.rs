@@ -1,10 +1,10 @@
-//! `glossa serve`: the web page and its JSON API (see `crate::serve`).
+//! `glossa serve`: the web page and its JSON API (see `glossa::serve`).
 
 use crate::cli::ServeArgs;
-use crate::retrieve::{self, Params};
-use crate::serve::store::Store;
-use crate::serve::{self, AppState, ModelSettings, Options};
 use anyhow::Context as _;
+use glossa::retrieve::{self, Params};
+use glossa::serve::store::Store;
+use glossa::serve::{self, AppState, ModelSettings, Options};
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -2,11 +2,11 @@
 //! values, with a table, a JSON result and an SVG chart.
 
 use crate::cli::SweepArgs;
-use crate::eval::Sources;
-use crate::report::{self, chart};
-use crate::retrieve::{expand_list, Params};
-use crate::runs;
-use crate::sweep::{self, format_value};
+use glossa::eval::Sources;
+use glossa::report::{self, chart};
+use glossa::retrieve::{expand_list, Params};
+use glossa::runs;
+use glossa::sweep::{self, format_value};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -136,7 +136,7 @@ fn eval_command(args: &SweepArgs, base: &Params, swept: &sweep::Tunable, value: 
     }
     words.push("-r".to_string());
     words.push(shell_word(&args.retriever));
-    for t in crate::retrieve::TUNABLE {
+    for t in glossa::retrieve::TUNABLE {
         if let Some(text) = base.text(t.name) {
             words.push(format!(
                 "--{} {}",
@@ -177,8 +177,8 @@ fn shell_word(word: &str) -> String {
 
 /// `sweep::sweep`, one value at a time so that a terminal sees progress.
 fn sweep_with_progress(
-    glossary: &Arc<crate::glossary::Glossary>,
-    posts: &[crate::dataset::LabelledPost],
+    glossary: &Arc<glossa::glossary::Glossary>,
+    posts: &[glossa::dataset::LabelledPost],
     spec: &str,
     param: &sweep::Tunable,
     values: &[f64],

@@ -2,9 +2,9 @@
 //! shows what the user should know about it.
 
 use crate::cli::TranslateArgs;
-use crate::error::read_text;
-use crate::generate::pipeline::Pipeline;
-use crate::retrieve::{self, Params};
+use glossa::error::read_text;
+use glossa::generate::pipeline::Pipeline;
+use glossa::retrieve::{self, Params};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -29,14 +29,14 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
     pipeline.record_spans(&opentelemetry::Context::current(), &trace, "1", None, now);
 
     if args.quiet {
-        if let Some(text) = crate::report::translate::translation_only(&trace) {
+        if let Some(text) = glossa::report::translate::translation_only(&trace) {
             super::emit(&text)?;
         }
     } else {
         super::emit_report(&trace, args.format)?;
     }
     // With --quiet only a failure is said, in one line each.
-    let said_in_notes = !args.quiet && args.format != crate::report::Format::Json;
+    let said_in_notes = !args.quiet && args.format != glossa::report::Format::Json;
     let review = &trace.review;
     let flagged = review.missing().next().is_some()
         || !review.forbidden.is_empty()
@@ -48,7 +48,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             super::style::warning()
         );
     }
-    if args.invariants == crate::invariants::Mode::Fail && !trace.invariants.is_empty() {
+    if args.invariants == glossa::invariants::Mode::Fail && !trace.invariants.is_empty() {
         // The table and markdown formats listed them in their notes.
         if !said_in_notes {
             for issue in &trace.invariants {
@@ -59,7 +59,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        return Ok(crate::exit::Exit::Failed.into());
+        return Ok(glossa::exit::Exit::Failed.into());
     }
     match &trace.generate.output.error {
         Some(err) => {
@@ -67,7 +67,7 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
             if !said_in_notes {
                 eprintln!("{}: {err}", super::style::error());
             }
-            Ok(crate::exit::Exit::Failed.into())
+            Ok(glossa::exit::Exit::Failed.into())
         }
         None => Ok(ExitCode::SUCCESS),
     }
@@ -103,8 +103,8 @@ fn glossary_of(
     args: &TranslateArgs,
     params: &Params,
     posts: &[&str],
-) -> anyhow::Result<crate::glossary::Glossary> {
-    use crate::generate::simplify::{sentences, Simplify};
+) -> anyhow::Result<glossa::glossary::Glossary> {
+    use glossa::generate::simplify::{sentences, Simplify};
     let mode = match args.provider.simplify {
         // A model rewrites the post before retrieval: its words are not known here.
         Simplify::Llm => crate::cli::CompiledMode::Never,

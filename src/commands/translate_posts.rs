@@ -4,14 +4,14 @@
 //! the resume: the same command again answers every call already answered
 //! from it and makes only the rest.
 
-use crate::batch::{self, SameErrors, DEFAULT_STOP_AFTER};
 use crate::cli::TranslateArgs;
-use crate::dataset;
-use crate::error::read_text;
-use crate::exit::Exit;
-use crate::report::translate_posts::{PostTranslation, Translations};
-use crate::report::{self, Format};
 use anyhow::Context as _;
+use glossa::batch::{self, SameErrors, DEFAULT_STOP_AFTER};
+use glossa::dataset;
+use glossa::error::read_text;
+use glossa::exit::Exit;
+use glossa::report::translate_posts::{PostTranslation, Translations};
+use glossa::report::{self, Format};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -96,7 +96,7 @@ fn write(t: &Translations, args: &TranslateArgs) -> anyhow::Result<()> {
         format => report::to_string(t, format),
     };
     match &args.out {
-        Some(out) => crate::fsutil::write_atomic(out, text)
+        Some(out) => glossa::fsutil::write_atomic(out, text)
             .with_context(|| format!("cannot write {}", out.display())),
         None => super::emit(&text),
     }
@@ -105,7 +105,7 @@ fn write(t: &Translations, args: &TranslateArgs) -> anyhow::Result<()> {
 /// Failed calls, missing targets and invariants not kept on stderr, then
 /// the counts; the exit code: 1 when a call failed (or, with
 /// `--invariants fail`, an invariant was not kept).
-fn tell(t: &Translations, provider: &str, invariants: crate::invariants::Mode) -> Exit {
+fn tell(t: &Translations, provider: &str, invariants: glossa::invariants::Mode) -> Exit {
     let (mut failed, mut missing, mut cached, mut lost) = (0, 0, 0, 0);
     for post in &t.posts {
         for issue in &post.invariants {
@@ -143,7 +143,7 @@ fn tell(t: &Translations, provider: &str, invariants: crate::invariants::Mode) -
         t.posts.len(),
         t.posts.len() - failed,
     );
-    if failed > 0 || (lost > 0 && invariants == crate::invariants::Mode::Fail) {
+    if failed > 0 || (lost > 0 && invariants == glossa::invariants::Mode::Fail) {
         Exit::Failed
     } else {
         Exit::Ok

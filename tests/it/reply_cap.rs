@@ -303,29 +303,21 @@ fn batch_lines_carry_the_default_cap_as_a_live_call_does() {
 
 #[tokio::test]
 async fn serve_offers_providers_with_their_sampling_and_the_default_cap_or_none_when_lifted() {
-    use clap::Parser;
-    use glossa::cli::{Cli, Command, MaxTokens};
+    use glossa::generate::provider::LengthCap;
     let server = Server::start(vec![chat("Prøv frosk mavi.", "stop")]).await;
-    let Command::Serve(args) = Cli::try_parse_from(["glossa", "serve"]).unwrap().command else {
-        panic!("serve")
-    };
-    let Command::Serve(lifted) = Cli::try_parse_from(["glossa", "serve", "--max-tokens", "none"])
-        .unwrap()
-        .command
-    else {
-        panic!("serve")
-    };
     let request = Request {
         prompt: "Translate: Fresh cookies!".into(),
         text: "Fresh cookies!".into(),
         substitutions: Vec::new(),
         repeat: 1,
     };
-    for flag in [args.max_tokens, lifted.max_tokens] {
+    // What `serve` and `serve --max-tokens none` give the library (the
+    // binary's `cli` tests check the flag's side).
+    for max_tokens in [(None, Some(LengthCap::DEFAULT)), (None, None)] {
         let settings = glossa::serve::ModelSettings {
             models: [("openai".to_string(), "llama3".to_string())].into(),
             base_urls: [("openai".to_string(), server.url("/v1"))].into(),
-            max_tokens: MaxTokens::settings(flag),
+            max_tokens,
             temperature: Some(0.0),
             seed: Some(7),
             ..Default::default()
