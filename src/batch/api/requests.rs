@@ -238,6 +238,39 @@ mod tests {
     }
 
     #[test]
+    fn a_gemini_line_is_the_key_and_the_live_body() {
+        let sampling = Sampling {
+            model: "m".into(),
+            temperature: Some(0.2),
+            seed: Some(7),
+            max_tokens: Some(300),
+            ..Sampling::default()
+        }
+        .in_dialect(Dialect::Gemini);
+        let key = custom_id("exact", 1, "say \"hi\" é");
+        let line = gemini_request_line(&key, "Translate \"x\"\n", &sampling);
+        assert!(
+            line.ends_with("}\n") && line.matches('\n').count() == 1,
+            "{line}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["key"], key.as_str());
+        assert_eq!(
+            v["request"],
+            serde_json::json!({
+                "contents": [{"role": "user", "parts": [{"text": "Translate \"x\"\n"}]}],
+                "generationConfig": {"temperature": 0.2, "seed": 7, "maxOutputTokens": 300}
+            })
+        );
+        // f32 sampling values as written, not widened (0.2, not 0.20000000298…).
+        assert!(line.contains("\"temperature\":0.2,"), "{line}");
+        // The same body a live call sends, with the limits of Gemini's files.
+        assert_eq!(Dialect::Gemini.limits(), Limits::GEMINI);
+        assert_eq!(Dialect::of_provider(" gemini "), Some(Dialect::Gemini));
+        assert_eq!(Dialect::of_provider("offline"), None);
+    }
+
+    #[test]
     fn batch_files_over_the_limits_are_refused_and_nothing_is_left() {
         let (pipeline, posts) = ten_calls(10);
         let pipelines = [pipeline];
