@@ -126,7 +126,8 @@ pub enum Command {
         sbatch --array=0-3 --wrap 'glossa run --shard auto --out runs/exp ...'; glossa merge runs/exp/shard-* --out runs/all\n\n\
         Every call is appended to DIR/calls.jsonl as it finishes; DIR/summary.json and the table come at the end.\n\
         Batch files: --batch-out writes one OpenAI Batch API request line per call (POST /v1/chat/completions, \
-        the body a live call sends) and DIR/run.json, and makes no call. Submit the file; then --batch-in \
+        the body a live call sends; with --provider gemini, Gemini batch mode's key and request lines) and \
+        DIR/run.json, and makes no call. Submit the file; then --batch-in \
         RESULTS.jsonl --resume DIR checks each output exactly as a live run does and appends the same \
         records to DIR/calls.jsonl (failed requests are recorded as failed calls; --batch-in again with \
         --retry-errors DIR after a batch of them made with --batch-out FILE --retry-errors DIR). A line that \
@@ -1341,7 +1342,7 @@ pub enum BatchAction {
 pub struct BatchService {
     /// The run folder (made by `glossa run --batch-out FILE --out DIR`)
     pub dir: PathBuf,
-    /// Base URL of an OpenAI-compatible batch service (Azure OpenAI, a LiteLLM proxy) [default: the one submit used, else run.json's, else https://api.openai.com/v1]
+    /// Base URL of the batch service: OpenAI-compatible (Azure OpenAI, a LiteLLM proxy), or the Gemini API's (ending in its version, as for --provider gemini) [default: the one submit used, else run.json's, else https://api.openai.com/v1 or https://generativelanguage.googleapis.com/v1beta]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 }
@@ -1353,12 +1354,12 @@ pub struct BatchSubmitArgs {
     /// Send the calls whose latest record failed, not the missing ones
     #[arg(long)]
     pub retry_errors: bool,
-    /// Most requests in one batch file (OpenAI's limit: 50,000)
-    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_requests: u64,
-    /// Most megabytes (10^6 bytes) in one batch file (OpenAI's limit: 200)
-    #[arg(long, value_name = "MB", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_mb: u64,
+    /// Most requests in one batch file [default: OpenAI's limit, 50,000; Gemini: 100,000]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_requests: Option<u64>,
+    /// Most megabytes (10^6 bytes) in one batch file [default: OpenAI's limit, 200; Gemini: 1000, half its 2 GB]
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_mb: Option<u64>,
 }
 
 #[derive(Debug, Args)]

@@ -5,7 +5,7 @@
 //! client and hears every notice and the progress; this module prints
 //! nothing. Summarising and reporting are the caller's, from [`Finished`].
 
-use super::api::{self as batch_api, IngestRun, Ingested, Sampling};
+use super::api::{self as batch_api, Dialect, IngestRun, Ingested, Sampling};
 use super::{CallProgress, ExecuteError, Outcome, Todo};
 use crate::dataset::{LabelledPost, Split};
 use crate::generate::check::Checker;
@@ -55,7 +55,8 @@ pub enum Mode {
         concurrency: usize,
         stop_after_errors: u32,
     },
-    /// Write the calls as an OpenAI Batch API input file.
+    /// Write the calls as a batch input file of the run's service (OpenAI's
+    /// Batch API, or Gemini's batch mode).
     BatchOut(PathBuf),
     /// Check and record a batch's results files.
     BatchIn(Vec<PathBuf>),
@@ -189,7 +190,8 @@ pub enum RunError {
     #[error("{} already holds a run; continue it with --resume {}", dir.display(), dir.display())]
     AlreadyARun { dir: PathBuf },
     #[error(
-        "--batch-out and --batch-in use the OpenAI Batch API; --provider {0} cannot be used with them"
+        "--batch-out and --batch-in use the OpenAI Batch API (--provider openai) or Gemini's batch \
+         mode (--provider gemini); --provider {0} cannot be used with them"
     )]
     NotBatchProvider(String),
     #[error(
@@ -203,8 +205,9 @@ pub enum RunError {
     )]
     LlmSimplifyInBatch,
     #[error(
-        "the run in {} uses --provider {provider}; batch files hold OpenAI requests, so only a run with \
-         --provider openai can continue through them (start a new run folder with --batch-out FILE --model M)",
+        "the run in {} uses --provider {provider}; batch files hold OpenAI or Gemini requests, so only a \
+         run with --provider openai or gemini can continue through them (start a new run folder with \
+         --batch-out FILE --model M)",
         dir.display()
     )]
     NotABatchRun { dir: PathBuf, provider: String },
@@ -216,13 +219,31 @@ pub enum RunError {
     BatchOutNeedsModel { dir: Option<PathBuf> },
 }
 
-/// The provider recorded for a new batch run: the Batch API is OpenAI's.
+/// The provider recorded for a new batch run: `openai` (the default, as
+/// `offline` is the default of --provider, not a choice) or `gemini`.
 pub fn batch_provider(given: &str) -> Result<String, RunError> {
     match given.trim() {
-        // `offline` is the default of --provider: not a choice.
-        "offline" | "openai" => Ok(batch_api::PROVIDER.to_string()),
-        other => Err(RunError::NotBatchProvider(other.to_string())),
+        "offline" => Ok(batch_api::PROVIDER.to_string()),
+        other => match Dialect::of_provider(other) {
+            Some(dialect) => Ok(dialect.provider().to_string()),
+            None => Err(RunError::NotBatchProvider(other.to_string())),
+        },
     }
+}
+
+/// The batch service of a run's provider, if it has one.
+pub fn batch_dialect(config: &RunConfig) -> Option<Dialect> {
+    Dialect::of_provider(&config.provider.provider)
+}
+
+/// The model a batch run records for each call: as named, without the
+/// `models/` Gemini's own docs put before it (as a live Gemini call).
+fn recorded_model(config: &RunConfig) -> Option<&str> {
+    let model = config.provider.settings.model.as_deref()?;
+    Some(match batch_dialect(config) {
+        Some(Dialect::Gemini) => model.strip_prefix("models/").unwrap_or(model),
+        _ => model,
+    })
 }
 
 /// A run folder opened for this invocation.
@@ -438,7 +459,7 @@ fn check_batch_config(
     if config.provider.simplify == Simplify::Llm {
         return Err(RunError::LlmSimplifyInBatch);
     }
-    if !fresh && config.provider.provider != batch_api::PROVIDER {
+    if !fresh && batch_dialect(config).is_none() {
         return Err(RunError::NotABatchRun {
             dir: dir.to_path_buf(),
             provider: config.provider.provider.clone(),
@@ -666,7 +687,8 @@ fn batch_in(
             repeats: config.repeat,
             shard: planned.shard,
             wanted: &planned.calls,
-            model: config.provider.settings.model.as_deref(),
+            model: recorded_model(config),
+            dialect: batch_dialect(config).unwrap_or_default(),
         },
     )?;
     let status = call_status(&dir.join(CALLS_FILE))?;
@@ -685,7 +707,8 @@ fn batch_in(
     })
 }
 
-/// Write the calls as an OpenAI Batch API input file; no call is made.
+/// Write the calls as a batch input file of the run's service; no call is
+/// made.
 fn batch_out(
     file: PathBuf,
     config: &RunConfig,
@@ -694,14 +717,15 @@ fn batch_out(
     planned: Planned,
     todo: Todo,
 ) -> Result<End, RunError> {
-    let sampling = Sampling::of(&config.provider.settings);
+    let dialect = batch_dialect(config).unwrap_or_default();
+    let sampling = Sampling::of(&config.provider.settings).in_dialect(dialect);
     let written = batch_api::write_requests(
         &file,
         pipelines,
         posts,
         &planned.calls,
         &sampling,
-        batch_api::Limits::OPENAI,
+        dialect.limits(),
     );
     let written = match written {
         Ok(written) => written,
@@ -903,11 +927,15 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_runs_through_openai_only() {
+    fn a_batch_runs_through_openai_or_gemini_only() {
         assert_eq!(batch_provider(" offline ").unwrap(), "openai");
         assert_eq!(batch_provider("openai").unwrap(), "openai");
-        let err = batch_provider("gemini").unwrap_err().to_string();
-        assert!(err.contains("--provider gemini cannot be used"), "{err}");
+        assert_eq!(batch_provider("gemini").unwrap(), "gemini");
+        let err = batch_provider("openai,gemini").unwrap_err().to_string();
+        assert!(
+            err.contains("--provider openai,gemini cannot be used"),
+            "{err}"
+        );
     }
 
     #[test]

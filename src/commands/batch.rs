@@ -1,5 +1,6 @@
 //! `glossa batch submit|status|fetch`: a run's calls through the OpenAI
-//! Batch API (or a compatible service) from upload to recorded results.
+//! Batch API (or a compatible service) or Gemini's batch mode, from upload
+//! to recorded results.
 //! The ledger `DIR/batches.json` (src/batch/remote) records each step; the
 //! results are checked and recorded by the same code as
 //! `glossa run --batch-in`.
@@ -10,10 +11,10 @@ use crate::cli::{
 };
 use anyhow::Context as _;
 use clap::Parser;
-use glossa::batch::api::{custom_id, Limits, Sampling, ENDPOINT, PROVIDER};
-use glossa::batch::remote::openai::{BatchObject, OpenAiBatches};
+use glossa::batch::api::{custom_id, Dialect, Limits, Sampling};
+use glossa::batch::orchestrate::batch_dialect;
 use glossa::batch::remote::{
-    set_aside_unexecuted, write_parts, Ledger, Part, LEDGER_FILE, PARTS_DIR,
+    set_aside_unexecuted, unanswered, write_parts, Ledger, Part, Service, LEDGER_FILE, PARTS_DIR,
 };
 use glossa::batch::{self, Todo};
 use glossa::exit::Exit;
@@ -35,20 +36,21 @@ pub fn run(args: BatchArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The run folder's settings, refused when its calls cannot go through a
-/// batch of OpenAI chat requests.
-fn open_run(dir: &Path) -> anyhow::Result<RunConfig> {
+/// The run folder's settings and batch service, refused when its calls
+/// cannot go through a batch of OpenAI chat or Gemini generateContent
+/// requests.
+fn open_run(dir: &Path) -> anyhow::Result<(RunConfig, Dialect)> {
     let config = load_config(dir)?;
     let p = &config.provider;
-    if p.provider != PROVIDER {
+    let Some(dialect) = batch_dialect(&config) else {
         anyhow::bail!(
-            "the run in {} uses --provider {}; the batch service takes OpenAI chat requests, so only a \
-             run with --provider openai can go through it (start one with: glossa run --batch-out FILE \
-             --model M --out DIR)",
+            "the run in {} uses --provider {}; the batch services take OpenAI chat or Gemini \
+             generateContent requests, so only a run with --provider openai or gemini can go through \
+             them (start one with: glossa run --batch-out FILE --model M --out DIR)",
             dir.display(),
             p.provider
         );
-    }
+    };
     if p.settings.model.is_none() {
         anyhow::bail!(
             "the run in {} has no --model, which every request must name",
@@ -62,39 +64,43 @@ fn open_run(dir: &Path) -> anyhow::Result<RunConfig> {
             dir.display()
         );
     }
-    Ok(config)
+    Ok((config, dialect))
 }
 
 /// The service: --base-url, else the one the ledger records, else
-/// run.json's, else OpenAI's; the key from run.json's variable.
+/// run.json's, else the provider's own; the key from run.json's variable.
 fn service(
     config: &RunConfig,
+    dialect: Dialect,
     flag: Option<&str>,
     ledger: Option<&Ledger>,
-) -> anyhow::Result<OpenAiBatches> {
+) -> anyhow::Result<Service> {
     let base = flag
         .map(str::to_string)
         .or_else(|| ledger.and_then(|l| l.base_url.clone()))
         .or_else(|| config.provider.settings.base_url.clone());
-    Ok(OpenAiBatches::new(
+    Ok(Service::new(
+        dialect,
         base.as_deref(),
         config.provider.settings.api_key_env.as_deref(),
     )?)
 }
 
-fn load_ledger(dir: &Path) -> anyhow::Result<Ledger> {
-    Ledger::load(dir)?.with_context(|| {
+fn load_ledger(dir: &Path, dialect: Dialect) -> anyhow::Result<Ledger> {
+    let ledger = Ledger::load(dir)?.with_context(|| {
         format!(
             "{}: no {LEDGER_FILE}: nothing was submitted from this run (glossa batch submit {})",
             dir.display(),
             dir.display()
         )
-    })
+    })?;
+    ledger.check_service(dir, dialect)?;
+    Ok(ledger)
 }
 
 fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
-    let config = open_run(dir)?;
+    let (config, dialect) = open_run(dir)?;
     let (glossary, posts) = run_cmd::load_posts(&config)?;
     let template = super::translate_template(&config.provider)?;
     if let Some(saved) = &config.inputs {
@@ -109,8 +115,14 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let pipelines = glossa::batch::orchestrate::batch_pipelines(&config, &glossary, &template)?;
-    let mut ledger = Ledger::load(dir)?.unwrap_or_else(|| Ledger::new(PROVIDER));
-    let api = service(&config, args.service.base_url.as_deref(), Some(&ledger))?;
+    let mut ledger = Ledger::load(dir)?.unwrap_or_else(|| Ledger::new(dialect.provider()));
+    ledger.check_service(dir, dialect)?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     ledger.base_url = Some(api.base_shown());
 
     let in_flight = ledger.in_flight(dir)?;
@@ -141,10 +153,15 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if !new.is_empty() {
-        let sampling = Sampling::of(&config.provider.settings);
+        let sampling = Sampling::of(&config.provider.settings).in_dialect(dialect);
+        let own = dialect.limits();
         let limits = Limits {
-            requests: usize::try_from(args.max_requests).unwrap_or(usize::MAX),
-            bytes: args.max_mb.saturating_mul(1_000_000),
+            requests: args
+                .max_requests
+                .map_or(own.requests, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+            bytes: args
+                .max_mb
+                .map_or(own.bytes, |mb| mb.saturating_mul(1_000_000)),
         };
         let mut parts = write_parts(
             dir,
@@ -175,7 +192,8 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
         );
     }
     ledger.save(dir)?;
-    super::runtime()?.block_on(send_parts(&api, dir, &mut ledger))?;
+    let model = config.provider.settings.model.clone().unwrap_or_default();
+    super::runtime()?.block_on(send_parts(&api, &model, dir, &mut ledger))?;
     super::emit(&render(&ledger, Format::Table))?;
     eprintln!(
         "follow them with: glossa batch status {}; record the results with: glossa batch fetch {} (--wait to wait)",
@@ -186,10 +204,15 @@ fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Upload and create every part without a batch, saving after each step.
-async fn send_parts(api: &OpenAiBatches, dir: &Path, ledger: &mut Ledger) -> anyhow::Result<()> {
+async fn send_parts(
+    api: &Service,
+    model: &str,
+    dir: &Path,
+    ledger: &mut Ledger,
+) -> anyhow::Result<()> {
     let run_name = dir
         .file_name()
-        .map(|n| n.to_string_lossy().chars().take(500).collect::<String>())
+        .map(|n| n.to_string_lossy().chars().take(100).collect::<String>())
         .unwrap_or_default();
     for i in 0..ledger.parts.len() {
         if ledger.parts[i].batch_id.is_some() || ledger.parts[i].done {
@@ -213,51 +236,37 @@ async fn send_parts(api: &OpenAiBatches, dir: &Path, ledger: &mut Ledger) -> any
             // The answer to an earlier create was lost: the batch may exist.
             if let Some(found) = api.find_by_input(&input).await? {
                 eprintln!("found batch {} of {input}, created before", found.id);
-                record(&mut ledger.parts[i], &found);
+                ledger.parts[i].record(&found);
                 ledger.save(dir)?;
                 continue;
             }
         }
         ledger.parts[i].create_sent = true;
         ledger.save(dir)?;
-        let part = ledger.parts[i].part.to_string();
+        let part = ledger.parts[i].part;
         let created = api
-            .create(
-                &input,
-                ENDPOINT,
-                &[("glossa_run", run_name.clone()), ("glossa_part", part)],
-            )
+            .create(&input, model, &run_name, part)
             .await
             .with_context(|| format!("cannot create the batch of {}", file.display()))?;
         eprintln!(
             "created batch {} ({} requests)",
             created.id, ledger.parts[i].requests
         );
-        record(&mut ledger.parts[i], &created);
+        ledger.parts[i].record(&created);
         ledger.save(dir)?;
     }
     Ok(())
 }
 
-/// What the service says of a part's batch.
-fn record(part: &mut Part, batch: &BatchObject) {
-    part.batch_id = Some(batch.id.clone());
-    part.status = Some(batch.status.clone());
-    part.request_counts = batch.request_counts.or(part.request_counts);
-    part.output_file_id = batch.output_file_id.clone().or(part.output_file_id.take());
-    part.error_file_id = batch.error_file_id.clone().or(part.error_file_id.take());
-    part.errors = batch.error_messages();
-}
-
 /// Ask the service about every batch not yet done; save.
-async fn refresh(api: &OpenAiBatches, dir: &Path, ledger: &mut Ledger) -> anyhow::Result<()> {
+async fn refresh(api: &Service, dir: &Path, ledger: &mut Ledger) -> anyhow::Result<()> {
     for i in 0..ledger.parts.len() {
         let part = &ledger.parts[i];
         let Some(id) = part.batch_id.clone().filter(|_| !part.done) else {
             continue;
         };
         let batch = api.get(&id).await?;
-        record(&mut ledger.parts[i], &batch);
+        ledger.parts[i].record(&batch);
         ledger.save(dir)?;
     }
     Ok(())
@@ -266,8 +275,14 @@ async fn refresh(api: &OpenAiBatches, dir: &Path, ledger: &mut Ledger) -> anyhow
 fn status(args: BatchStatusArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let config = load_config(dir)?;
-    let mut ledger = load_ledger(dir)?;
-    let api = service(&config, args.service.base_url.as_deref(), Some(&ledger))?;
+    let dialect = batch_dialect(&config).unwrap_or_default();
+    let mut ledger = load_ledger(dir, dialect)?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     super::runtime()?.block_on(refresh(&api, dir, &mut ledger))?;
     super::emit(&render(&ledger, args.format))?;
     Ok(Exit::Ok.into())
@@ -344,9 +359,14 @@ fn render(ledger: &Ledger, format: Format) -> String {
 
 fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
-    let config = open_run(dir)?;
-    let mut ledger = load_ledger(dir)?;
-    let api = service(&config, args.service.base_url.as_deref(), Some(&ledger))?;
+    let (config, dialect) = open_run(dir)?;
+    let mut ledger = load_ledger(dir, dialect)?;
+    let api = service(
+        &config,
+        dialect,
+        args.service.base_url.as_deref(),
+        Some(&ledger),
+    )?;
     let poll = Duration::try_from_secs_f64(args.poll)
         .ok()
         .filter(|d| !d.is_zero())
@@ -418,6 +438,16 @@ fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
         }
         ledger.parts[i].results = results;
         ledger.save(dir)?;
+        let unanswered = unanswered(dir, &ledger.parts[i])?;
+        if dialect == Dialect::Gemini && unanswered > 0 {
+            eprintln!(
+                "{unanswered} requests of batch {} have no result (the batch {} first): their calls \
+                 stay missing, and `glossa batch submit {}` sends them again",
+                part.batch_id.as_deref().unwrap_or(""),
+                part.status.as_deref().unwrap_or("stopped"),
+                dir.display()
+            );
+        }
     }
 
     // Record them as `run --batch-in` does: first new calls, then retries.

@@ -6,9 +6,10 @@
 //! prints what it tells, and reports.
 
 use crate::cli::RunArgs;
-use glossa::batch::api as batch_api;
+use glossa::batch::api::{self as batch_api, Dialect};
 use glossa::batch::orchestrate::{
-    self, batch_provider, End, Finished, HostError, Mode, Notice, RunHost, RunRequest, Start,
+    self, batch_dialect, batch_provider, End, Finished, HostError, Mode, Notice, RunHost,
+    RunRequest, Start,
 };
 use glossa::batch::{CallProgress, Todo};
 use glossa::dataset::{LabelledPost, Split};
@@ -132,7 +133,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             written,
             shape,
             todo,
-        } => batch_out(&dir, &file, written, &shape, todo),
+        } => batch_out(&dir, &file, written, &shape, todo, batch_dialect(&config)),
         End::BatchIn {
             files,
             ingested,
@@ -380,6 +381,7 @@ fn batch_out(
     written: usize,
     shape: &str,
     todo: Todo,
+    dialect: Option<Dialect>,
 ) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{}: wrote {written} requests ({shape}) to {}",
@@ -391,10 +393,17 @@ fn batch_out(
         Todo::Failed => "--retry-errors",
     };
     if written > 0 {
+        let service = match dialect {
+            Some(Dialect::Gemini) => {
+                "Gemini's batch mode (upload it with the Files API, then models/MODEL:batchGenerateContent)"
+                    .to_string()
+            }
+            _ => format!("the OpenAI Batch API (endpoint {})", batch_api::ENDPOINT),
+        };
         eprintln!(
-            "submit it to the OpenAI Batch API (endpoint {}), then check the output file with:\n  \
-             glossa run --batch-in RESULTS.jsonl {again} {}",
-            batch_api::ENDPOINT,
+            "submit it to {service} (or let `glossa batch submit {}` do it), then check the output \
+             file with:\n  glossa run --batch-in RESULTS.jsonl {again} {}",
+            dir.display(),
             dir.display()
         );
     }

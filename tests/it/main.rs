@@ -4,6 +4,7 @@
 
 mod support;
 
+mod batch_gemini;
 mod batch_remote;
 mod case_keep;
 mod check;

@@ -762,7 +762,7 @@ fn a_batch_file_over_the_apis_request_limit_is_refused() {
     ]);
     let (_, stderr) = run(dir.path(), &strs(&args), 2);
     assert!(
-        stderr.contains("50004 requests are more than one OpenAI batch file may hold (50000)"),
+        stderr.contains("50004 requests are more than one OpenAI Batch API file may hold (50000)"),
         "{stderr}"
     );
     assert!(stderr.contains("--shard I/N for N >= 2"), "{stderr}");

@@ -243,7 +243,8 @@ fn batch_out_writes_one_valid_request_per_call_with_parseable_ids() {
         "exact%7Csense|3|100%25 sure"
     );
 
-    // --model is required; other providers and --simplify llm are refused.
+    // --model is required; a provider chain (no one batch service) and
+    // --simplify llm are refused.
     let (_, err) = run(cwd, &["run", "--batch-out", "x.jsonl", "--out", "c"], 2);
     assert!(err.contains("--batch-out needs --model"), "{err}");
     let (_, err) = run(
@@ -255,13 +256,16 @@ fn batch_out_writes_one_valid_request_per_call_with_parseable_ids() {
             "--model",
             "m",
             "--provider",
-            "gemini",
+            "openai,gemini",
             "--out",
             "c",
         ],
         2,
     );
-    assert!(err.contains("--provider gemini cannot be used"), "{err}");
+    assert!(
+        err.contains("--provider openai,gemini cannot be used"),
+        "{err}"
+    );
     let (_, err) = run(
         cwd,
         &[

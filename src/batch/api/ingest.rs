@@ -2,7 +2,7 @@
 //! wanted call's output checked as a live run does and recorded.
 
 use super::results::{for_each_line, parse_result};
-use super::{custom_id, BadLine, BatchError, PROVIDER};
+use super::{custom_id, BadLine, BatchError, Dialect};
 use crate::dataset::LabelledPost;
 use crate::generate::pipeline::{partial, Generation, Pipeline, Stage};
 use crate::generate::reply::{accept, Completion};
@@ -29,6 +29,8 @@ pub(crate) struct IngestRun<'a> {
     pub(crate) wanted: &'a [(usize, u32, usize)],
     /// The model recorded for each call; the one the API names otherwise.
     pub(crate) model: Option<&'a str>,
+    /// The service the run's requests went to: its result lines only.
+    pub(crate) dialect: Dialect,
 }
 
 /// What reading results files did.
@@ -137,6 +139,12 @@ fn check_lines(files: &[PathBuf], run: &IngestRun, index: &CallIndex) -> Result<
         for_each_line(file, |n, line| {
             lines += 1;
             let found = parse_result(line).and_then(|r| {
+                if r.dialect != run.dialect {
+                    return Err(BadLine::OtherService {
+                        found: r.dialect.label(),
+                        run: run.dialect.label(),
+                    });
+                }
                 let call = index.resolve(&r.key)?;
                 match seen.insert(call, (fi, n)) {
                     Some((f0, n0)) => Err(BadLine::Repeated {
@@ -223,14 +231,15 @@ fn check_result(
             Err(refusal) => (
                 raw,
                 Some(format!(
-                    "reply from the OpenAI Batch API is not a translation: {refusal}"
+                    "reply from the {} is not a translation: {refusal}",
+                    run.dialect.label()
                 )),
             ),
         },
         Err(e) => (Completion::default(), Some(e)),
     };
     let answered = Answered {
-        provider: PROVIDER.to_string(),
+        provider: run.dialect.provider().to_string(),
         model: run
             .model
             .map(str::to_string)

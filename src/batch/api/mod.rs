@@ -1,8 +1,12 @@
-//! The OpenAI Batch API's JSONL files. `glossa run --batch-out` writes one
-//! request line per (retriever, repeat, post) call instead of calling a
-//! model; `glossa run --batch-in` reads the output file the API returns,
-//! checks every output exactly as a live run does, and appends the same
-//! records to `calls.jsonl`.
+//! The batch services' JSONL files: OpenAI's Batch API and Gemini's batch
+//! mode ([`Dialect`]). `glossa run --batch-out` writes one request line per
+//! (retriever, repeat, post) call instead of calling a model; `glossa run
+//! --batch-in` reads the output file the service returns, checks every
+//! output exactly as a live run does, and appends the same records to
+//! `calls.jsonl`. A Gemini line is `{"key": CUSTOM_ID, "request": <the
+//! generateContent body a live call sends>}`, and its result
+//! `{"key": ..., "response": <GenerateContentResponse>}` or `{"key": ...,
+//! "error": <google.rpc.Status>}` (`status` is read as `error`).
 //!
 //! # custom_id
 //!
@@ -32,7 +36,7 @@ mod requests;
 mod results;
 
 pub(crate) use ingest::{ingest, IngestRun, Ingested};
-pub use requests::{request_line, write_requests, Limits, Sampling};
+pub use requests::{gemini_request_line, request_line, write_requests, Limits, Sampling};
 pub use results::{parse_result, BatchResult};
 
 use crate::fsutil::WriteError;
@@ -45,30 +49,79 @@ use std::path::PathBuf;
 /// The endpoint every request line names.
 pub const ENDPOINT: &str = "/v1/chat/completions";
 
-/// The provider name recorded for calls answered through a batch file.
-pub const PROVIDER: &str = "openai";
+/// The provider name recorded for calls answered through an OpenAI batch
+/// file.
+pub(crate) const PROVIDER: &str = "openai";
+
+/// Whose batch files a run writes and reads: OpenAI's Batch API (and the
+/// services compatible with it), or Gemini's batch mode of
+/// `generateContent`. See README, "Millions of calls", and docs/formats.md,
+/// "Batches at the provider".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dialect {
+    #[default]
+    OpenAi,
+    Gemini,
+}
+
+impl Dialect {
+    /// The dialect of a run's provider (`--provider`), if it has one.
+    pub(crate) fn of_provider(provider: &str) -> Option<Dialect> {
+        match provider.trim() {
+            "openai" => Some(Dialect::OpenAi),
+            "gemini" => Some(Dialect::Gemini),
+            _ => None,
+        }
+    }
+
+    /// The provider recorded for calls answered through its batch files.
+    pub fn provider(self) -> &'static str {
+        match self {
+            Dialect::OpenAi => PROVIDER,
+            Dialect::Gemini => "gemini",
+        }
+    }
+
+    /// The service, as messages name it.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Dialect::OpenAi => "OpenAI Batch API",
+            Dialect::Gemini => "Gemini Batch API",
+        }
+    }
+
+    /// What one of its input files may hold.
+    pub fn limits(self) -> Limits {
+        match self {
+            Dialect::OpenAi => Limits::OPENAI,
+            Dialect::Gemini => Limits::GEMINI,
+        }
+    }
+}
 
 /// Why a batch file could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
     #[error(
-        "{count} requests are more than one OpenAI batch file may hold ({max}); split the run with \
+        "{count} requests are more than one {service} file may hold ({max}); split the run with \
          --shard I/N for N >= {shards} (one run folder and one batch file per shard; `glossa merge` \
          joins the folders), or let `glossa batch submit DIR` split the calls into several batches; \
          no batch file was written"
     )]
     TooManyRequests {
+        service: &'static str,
         count: usize,
         max: usize,
         shards: u64,
     },
     #[error(
-        "the requests come to more than the {megabytes} MB one OpenAI batch file may hold (after \
+        "the requests come to more than the {megabytes} MB one {service} file may hold (after \
          {written} of {count} requests); split the run with --shard I/N for N >= {shards} (one \
          batch file per shard), or let `glossa batch submit DIR` split the calls into several \
          batches; no batch file was written"
     )]
     TooManyBytes {
+        service: &'static str,
         megabytes: u64,
         written: usize,
         count: usize,
@@ -130,10 +183,16 @@ pub enum BadLine {
     CustomId { id: String, why: String },
     #[error("not a Batch API result line: {0}")]
     NotAResult(String),
-    #[error("`custom_id` is not a string")]
-    IdNotAString,
-    #[error("no `custom_id`")]
+    #[error("`{0}` is not a string")]
+    IdNotAString(&'static str),
+    #[error("no `custom_id` (an OpenAI result line) or `key` (a Gemini one)")]
     NoId,
+    /// A result line of one service in a run that went through another.
+    #[error("a result line of the {found}, in a run whose requests went to the {run}")]
+    OtherService {
+        found: &'static str,
+        run: &'static str,
+    },
     #[error("`response` is not an object")]
     ResponseNotAnObject,
     #[error("`response` has no numeric `status_code`")]

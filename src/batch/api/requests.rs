@@ -1,10 +1,11 @@
 //! `--batch-out`: the request lines of a run's calls, within the limits
-//! of one OpenAI batch input file.
+//! of one batch input file of the run's service.
 
-use super::{custom_id, BatchError, ENDPOINT};
+use super::{custom_id, BatchError, Dialect, ENDPOINT};
 use crate::dataset::LabelledPost;
 use crate::fsutil::AtomicFile;
 use crate::generate::pipeline::{Pipeline, Prepared};
+use crate::generate::provider::gemini::generate_body;
 use crate::generate::provider::{chat_body, LengthCap, MaxTokensField, Settings, TokenLimit};
 use serde::Serialize;
 use std::io::Write;
@@ -25,6 +26,15 @@ impl Limits {
         requests: 50_000,
         bytes: 200_000_000,
     };
+
+    /// Gemini's batch mode takes an input file of up to 2 GB (its Files
+    /// API's limit per file) and documents no count: 1 GB, for a margin
+    /// and an upload that is not all lost when it stops, and 100,000
+    /// requests, so that one expired batch does not hold a whole run.
+    pub(crate) const GEMINI: Limits = Limits {
+        requests: 100_000,
+        bytes: 1_000_000_000,
+    };
 }
 
 /// The model and sampling parameters of the request bodies.
@@ -39,6 +49,8 @@ pub struct Sampling {
     pub(crate) max_tokens_auto: Option<LengthCap>,
     /// The field that carries `max_tokens`; by default from the model name.
     pub(crate) max_tokens_field: Option<MaxTokensField>,
+    /// Whose request lines.
+    pub(crate) dialect: Dialect,
 }
 
 impl Sampling {
@@ -51,7 +63,13 @@ impl Sampling {
             max_tokens: settings.max_tokens,
             max_tokens_auto: settings.max_tokens_auto,
             max_tokens_field: settings.max_tokens_field,
+            dialect: Dialect::OpenAi,
         }
+    }
+
+    /// The same, in `dialect`'s request lines.
+    pub fn in_dialect(self, dialect: Dialect) -> Sampling {
+        Sampling { dialect, ..self }
     }
 }
 
@@ -63,8 +81,12 @@ struct RequestLine<'a, B: Serialize> {
     body: B,
 }
 
-/// One request line (with its newline) for a prepared post.
+/// One request line (with its newline) for a prepared post, in the
+/// sampling's dialect.
 pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -> String {
+    if sampling.dialect == Dialect::Gemini {
+        return gemini_request_line(custom_id, &prepared.trace.prompt.output.text, sampling);
+    }
     let line = RequestLine {
         custom_id,
         method: "POST",
@@ -78,6 +100,20 @@ pub fn request_line(custom_id: &str, prepared: &Prepared, sampling: &Sampling) -
         ),
     };
     serde_json::to_string(&line).expect("a request line always serialises") + "\n"
+}
+
+/// One line (with its newline) of a Gemini batch input file: the
+/// `generateContent` body a live call sends for `prompt` (Gemini's live
+/// calls set no cap from the post's length, and neither does this).
+pub fn gemini_request_line(key: &str, prompt: &str, sampling: &Sampling) -> String {
+    let request = generate_body(
+        prompt,
+        sampling.temperature,
+        sampling.seed,
+        sampling.max_tokens,
+    );
+    let key = serde_json::to_string(key).expect("a string always serialises");
+    format!("{{\"key\":{key},\"request\":{request}}}\n")
 }
 
 /// The limit and its field, by the rules of a live call.
@@ -101,6 +137,7 @@ pub fn write_requests(
 ) -> Result<usize, BatchError> {
     if calls.len() > limits.requests {
         return Err(BatchError::TooManyRequests {
+            service: sampling.dialect.label(),
             count: calls.len(),
             max: limits.requests,
             shards: shards_needed(calls.len() as u64, limits.requests as u64),
@@ -123,6 +160,7 @@ pub fn write_requests(
             let per_line = bytes / (n as u64 + 1);
             let total = per_line * calls.len() as u64;
             return Err(BatchError::TooManyBytes {
+                service: sampling.dialect.label(),
                 megabytes: limits.bytes / 1_000_000,
                 written: n + 1,
                 count: calls.len(),
@@ -200,6 +238,39 @@ mod tests {
     }
 
     #[test]
+    fn a_gemini_line_is_the_key_and_the_live_body() {
+        let sampling = Sampling {
+            model: "m".into(),
+            temperature: Some(0.2),
+            seed: Some(7),
+            max_tokens: Some(300),
+            ..Sampling::default()
+        }
+        .in_dialect(Dialect::Gemini);
+        let key = custom_id("exact", 1, "say \"hi\" é");
+        let line = gemini_request_line(&key, "Translate \"x\"\n", &sampling);
+        assert!(
+            line.ends_with("}\n") && line.matches('\n').count() == 1,
+            "{line}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["key"], key.as_str());
+        assert_eq!(
+            v["request"],
+            serde_json::json!({
+                "contents": [{"role": "user", "parts": [{"text": "Translate \"x\"\n"}]}],
+                "generationConfig": {"temperature": 0.2, "seed": 7, "maxOutputTokens": 300}
+            })
+        );
+        // f32 sampling values as written, not widened (0.2, not 0.20000000298…).
+        assert!(line.contains("\"temperature\":0.2,"), "{line}");
+        // The same body a live call sends, with the limits of Gemini's files.
+        assert_eq!(Dialect::Gemini.limits(), Limits::GEMINI);
+        assert_eq!(Dialect::of_provider(" gemini "), Some(Dialect::Gemini));
+        assert_eq!(Dialect::of_provider("offline"), None);
+    }
+
+    #[test]
     fn batch_files_over_the_limits_are_refused_and_nothing_is_left() {
         let (pipeline, posts) = ten_calls(10);
         let pipelines = [pipeline];
@@ -234,7 +305,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.starts_with("10 requests are more than one OpenAI batch file may hold (4)"),
+            err.starts_with("10 requests are more than one OpenAI Batch API file may hold (4)"),
             "{err}"
         );
         assert!(err.contains("N >= 3"), "{err}");

@@ -1,8 +1,9 @@
 //! `--batch-in`: the lines of a Batch API output (or error) file, read
-//! one at a time, each an answer or why the call failed.
+//! one at a time, each an answer or why the call failed. An OpenAI line
+//! names its call in `custom_id`, a Gemini line in `key`.
 
-use super::{parse_custom_id, BadLine, BatchError};
-use crate::generate::provider::chat_reply;
+use super::{parse_custom_id, BadLine, BatchError, Dialect};
+use crate::generate::provider::{chat_reply, gemini_reply};
 use crate::generate::reply::Completion;
 use crate::run_dir::record::CallKey;
 use serde_json::Value;
@@ -14,6 +15,8 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchResult {
     pub key: CallKey,
+    /// Whose result line it is.
+    pub(crate) dialect: Dialect,
     /// The reply as the API sent it (not yet judged by
     /// [`crate::generate::reply::accept`]), or why the call failed.
     pub(crate) answer: Result<Completion, String>,
@@ -26,14 +29,65 @@ pub fn parse_result(line: &str) -> Result<BatchResult, BadLine> {
     let Some(obj) = v.as_object() else {
         return Err(BadLine::NotAResult("not a JSON object".to_string()));
     };
-    let id = match obj.get("custom_id") {
-        Some(Value::String(id)) => id,
-        Some(_) => return Err(BadLine::IdNotAString),
-        None => return Err(BadLine::NoId),
+    let (name, dialect) = if obj.contains_key("custom_id") {
+        ("custom_id", Dialect::OpenAi)
+    } else if obj.contains_key("key") {
+        ("key", Dialect::Gemini)
+    } else {
+        return Err(BadLine::NoId);
+    };
+    let Some(Value::String(id)) = obj.get(name) else {
+        return Err(BadLine::IdNotAString(name));
     };
     let key = parse_custom_id(id)?;
-    let answer = answer(obj)?;
-    Ok(BatchResult { key, answer })
+    let answer = match dialect {
+        Dialect::OpenAi => answer(obj)?,
+        Dialect::Gemini => gemini_answer(obj)?,
+    };
+    Ok(BatchResult {
+        key,
+        dialect,
+        answer,
+    })
+}
+
+/// The answer of a Gemini result line: `response` (a
+/// GenerateContentResponse), or `error` / `status` (a google.rpc.Status).
+fn gemini_answer(
+    obj: &serde_json::Map<String, Value>,
+) -> Result<Result<Completion, String>, BadLine> {
+    let label = Dialect::Gemini.label();
+    let error = ["error", "status"]
+        .iter()
+        .find_map(|name| obj.get(*name).filter(|e| !e.is_null()));
+    if let Some(error) = error {
+        let field = |name: &str| match error.get(name) {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        let message = match error {
+            Value::String(s) => s.clone(),
+            _ => match (field("code"), field("message")) {
+                (Some(code), Some(message)) => format!("code {code}: {message}"),
+                (None, Some(message)) => message,
+                (Some(code), None) => format!("code {code}"),
+                (None, None) => error.to_string(),
+            },
+        };
+        return Ok(Err(format!(
+            "the {label} failed this request: {}",
+            one_line(&message, 300)
+        )));
+    }
+    match obj.get("response") {
+        None | Some(Value::Null) => Ok(Err(format!(
+            "the {label} returned no response for this request"
+        ))),
+        Some(response @ Value::Object(_)) => Ok(gemini_reply(response)
+            .map_err(|why| format!("reply from the {label} has no text: {why}"))),
+        Some(_) => Err(BadLine::ResponseNotAnObject),
+    }
 }
 
 /// The answer a well-formed line carries: a completion, or why the call
@@ -195,8 +249,52 @@ mod tests {
         let empty = r#"{"custom_id":"exact|1|p1","response":{"status_code":200,"body":{"choices":[{"message":{"content":null},"finish_reason":"stop"}]}}}"#;
         let e = parse_result(empty).unwrap().answer.unwrap_err();
         assert!(e.contains("content is null (finish_reason stop)"), "{e}");
+        assert_eq!(r.dialect, Dialect::OpenAi);
         assert!(parse_result("not json").is_err());
         assert!(parse_result(r#"{"response":null}"#).is_err());
         assert!(parse_result(r#"{"custom_id":"exact|1|p1","response":{"body":{}}}"#).is_err());
+    }
+
+    #[test]
+    fn gemini_result_lines_success_failure_and_malformed() {
+        let ok = r#"{"key":"exact|1|p1","response":{"candidates":[{"content":{"parts":[{"text":"hei"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":10,"totalTokenCount":110},"modelVersion":"gemini-2.5-flash"}}"#;
+        let r = parse_result(ok).unwrap();
+        assert_eq!(r.key, ("exact".to_string(), 1, "p1".to_string()));
+        assert_eq!(r.dialect, Dialect::Gemini);
+        let c = r.answer.unwrap();
+        assert_eq!(c.text, "hei");
+        assert_eq!(c.meta.finish_reason.as_deref(), Some("STOP"));
+        assert_eq!(
+            c.meta.usage.map(|u| (u.input_tokens, u.output_tokens)),
+            Some((100, 10))
+        );
+        let error =
+            r#"{"key":"exact|1|p1","error":{"code":500,"message":"Internal error","details":[]}}"#;
+        let e = parse_result(error).unwrap().answer.unwrap_err();
+        assert_eq!(
+            e,
+            "the Gemini Batch API failed this request: code 500: Internal error"
+        );
+        let status = r#"{"key":"exact|1|p1","status":{"code":3,"message":"Request contains an invalid argument."}}"#;
+        let e = parse_result(status).unwrap().answer.unwrap_err();
+        assert!(
+            e.contains("code 3: Request contains an invalid argument."),
+            "{e}"
+        );
+        let blocked =
+            r#"{"key":"exact|1|p1","response":{"promptFeedback":{"blockReason":"SAFETY"}}}"#;
+        let e = parse_result(blocked).unwrap().answer.unwrap_err();
+        assert!(e.contains("the prompt was blocked (SAFETY)"), "{e}");
+        let e = parse_result(r#"{"key":"exact|1|p1"}"#)
+            .unwrap()
+            .answer
+            .unwrap_err();
+        assert!(e.contains("no response"), "{e}");
+        assert_eq!(
+            parse_result(r#"{"key":7,"response":{}}"#).unwrap_err(),
+            BadLine::IdNotAString("key")
+        );
+        assert!(parse_result(r#"{"key":"exact|1|p1","response":[]}"#).is_err());
+        assert!(parse_result(r#"{"key":"request-1","response":{}}"#).is_err());
     }
 }

@@ -7,9 +7,11 @@
 //! same requests are never sent twice. See docs/formats.md, "Batches at
 //! the provider".
 
-pub mod openai;
+pub mod gemini;
+pub(crate) mod http;
+pub(crate) mod openai;
 
-use super::api::{custom_id, request_line, BatchError, Limits, Sampling};
+use super::api::{custom_id, request_line, BatchError, Dialect, Limits, Sampling};
 use crate::dataset::LabelledPost;
 use crate::fsutil::{write_atomic, AtomicFile, WriteError};
 use crate::generate::pipeline::Pipeline;
@@ -47,10 +49,21 @@ pub enum LedgerError {
     },
     #[error("{}: version {found}; this glossa reads version {LEDGER_VERSION}", path.display())]
     Version { path: PathBuf, found: u32 },
-    #[error("{}:{line}: not a request line glossa wrote (no `custom_id`)", path.display())]
+    #[error("{}:{line}: not a request line glossa wrote (no `custom_id` or `key`)", path.display())]
     RequestLine { path: PathBuf, line: usize },
     #[error("one request line is {bytes} bytes, more than one batch file may hold ({max} bytes)")]
     LineTooLong { bytes: u64, max: u64 },
+    #[error(
+        "{}: part {part} was written for the {found} batch service, and this run's provider is \
+         {wanted}; its requests cannot go to this run's service",
+        path.display()
+    )]
+    OtherService {
+        path: PathBuf,
+        part: u32,
+        found: String,
+        wanted: &'static str,
+    },
     #[error(transparent)]
     Batch(#[from] BatchError),
     #[error(transparent)]
@@ -65,11 +78,141 @@ pub struct RequestCounts {
     pub failed: u64,
 }
 
+/// What a batch service says of a batch, in the ledger's terms (OpenAI's
+/// state names; Gemini's are mapped to them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// The batch id (`batch_...`; Gemini: `batches/...`).
+    pub id: String,
+    pub(crate) status: String,
+    pub(crate) request_counts: Option<RequestCounts>,
+    /// Results (Gemini: its one file, `responsesFile`, of results and
+    /// failures alike).
+    pub(crate) output_file_id: Option<String>,
+    pub(crate) error_file_id: Option<String>,
+    /// What went wrong with the whole batch.
+    pub(crate) errors: Vec<String>,
+}
+
+impl From<&openai::BatchObject> for Remote {
+    fn from(b: &openai::BatchObject) -> Remote {
+        Remote {
+            id: b.id.clone(),
+            status: b.status.clone(),
+            request_counts: b.request_counts,
+            output_file_id: b.output_file_id.clone(),
+            error_file_id: b.error_file_id.clone(),
+            errors: b.error_messages(),
+        }
+    }
+}
+
+/// A run's batch service: the one client `glossa batch` talks to.
+pub enum Service {
+    OpenAi(openai::OpenAiBatches),
+    Gemini(gemini::GeminiBatches),
+}
+
+impl Service {
+    /// The service of `dialect` at `base` (the service's own when `None`),
+    /// the key from `key_var` (the service's variable when `None`).
+    pub fn new(
+        dialect: Dialect,
+        base: Option<&str>,
+        key_var: Option<&str>,
+    ) -> Result<Service, http::RemoteError> {
+        Ok(match dialect {
+            Dialect::OpenAi => Service::OpenAi(openai::OpenAiBatches::new(base, key_var)?),
+            Dialect::Gemini => Service::Gemini(gemini::GeminiBatches::new(base, key_var)?),
+        })
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Service::OpenAi(_) => Dialect::OpenAi,
+            Service::Gemini(_) => Dialect::Gemini,
+        }
+    }
+
+    /// The base URL as shown and recorded (without credentials).
+    pub fn base_shown(&self) -> String {
+        match self {
+            Service::OpenAi(s) => s.base_shown(),
+            Service::Gemini(s) => s.base_shown(),
+        }
+    }
+
+    /// Upload a request file; its id at the service.
+    pub async fn upload(&self, path: &Path) -> Result<String, http::RemoteError> {
+        match self {
+            Service::OpenAi(s) => s.upload(path).await,
+            Service::Gemini(s) => s.upload(path).await,
+        }
+    }
+
+    /// Create the batch of an uploaded file for `model`, named after the
+    /// run folder `run` and its part number (OpenAI: in its metadata;
+    /// Gemini: its display name).
+    pub async fn create(
+        &self,
+        input: &str,
+        model: &str,
+        run: &str,
+        part: u32,
+    ) -> Result<Remote, http::RemoteError> {
+        match self {
+            Service::OpenAi(s) => {
+                let metadata = [
+                    ("glossa_run", run.to_string()),
+                    ("glossa_part", part.to_string()),
+                ];
+                Ok(Remote::from(
+                    &s.create(input, super::api::ENDPOINT, &metadata).await?,
+                ))
+            }
+            Service::Gemini(s) => {
+                let name = format!("glossa {run} part {part}");
+                s.create(input, model, &name).await
+            }
+        }
+    }
+
+    /// The batch as the service sees it now.
+    pub async fn get(&self, id: &str) -> Result<Remote, http::RemoteError> {
+        match self {
+            Service::OpenAi(s) => Ok(Remote::from(&s.get(id).await?)),
+            Service::Gemini(s) => s.get(id).await,
+        }
+    }
+
+    /// The batch created from the uploaded file `input`, if the service
+    /// lists one (for a create request whose answer was lost).
+    pub async fn find_by_input(&self, input: &str) -> Result<Option<Remote>, http::RemoteError> {
+        match self {
+            Service::OpenAi(s) => Ok(s.find_by_input(input).await?.as_ref().map(Remote::from)),
+            Service::Gemini(s) => s.find_by_input(input).await,
+        }
+    }
+
+    /// Download a results file to `to` (atomically, without the key); the
+    /// bytes written.
+    pub async fn download(&self, file: &str, to: &Path) -> Result<u64, http::RemoteError> {
+        match self {
+            Service::OpenAi(s) => s.download(file, to).await,
+            Service::Gemini(s) => s.download(file, to).await,
+        }
+    }
+}
+
 /// One request file and what became of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Part {
     /// Counted from 1 across the run's submissions.
     pub part: u32,
+    /// The service its requests were written for (`openai`, `gemini`);
+    /// none in a ledger from before Gemini: the ledger's `service`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) service: Option<String>,
     /// The request file, relative to the run folder.
     pub requests_file: String,
     pub requests: usize,
@@ -101,6 +244,16 @@ pub struct Part {
 }
 
 impl Part {
+    /// Note what the service says of the part's batch.
+    pub fn record(&mut self, batch: &Remote) {
+        self.batch_id = Some(batch.id.clone());
+        self.status = Some(batch.status.clone());
+        self.request_counts = batch.request_counts.or(self.request_counts);
+        self.output_file_id = batch.output_file_id.clone().or(self.output_file_id.take());
+        self.error_file_id = batch.error_file_id.clone().or(self.error_file_id.take());
+        self.errors = batch.errors.clone();
+    }
+
     /// Its batch is finished at the service.
     pub fn is_terminal(&self) -> bool {
         self.status
@@ -113,7 +266,8 @@ impl Part {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {
     pub(crate) version: u32,
-    /// The batch service: `openai` (OpenAI-compatible).
+    /// The batch service of the first part: `openai` (OpenAI-compatible)
+    /// or `gemini`; each part records its own.
     pub(crate) service: String,
     /// The base URL the batches were created at (without credentials).
     pub base_url: Option<String>,
@@ -170,6 +324,25 @@ impl Ledger {
         Ok(ids)
     }
 
+    /// Refuse a ledger whose parts were written for another service than
+    /// `dialect` (the run's): their request lines are not its requests.
+    pub fn check_service(&self, dir: &Path, dialect: Dialect) -> Result<(), LedgerError> {
+        let wanted = dialect.provider();
+        let part = self
+            .parts
+            .iter()
+            .find(|p| p.service.as_deref().unwrap_or(&self.service) != wanted);
+        match part {
+            Some(p) => Err(LedgerError::OtherService {
+                path: dir.join(LEDGER_FILE),
+                part: p.part,
+                found: p.service.clone().unwrap_or_else(|| self.service.clone()),
+                wanted,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// The number the next part gets.
     pub fn next_part(&self) -> u32 {
         self.parts.iter().map(|p| p.part).max().unwrap_or(0) + 1
@@ -178,10 +351,13 @@ impl Ledger {
 
 #[derive(Deserialize)]
 struct IdOnly {
+    /// A Gemini request line's `key`.
+    #[serde(alias = "key")]
     custom_id: String,
 }
 
-/// The `custom_id` of every line of a request file.
+/// The `custom_id` (OpenAI) or `key` (Gemini) of every line of a request
+/// file.
 pub(crate) fn read_ids(path: &Path) -> Result<Vec<String>, LedgerError> {
     let read = |source| LedgerError::Read {
         path: path.to_path_buf(),
@@ -251,6 +427,7 @@ pub fn write_parts(
             let file = AtomicFile::create(&dir.join(&name))?;
             let part = Part {
                 part: number,
+                service: Some(sampling.dialect.provider().to_string()),
                 requests_file: name,
                 ..Part::default()
             };
@@ -270,6 +447,22 @@ pub fn write_parts(
         parts.push(part);
     }
     Ok(parts)
+}
+
+/// How many of a part's requests have no line in its downloaded results
+/// (Gemini: the requests a batch that expired or was cancelled never
+/// ran).
+pub fn unanswered(dir: &Path, part: &Part) -> Result<usize, LedgerError> {
+    let mut lines = 0usize;
+    for file in &part.results {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| LedgerError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        lines += text.lines().filter(|l| !l.trim().is_empty()).count();
+    }
+    Ok(part.requests.saturating_sub(lines))
 }
 
 /// The error codes of requests a batch never executed (it expired or was
@@ -364,6 +557,17 @@ mod tests {
         }
         let ids = ledger.in_flight(dir.path()).unwrap();
         assert_eq!(ids.len(), 2);
+        // A ledger from before Gemini: its parts are the ledger's service's.
+        assert!(ledger.check_service(dir.path(), Dialect::OpenAi).is_ok());
+        ledger.parts[1].service = Some("gemini".into());
+        let err = ledger
+            .check_service(dir.path(), Dialect::OpenAi)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("part 2 was written for the gemini batch service"),
+            "{err}"
+        );
         assert!(ids.contains("a|1|q") && !ids.contains("a|1|r"));
         std::fs::write(dir.path().join("batches/part-001.jsonl"), "{}\n").unwrap();
         let err = ledger.in_flight(dir.path()).unwrap_err().to_string();

@@ -34,14 +34,8 @@ impl Api for Generate {
     const NAME: &'static str = NAME;
 
     fn body(&self, _model: &str, req: &Request) -> Vec<u8> {
-        let body = Body {
-            contents: [Content {
-                role: "user",
-                parts: [Part { text: &req.prompt }],
-            }],
-            generation_config: &self.config,
-        };
-        serde_json::to_vec(&body).expect("a request body always serialises")
+        serde_json::to_vec(&body(&req.prompt, &self.config))
+            .expect("a request body always serialises")
     }
 
     const JUDGE: Judge = judge;
@@ -92,7 +86,7 @@ fn build(settings: &Settings) -> Result<Endpoint<Generate>, ProviderError> {
 /// A `generateContent` reply body as parsed, not yet judged by
 /// [`crate::generate::reply::accept`]; or, when it holds no text, what came
 /// back instead. Public so the fuzz targets reach it.
-pub fn gemini_reply(reply: &Value) -> Result<Completion, String> {
+pub(crate) fn gemini_reply(reply: &Value) -> Result<Completion, String> {
     let completion = candidate(reply);
     if is_empty_answer(&completion) {
         return Err(why_no_text(reply));
@@ -139,6 +133,33 @@ fn usage(reply: &Value) -> Option<Usage> {
         input_tokens: meta.get("promptTokenCount").and_then(Value::as_u64)?,
         output_tokens: count("candidatesTokenCount") + count("thoughtsTokenCount"),
     })
+}
+
+fn body<'a>(prompt: &'a str, config: &'a GenerationConfig) -> Body<'a> {
+    Body {
+        contents: [Content {
+            role: "user",
+            parts: [Part { text: prompt }],
+        }],
+        generation_config: config,
+    }
+}
+
+/// The `generateContent` body (a `GenerateContentRequest` without its
+/// model), as JSON text, that a live call sends for `prompt` with these sampling settings; a
+/// Gemini batch file holds one per line.
+pub(crate) fn generate_body(
+    prompt: &str,
+    temperature: Option<f32>,
+    seed: Option<u64>,
+    max_output_tokens: Option<u32>,
+) -> String {
+    let config = GenerationConfig {
+        temperature,
+        seed,
+        max_output_tokens,
+    };
+    serde_json::to_string(&body(prompt, &config)).expect("a request body always serialises")
 }
 
 #[derive(Serialize)]

@@ -9,13 +9,13 @@
 
 mod cap;
 mod endpoint;
-mod gemini;
+pub(crate) mod gemini;
 mod offline;
 mod openai;
 
 pub use crate::generate::reply::{Completion, ReplyMeta, Usage};
 pub use cap::{LengthCap, TokenLimit};
-pub use gemini::gemini_reply;
+pub(crate) use gemini::gemini_reply;
 pub use openai::{chat_body, chat_reply, MaxTokensField};
 
 use serde::{Deserialize, Serialize};

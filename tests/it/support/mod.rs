@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod batch_service;
+pub mod gemini_service;
 pub mod providers;
 
 use serde_json::Value;
