@@ -2,7 +2,7 @@
 //! posts could match from the compiled glossary, or the whole file
 //! (docs/formats.md, "Compiled glossaries").
 
-use crate::cli::{CompileArgs, CompiledMode};
+use crate::cli::{CompileArgs, CompiledArgs, CompiledMode};
 use crate::compiled::{self, Compiled, Freshness};
 use crate::glossary::Glossary;
 use crate::retrieve::Params;
@@ -40,34 +40,33 @@ pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `mode` compiles the glossary at `path` for `posts` posts.
-fn wanted(mode: CompiledMode, path: &Path, posts: usize) -> bool {
+/// Whether `mode` compiles the glossary at `path` for `posts()` posts.
+fn wanted(mode: CompiledMode, path: &Path, posts: impl FnOnce() -> usize) -> bool {
     match mode {
         CompiledMode::Never => false,
         // The built-in demo is no file to compile.
         CompiledMode::Always => path.is_file(),
-        CompiledMode::Auto => std::fs::metadata(path)
-            .is_ok_and(|m| m.len() >= AUTO_BYTES && posts as u64 <= m.len() / AUTO_BYTES_PER_POST),
+        CompiledMode::Auto => std::fs::metadata(path).is_ok_and(|m| {
+            m.len() >= AUTO_BYTES && posts() as u64 <= m.len() / AUTO_BYTES_PER_POST
+        }),
     }
 }
 
-/// The glossary for retrieving with `spec` and `params` on `texts` (of
-/// `posts` posts): from
-/// the compiled file (kept fresh under `cache_dir`) the entries the texts
-/// could match, when `mode` says so and the spec allows it; else the whole
-/// glossary. Built or rebuilt files, and a spec that needs the whole
-/// glossary, are said in a note on stderr.
-pub fn glossary_for(
+/// The compiled glossary to read the glossary at `path` from, if any: the
+/// `--index` file (refused unless compiled from the glossary as it is
+/// now), or the cache folder's when `args` say so for `posts()` posts
+/// (opened fresh, or built or rebuilt: said on stderr).
+pub fn open_for(
     path: &Path,
-    mode: CompiledMode,
+    args: &CompiledArgs,
     cache_dir: &Path,
-    spec: &str,
-    params: &Params,
-    texts: &[&str],
-    posts: usize,
-) -> anyhow::Result<Glossary> {
-    if !wanted(mode, path, posts) {
-        return Ok(super::load_glossary(path)?);
+    posts: impl FnOnce() -> usize,
+) -> anyhow::Result<Option<Arc<Compiled>>> {
+    if let Some(index) = &args.index {
+        return Ok(Some(Compiled::open_for(path, index)?));
+    }
+    if !wanted(args.mode, path, posts) {
+        return Ok(None);
     }
     let file = compiled::cache_path(cache_dir, path);
     let (compiled, how) = compiled::open_fresh(path, &file)?;
@@ -84,26 +83,45 @@ pub fn glossary_for(
             super::style::note()
         ),
     }
-    part_for(&compiled, spec, params, texts)
+    Ok(Some(compiled))
 }
 
-/// The candidates' part of `compiled` for `texts`, or all of it when
-/// `spec` needs the whole glossary (said in a note).
-pub fn part_for(
-    compiled: &Arc<Compiled>,
+/// The glossary for retrieving with `spec` and `params` on `texts` (of
+/// `posts` posts): from the compiled file the entries the texts could
+/// match, when `args` say so; else the whole glossary.
+pub fn glossary_for(
+    path: &Path,
+    args: &CompiledArgs,
+    cache_dir: &Path,
     spec: &str,
     params: &Params,
     texts: &[&str],
+    posts: usize,
 ) -> anyhow::Result<Glossary> {
-    if let Err(why) = compiled::supports(spec, params) {
+    match open_for(path, args, cache_dir, || posts)? {
+        Some(compiled) => load(&compiled, &[spec], params, texts, [], false),
+        None => Ok(super::load_glossary(path)?),
+    }
+}
+
+/// [`Compiled::load`]: the candidates of `texts` and the entries `ids`, or
+/// all of the glossary when a spec needs it (said in a note).
+pub fn load<'i, S: AsRef<str>>(
+    compiled: &Arc<Compiled>,
+    specs: &[&str],
+    params: &Params,
+    texts: impl IntoIterator<Item = S>,
+    ids: impl IntoIterator<Item = &'i str>,
+    labelled: bool,
+) -> anyhow::Result<Glossary> {
+    let loaded = compiled.load(specs, params, texts, ids, labelled)?;
+    if let Some(why) = loaded.whole {
         eprintln!(
-            "{}: `{spec}` reads the whole glossary ({why}): all {} entries are loaded from {}",
+            "{}: {why}: all {} entries are loaded from {}",
             super::style::note(),
             compiled.len(),
             compiled.path().display()
         );
-        return Ok(compiled.whole()?);
     }
-    let ids = compiled.candidates(texts.iter().copied(), params)?;
-    Ok(compiled.part(&ids)?)
+    Ok(loaded.glossary)
 }

@@ -10,12 +10,13 @@ use crate::batch::orchestrate::{
     self, batch_provider, End, Finished, HostError, Mode, Notice, RunHost, RunRequest, Start,
 };
 use crate::batch::{CallProgress, Todo};
-use crate::cli::RunArgs;
+use crate::cli::{CompiledArgs, CompiledMode, RunArgs};
 use crate::dataset::{LabelledPost, Split};
 use crate::exit::Exit;
 use crate::generate::prices::Prices;
 use crate::generate::prompt::Template;
 use crate::generate::retry::Client;
+use crate::generate::simplify::Simplify;
 use crate::glossary::Glossary;
 use crate::report::{self, Format};
 use crate::retrieve::{expand_list, Params};
@@ -40,6 +41,56 @@ pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, V
 /// The glossary and every labelled post the run's files hold.
 fn load_all_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
     let glossary = Arc::new(super::load_glossary(&config.glossary)?);
+    let posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
+    Ok((glossary, posts))
+}
+
+/// [`load_all_posts`], with the glossary's entries from the compiled
+/// glossary when `compiled` says so: the candidates of every post (and of
+/// its sentences, which retrieval sees under `--simplify rules`) and the
+/// entries the labels name.
+fn load_all_compiled(
+    config: &RunConfig,
+    compiled: &CompiledArgs,
+) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
+    let mut compiled = compiled.clone();
+    if config.provider.simplify == Simplify::Llm {
+        // A model rewrites the post before retrieval: its words are not known here.
+        compiled.mode = CompiledMode::Never;
+        compiled.index = None;
+    }
+    let posts = std::cell::OnceCell::new();
+    let read = || super::load_posts(&config.posts);
+    let opened = super::compiled::open_for(
+        &config.glossary,
+        &compiled,
+        &config.provider.cache_dir,
+        || posts.get_or_init(read).as_ref().map_or(0, Vec::len),
+    )?;
+    let Some(opened) = opened else {
+        return load_all_posts(config);
+    };
+    let posts = match posts.into_inner() {
+        Some(read) => read,
+        None => read(),
+    }?;
+    let texts = posts.iter().flat_map(|p| {
+        std::iter::once(p.text.clone()).chain(crate::generate::simplify::sentences(&p.text))
+    });
+    let ids = crate::compiled::label_ids(
+        &config.labels.display().to_string(),
+        super::open_input(&config.labels)?,
+    );
+    let specs: Vec<&str> = config.retrievers.iter().map(String::as_str).collect();
+    let glossary = super::compiled::load(
+        &opened,
+        &specs,
+        &config.params,
+        texts,
+        ids.iter().map(String::as_str),
+        true,
+    )?;
+    let glossary = Arc::new(glossary);
     let posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
     Ok((glossary, posts))
 }
@@ -96,6 +147,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         new_start(&args, &mode)?
     };
     let mut host = Terminal {
+        compiled: args.compiled.clone(),
         prices_file: args.prices.clone(),
         prices: None,
     };
@@ -278,6 +330,8 @@ fn new_config(args: &RunArgs, mode: &Mode, shard: Option<Shard>) -> anyhow::Resu
 /// The run's side on the terminal: files read as every command reads
 /// them, notices on stderr, a progress bar.
 struct Terminal {
+    /// `--compiled` and `--index`.
+    compiled: CompiledArgs,
     prices_file: Option<PathBuf>,
     /// Read with the posts, so a bad price table is refused where it was.
     prices: Option<Prices>,
@@ -289,7 +343,7 @@ impl RunHost for Terminal {
         config: &RunConfig,
     ) -> Result<(Arc<Glossary>, Vec<LabelledPost>), HostError> {
         self.prices = self.prices_file.as_deref().map(Prices::load).transpose()?;
-        Ok(load_all_posts(config)?)
+        Ok(load_all_compiled(config, &self.compiled)?)
     }
 
     fn template(&mut self, provider: &ProviderConfig) -> Result<Template, HostError> {

@@ -55,11 +55,21 @@ pub struct Unsupported(pub String);
 /// `Ok` when the candidates of [`Compiled::candidates`] hold every entry
 /// `spec` can match with `params`.
 pub fn supports(spec: &str, params: &Params) -> Result<(), Unsupported> {
+    supports_with(spec, params, false)
+}
+
+/// As [`supports`], for a command that also loads every entry its labels
+/// name ([`Compiled::by_ids`]): `oracle` retrieves only those.
+pub fn supports_labelled(spec: &str, params: &Params) -> Result<(), Unsupported> {
+    supports_with(spec, params, true)
+}
+
+fn supports_with(spec: &str, params: &Params, labelled: bool) -> Result<(), Unsupported> {
     let parsed = Spec::parse(spec).map_err(|e| Unsupported(e.to_string()))?;
     if let Some(name) = parsed
         .retrievers()
         .into_iter()
-        .find(|n| !SUPPORTED.contains(n))
+        .find(|n| !SUPPORTED.contains(n) && !(labelled && *n == "oracle"))
     {
         return Err(Unsupported(format!(
             "`{name}` compares a post with the whole glossary"
