@@ -843,6 +843,9 @@ pub struct ServeArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
+    /// Read a glossary from its file compiled into the cache folder (built on first use, rebuilt when the glossary changes), loading per request only the entries the post could match: `auto` for glossary files of 4 MiB or more, `always`, or `never` (parse the whole JSON)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
+    pub compiled: CompiledMode,
     /// A provider's model, as PROVIDER=MODEL (repeatable)
     #[arg(long = "model", value_name = "PROVIDER=MODEL", value_parser = provider_value, help = serve_model_help())]
     pub models: Vec<(String, String)>,

@@ -11,16 +11,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Glossary files from this size on are compiled under `--compiled auto`:
-/// below it, parsing the JSON takes a few tens of milliseconds.
-pub const AUTO_BYTES: u64 = 4 << 20;
-
-/// Under `--compiled auto`, at most one post per this many bytes of
-/// glossary: finding a post's candidates costs about a millisecond at 100k
-/// entries, building the indexes in memory 4 µs per entry, so a large
-/// batch is faster in memory (bench/compiled.sh).
-pub const AUTO_BYTES_PER_POST: u64 = 20_000;
-
 /// `glossa compile`.
 pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -40,15 +30,12 @@ pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `mode` compiles the glossary at `path` for `posts()` posts.
-fn wanted(mode: CompiledMode, path: &Path, posts: impl FnOnce() -> usize) -> bool {
+/// The library's [`compiled::Use`] of `--compiled`.
+pub fn mode(mode: CompiledMode) -> compiled::Use {
     match mode {
-        CompiledMode::Never => false,
-        // The built-in demo is no file to compile.
-        CompiledMode::Always => path.is_file(),
-        CompiledMode::Auto => std::fs::metadata(path).is_ok_and(|m| {
-            m.len() >= AUTO_BYTES && posts() as u64 <= m.len() / AUTO_BYTES_PER_POST
-        }),
+        CompiledMode::Auto => compiled::Use::Auto,
+        CompiledMode::Always => compiled::Use::Always,
+        CompiledMode::Never => compiled::Use::Never,
     }
 }
 
@@ -65,7 +52,7 @@ pub fn open_for(
     if let Some(index) = &args.index {
         return Ok(Some(Compiled::open_for(path, index)?));
     }
-    if !wanted(args.mode, path, posts) {
+    if !compiled::wanted(mode(args.mode), path, posts) {
         return Ok(None);
     }
     let file = compiled::cache_path(cache_dir, path);

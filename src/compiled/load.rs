@@ -12,6 +12,43 @@ use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Glossary files from this size on are compiled under [`Use::Auto`]:
+/// below it, parsing the JSON takes a few tens of milliseconds.
+pub const AUTO_BYTES: u64 = 4 << 20;
+
+/// Under [`Use::Auto`], at most one post per this many bytes of glossary:
+/// finding a post's candidates costs about a millisecond at 100k entries,
+/// building the indexes in memory 4 µs per entry, so a large batch is
+/// faster in memory (bench/compiled.sh).
+pub const AUTO_BYTES_PER_POST: u64 = 20_000;
+
+/// When a command reads its glossary from the compiled file
+/// (`--compiled`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Use {
+    /// For a glossary file of [`AUTO_BYTES`] or more, at most one post
+    /// per [`AUTO_BYTES_PER_POST`] of it.
+    #[default]
+    Auto,
+    /// Whenever the glossary is a file.
+    Always,
+    /// Never: the whole JSON is parsed.
+    Never,
+}
+
+/// Whether `mode` compiles the glossary at `path` for `posts()` posts
+/// (counted only when it matters).
+pub fn wanted(mode: Use, path: &Path, posts: impl FnOnce() -> usize) -> bool {
+    match mode {
+        Use::Never => false,
+        // The built-in demo is no file to compile.
+        Use::Always => path.is_file(),
+        Use::Auto => std::fs::metadata(path).is_ok_and(|m| {
+            m.is_file() && m.len() >= AUTO_BYTES && posts() as u64 <= m.len() / AUTO_BYTES_PER_POST
+        }),
+    }
+}
+
 /// Texts whose candidates are looked up at once: the lookups of a word
 /// are made once per chunk, and memory stays bounded on a large file.
 const CHUNK: usize = 4096;

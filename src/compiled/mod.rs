@@ -22,7 +22,7 @@ mod load;
 mod search;
 
 pub use candidates::{supports, supports_labelled, Unsupported};
-pub use load::{label_ids, post_texts, Loaded};
+pub use load::{label_ids, post_texts, wanted, Loaded, Use, AUTO_BYTES, AUTO_BYTES_PER_POST};
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary, WholeGlossary};

@@ -8,7 +8,7 @@
 //! `cargo run --example gen_workload -- tests/fixtures/workload 1500 100 7`.
 
 use crate::support::{fixture, repo_file, run_in};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// The three files of a labelled set, copied into `dir` (the compiled
@@ -340,4 +340,117 @@ fn an_index_given_by_name_is_read_and_refused_when_stale_or_of_another_glossary(
         2,
     );
     assert!(err.contains("cannot be used with"), "{err}");
+}
+
+/// A server on `dir`'s glossaries, in this process, compiling as `mode`
+/// into `cache`; its address.
+fn serve_compiled(dir: &Path, mode: glossa::compiled::Use, cache: &Path) -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut options = glossa::serve::Options::new(dir);
+    options.compiled = mode;
+    options.compiled_cache = cache.to_path_buf();
+    let state = glossa::serve::AppState::new(options);
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            glossa::serve::serve(listener, state).await.unwrap();
+        });
+    });
+    crate::serve::wait_for_port(addr, std::time::Duration::from_secs(10));
+    addr
+}
+
+/// `POST path` with `body`: status and JSON reply, without its timings
+/// (`ms`, at every depth).
+fn post(addr: std::net::SocketAddr, path: &str, body: &Value) -> (u16, Value) {
+    fn untime(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                o.remove("ms");
+                o.values_mut().for_each(untime);
+            }
+            Value::Array(a) => a.iter_mut().for_each(untime),
+            _ => {}
+        }
+    }
+    let r = crate::serve::http(
+        addr,
+        "POST",
+        path,
+        &[("Content-Type", "application/json")],
+        Some(body.to_string().as_bytes()),
+    );
+    let mut v = r.json();
+    untime(&mut v);
+    (r.status, v)
+}
+
+#[test]
+fn serve_answers_alike_compiled_and_in_memory_and_follows_a_changed_glossary() {
+    use glossa::compiled::Use;
+    let folder = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut posts: Vec<(&str, String)> = Vec::new();
+    for (name, [g, p, _]) in sets() {
+        let file = name.replace(' ', "-");
+        std::fs::copy(&g, folder.path().join(format!("{file}.json"))).unwrap();
+        let texts = crate::support::jsonl(&p);
+        for post in texts.iter().take(25) {
+            let file: &'static str = Box::leak(file.clone().into_boxed_str());
+            posts.push((file, post["text"].as_str().unwrap().to_string()));
+        }
+    }
+    let memory = serve_compiled(folder.path(), Use::Never, cache.path());
+    let compiled = serve_compiled(folder.path(), Use::Always, cache.path());
+    let mut found = 0;
+    for (glossary, text) in &posts {
+        for (path, retriever) in [
+            ("/api/retrieve", "glossa"),
+            ("/api/retrieve", "edit"),
+            ("/api/translate", "glossa"),
+        ] {
+            let body = json!({"text": text, "glossary": glossary, "retriever": retriever});
+            let want = post(memory, path, &body);
+            assert_eq!(want.0, 200, "{}", want.1);
+            assert_eq!(
+                post(compiled, path, &body),
+                want,
+                "{path} {glossary}: {text}"
+            );
+            found += usize::from(want.1.to_string().contains("\"id\""));
+        }
+    }
+    assert!(found > posts.len(), "entries were found: {found}");
+    // Each glossary was compiled once, in the cache folder given.
+    let built = std::fs::read_dir(cache.path().join("compiled"))
+        .unwrap()
+        .count();
+    assert_eq!(built, 3);
+    // The glossary changes on disk: the next request reads the new entry.
+    let g = folder.path().join("demo.json");
+    let text = std::fs::read_to_string(&g).unwrap();
+    let at = text.find("\"entries\"").unwrap();
+    let at = at + text[at..].find('[').unwrap() + 1;
+    let changed = format!(
+        "{}{{\"id\": \"zq\", \"source\": \"zanzibar quokka\", \"target\": \"quokka de Zanzibar\"}},{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&g, changed).unwrap();
+    let body = json!({"text": "A zanzibar quokka latte", "glossary": "demo"});
+    let want = post(memory, "/api/retrieve", &body);
+    assert!(want.1.to_string().contains("\"zq\""), "{}", want.1);
+    assert_eq!(post(compiled, "/api/retrieve", &body), want);
+    // A glossary that no longer reads: the same 400 both ways.
+    std::fs::write(&g, "{\"entries\": [").unwrap();
+    let want = post(memory, "/api/retrieve", &body);
+    assert_eq!(want.0, 400, "{}", want.1);
+    assert_eq!(post(compiled, "/api/retrieve", &body), want);
 }
