@@ -69,7 +69,7 @@ fn supports_with(spec: &str, params: &Params, labelled: bool) -> Result<(), Unsu
     if let Some(name) = parsed
         .retrievers()
         .into_iter()
-        .find(|n| !SUPPORTED.contains(n) && !(labelled && *n == "oracle"))
+        .find(|n| !(SUPPORTED.contains(n) || labelled && *n == "oracle"))
     {
         return Err(Unsupported(format!(
             "`{name}` compares a post with the whole glossary"
