@@ -68,8 +68,10 @@ for n in "${sizes[@]}"; do
       exit 1
     fi
   fi
+  # gen_workload writes post sN on line N+1 of both files.
   head -n "$EVAL_POSTS" "$work/n$n/posts.jsonl" >"$work/eval_posts.jsonl"
-  eval_cmd=("$dir/glossa" eval -g "$g" -p "$work/eval_posts.jsonl" -l "$work/n$n/labels.jsonl"
+  head -n "$EVAL_POSTS" "$work/n$n/labels.jsonl" >"$work/eval_labels.jsonl"
+  eval_cmd=("$dir/glossa" eval -g "$g" -p "$work/eval_posts.jsonl" -l "$work/eval_labels.jsonl"
     -r glossa --format json --no-save)
   show "eval $EVAL_POSTS posts, compiled" "$(cd "$work" && fastest "${eval_cmd[@]}" \
     --index "$(ls "$cache"/compiled/*.glossa-index)")"
