@@ -8,12 +8,16 @@
 #   - the same in memory (`--compiled never`: parse the JSON, build every
 #     index), unless the size is above IN_MEMORY_MAX (default 100000);
 #   - at 100k entries, POSTS posts (default 2000) through
-#     `glossa translate --posts` both ways: posts per second, whole process.
+#     `glossa translate --posts` both ways: posts per second, whole process;
+#   - `glossa eval -r glossa` of EVAL_POSTS labelled posts (default 100)
+#     from the compiled file (`--index`), and in memory up to IN_MEMORY_MAX: the
+#     results are compared (timings aside).
 #   bash bench/compiled.sh [SIZES...]      # default: 10000 100000 1000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPEAT=${REPEAT:-3}
 POSTS=${POSTS:-2000}
+EVAL_POSTS=${EVAL_POSTS:-100}
 IN_MEMORY_MAX=${IN_MEMORY_MAX:-100000}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
@@ -61,6 +65,22 @@ for n in "${sizes[@]}"; do
     strip() { grep -v '"ms"' "$1"; }
     if ! diff <(strip "$work/compiled.json") <(strip "$work/out") >/dev/null; then
       echo "  DIFFERENT translate output compiled and in memory" >&2
+      exit 1
+    fi
+  fi
+  # gen_workload writes post sN on line N+1 of both files.
+  head -n "$EVAL_POSTS" "$work/n$n/posts.jsonl" >"$work/eval_posts.jsonl"
+  head -n "$EVAL_POSTS" "$work/n$n/labels.jsonl" >"$work/eval_labels.jsonl"
+  eval_cmd=("$dir/glossa" eval -g "$g" -p "$work/eval_posts.jsonl" -l "$work/eval_labels.jsonl"
+    -r glossa --format json --no-save)
+  show "eval $EVAL_POSTS posts, compiled" "$(cd "$work" && fastest "${eval_cmd[@]}" \
+    --index "$(ls "$cache"/compiled/*.glossa-index)")"
+  cp "$work/out" "$work/eval_compiled.json"
+  if [ "$n" -le "$IN_MEMORY_MAX" ]; then
+    show "eval $EVAL_POSTS posts, in memory" "$(cd "$work" && fastest "${eval_cmd[@]}" --compiled never)"
+    strip() { grep -v -e '"seconds"' -e 'posts_per_second' -e '"index_seconds"' "$1"; }
+    if ! diff <(strip "$work/eval_compiled.json") <(strip "$work/out") >/dev/null; then
+      echo "  DIFFERENT eval results compiled and in memory" >&2
       exit 1
     fi
   fi

@@ -106,11 +106,13 @@ pub enum Command {
         an interrupted batch or redo the failed calls. Exit codes: 0 every call answered, 1 a call failed, \
         2 bad input, 130 interrupted.")]
     Translate(TranslateArgs),
-    /// Compile a glossary once so that translate and retrieve open it at once, whatever its size
+    /// Compile a glossary once so that translate, retrieve, eval, run and serve open it at once, whatever its size
     #[command(after_help = "Examples:\n  \
         glossa compile -g termbase.json            # into runs/cache/compiled/, where translate looks\n  \
-        glossa translate -g termbase.json \"Fresh loaves today\"   # reads only the entries the post could match\n\n\
-        translate and retrieve compile a glossary file of 4 MiB or more by themselves on first use and \
+        glossa translate -g termbase.json \"Fresh loaves today\"   # reads only the entries the post could match\n  \
+        glossa compile -g termbase.json -o termbase.glossa-index   # a file of your choosing ...\n  \
+        glossa eval -g termbase.json -p posts.jsonl -l labels.jsonl --index termbase.glossa-index   # ... given by name\n\n\
+        translate, retrieve, eval, run and serve compile a glossary file of 4 MiB or more by themselves on first use and \
         rebuild it when the glossary changes (--compiled auto|always|never); `compile` does it ahead of time \
         and says where and how long.")]
     Compile(CompileArgs),
@@ -547,6 +549,8 @@ pub struct EvalArgs {
     /// Stream one JSON line per (retriever, post) to this file: the scalable per-post form
     #[arg(long, value_name = "FILE")]
     pub per_post_jsonl: Option<PathBuf>,
+    #[command(flatten)]
+    pub compiled: CompiledArgs,
     /// Also list the failing posts (incomplete, with what each missed), in every --format
     #[arg(long, value_enum, value_name = "WHAT")]
     pub show: Option<Show>,
@@ -564,12 +568,23 @@ pub struct RetrieveArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
-    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
-    pub compiled: CompiledMode,
+    #[command(flatten)]
+    pub compiled: CompiledArgs,
     /// Output format
     #[arg(long, short = 'f', value_parser = choice::<Format>(), default_value = Format::Table.word())]
     pub format: Format,
+}
+
+/// Whether and from where a command loads its glossary compiled
+/// (docs/formats.md, "Compiled glossaries").
+#[derive(Debug, Clone, Args)]
+pub struct CompiledArgs {
+    /// Load only the entries the posts could match (with labelled posts, and those their labels name) from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for a glossary file of 4 MiB or more and at most one post per 20 kB of it, `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
+    #[arg(long = "compiled", value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
+    pub mode: CompiledMode,
+    /// Read the glossary compiled into FILE by `glossa compile -o FILE` instead of the cache folder's; refused when FILE was not compiled from the glossary as it is now
+    #[arg(long, value_name = "FILE", conflicts_with = "mode")]
+    pub index: Option<PathBuf>,
 }
 
 /// When a command loads its glossary from the compiled file.
@@ -585,10 +600,10 @@ pub struct CompileArgs {
     /// Glossary JSON file
     #[arg(long, short = 'g')]
     pub glossary: PathBuf,
-    /// Write the compiled glossary here instead of the cache folder
+    /// Write the compiled glossary here instead of the cache folder; commands read it with --index FILE
     #[arg(long, short = 'o', value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// The cache folder: the file goes to DIR/compiled/NAME-HASH.glossa-index, where translate and retrieve look
+    /// The cache folder: the file goes to DIR/compiled/NAME-HASH.glossa-index, where translate, retrieve, eval, run and serve look
     #[arg(long, value_name = "DIR", default_value = glossa::generate::cache::DEFAULT_DIR)]
     pub cache_dir: PathBuf,
 }
@@ -675,9 +690,8 @@ pub struct TranslateArgs {
     pub params: RetrieverArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// Load only the entries the post could match from the glossary compiled into the cache folder (built or rebuilt when missing or stale): `auto` for glossary files of 4 MiB or more (with --posts, at most one post per 20 kB of glossary), `always`, or `never` (parse the whole JSON); e.g. `--compiled never` to compare
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
-    pub compiled: CompiledMode,
+    #[command(flatten)]
+    pub compiled: CompiledArgs,
     /// Follow-up turns at most when the check finds a problem (a target missing, a sense that does not fit, the prompt copied back); 0: none
     #[arg(long, value_name = "N", default_value_t = glossa::generate::pipeline::DEFAULT_REPAIR_TRANSLATE)]
     pub repair: u32,
@@ -704,6 +718,8 @@ pub struct RunArgs {
     /// Which labelled posts to run
     #[arg(long, value_parser = choice::<SplitChoice>(), default_value = SplitChoice::All.word())]
     pub split: SplitChoice,
+    #[command(flatten)]
+    pub compiled: CompiledArgs,
     /// Runs per (retriever, post): real samples, never served from one another's cache
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
@@ -854,6 +870,9 @@ pub struct ServeArgs {
     pub retriever: String,
     #[command(flatten)]
     pub params: RetrieverArgs,
+    /// Read a glossary from its file compiled into the cache folder (built on first use, rebuilt when the glossary changes), loading per request only the entries the post could match: `auto` for glossary files of 4 MiB or more, `always`, or `never` (parse the whole JSON)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = CompiledMode::Auto)]
+    pub compiled: CompiledMode,
     /// A provider's model, as PROVIDER=MODEL (repeatable)
     #[arg(long = "model", value_name = "PROVIDER=MODEL", value_parser = provider_value, help = serve_model_help())]
     pub models: Vec<(String, String)>,

@@ -2,7 +2,7 @@
 //! posts could match from the compiled glossary, or the whole file
 //! (docs/formats.md, "Compiled glossaries").
 
-use crate::cli::{CompileArgs, CompiledMode};
+use crate::cli::{CompileArgs, CompiledArgs, CompiledMode};
 use glossa::compiled::{self, Compiled, Freshness};
 use glossa::glossary::Glossary;
 use glossa::retrieve::Params;
@@ -10,16 +10,6 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Glossary files from this size on are compiled under `--compiled auto`:
-/// below it, parsing the JSON takes a few tens of milliseconds.
-pub const AUTO_BYTES: u64 = 4 << 20;
-
-/// Under `--compiled auto`, at most one post per this many bytes of
-/// glossary: finding a post's candidates costs about a millisecond at 100k
-/// entries, building the indexes in memory 4 µs per entry, so a large
-/// batch is faster in memory (bench/compiled.sh).
-pub const AUTO_BYTES_PER_POST: u64 = 20_000;
 
 /// `glossa compile`.
 pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
@@ -40,34 +30,30 @@ pub fn run(args: CompileArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `mode` compiles the glossary at `path` for `posts` posts.
-fn wanted(mode: CompiledMode, path: &Path, posts: usize) -> bool {
+/// The library's [`compiled::Use`] of `--compiled`.
+pub fn mode(mode: CompiledMode) -> compiled::Use {
     match mode {
-        CompiledMode::Never => false,
-        // The built-in demo is no file to compile.
-        CompiledMode::Always => path.is_file(),
-        CompiledMode::Auto => std::fs::metadata(path)
-            .is_ok_and(|m| m.len() >= AUTO_BYTES && posts as u64 <= m.len() / AUTO_BYTES_PER_POST),
+        CompiledMode::Auto => compiled::Use::Auto,
+        CompiledMode::Always => compiled::Use::Always,
+        CompiledMode::Never => compiled::Use::Never,
     }
 }
 
-/// The glossary for retrieving with `spec` and `params` on `texts` (of
-/// `posts` posts): from
-/// the compiled file (kept fresh under `cache_dir`) the entries the texts
-/// could match, when `mode` says so and the spec allows it; else the whole
-/// glossary. Built or rebuilt files, and a spec that needs the whole
-/// glossary, are said in a note on stderr.
-pub fn glossary_for(
+/// The compiled glossary to read the glossary at `path` from, if any: the
+/// `--index` file (refused unless compiled from the glossary as it is
+/// now), or the cache folder's when `args` say so for `posts()` posts
+/// (opened fresh, or built or rebuilt: said on stderr).
+pub fn open_for(
     path: &Path,
-    mode: CompiledMode,
+    args: &CompiledArgs,
     cache_dir: &Path,
-    spec: &str,
-    params: &Params,
-    texts: &[&str],
-    posts: usize,
-) -> anyhow::Result<Glossary> {
-    if !wanted(mode, path, posts) {
-        return Ok(super::load_glossary(path)?);
+    posts: impl FnOnce() -> usize,
+) -> anyhow::Result<Option<Arc<Compiled>>> {
+    if let Some(index) = &args.index {
+        return Ok(Some(Compiled::open_for(path, index)?));
+    }
+    if !compiled::wanted(mode(args.mode), path, posts) {
+        return Ok(None);
     }
     let file = compiled::cache_path(cache_dir, path);
     let (compiled, how) = compiled::open_fresh(path, &file)?;
@@ -84,26 +70,45 @@ pub fn glossary_for(
             super::style::note()
         ),
     }
-    part_for(&compiled, spec, params, texts)
+    Ok(Some(compiled))
 }
 
-/// The candidates' part of `compiled` for `texts`, or all of it when
-/// `spec` needs the whole glossary (said in a note).
-pub fn part_for(
-    compiled: &Arc<Compiled>,
+/// The glossary for retrieving with `spec` and `params` on `texts` (of
+/// `posts` posts): from the compiled file the entries the texts could
+/// match, when `args` say so; else the whole glossary.
+pub fn glossary_for(
+    path: &Path,
+    args: &CompiledArgs,
+    cache_dir: &Path,
     spec: &str,
     params: &Params,
     texts: &[&str],
+    posts: usize,
 ) -> anyhow::Result<Glossary> {
-    if let Err(why) = compiled::supports(spec, params) {
+    match open_for(path, args, cache_dir, || posts)? {
+        Some(compiled) => load(&compiled, &[spec], params, texts, [], false),
+        None => Ok(super::load_glossary(path)?),
+    }
+}
+
+/// [`Compiled::load`]: the candidates of `texts` and the entries `ids`, or
+/// all of the glossary when a spec needs it (said in a note).
+pub fn load<'i, S: AsRef<str>>(
+    compiled: &Arc<Compiled>,
+    specs: &[&str],
+    params: &Params,
+    texts: impl IntoIterator<Item = S>,
+    ids: impl IntoIterator<Item = &'i str>,
+    labelled: bool,
+) -> anyhow::Result<Glossary> {
+    let loaded = compiled.load(specs, params, texts, ids, labelled)?;
+    if let Some(why) = loaded.whole {
         eprintln!(
-            "{}: `{spec}` reads the whole glossary ({why}): all {} entries are loaded from {}",
+            "{}: {why}: all {} entries are loaded from {}",
             super::style::note(),
             compiled.len(),
             compiled.path().display()
         );
-        return Ok(compiled.whole()?);
     }
-    let ids = compiled.candidates(texts.iter().copied(), params)?;
-    Ok(compiled.part(&ids)?)
+    Ok(loaded.glossary)
 }

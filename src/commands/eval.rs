@@ -28,7 +28,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let glossary = Arc::new(super::load_glossary(&args.data.glossary)?);
+    let glossary = Arc::new(glossary_of(&args)?);
     let split_name = args.split.name();
     let posts_file = args.data.posts.display().to_string();
     let labels_file = args.data.labels.display().to_string();
@@ -164,4 +164,50 @@ fn run_on_pool(args: EvalArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The glossary to score on: from the compiled glossary when
+/// `--compiled`/`--index` say so, the candidates of every post and the
+/// entries the labels name (read from the files once more, so not for
+/// standard input); else the whole file.
+fn glossary_of(args: &EvalArgs) -> anyhow::Result<glossa::glossary::Glossary> {
+    let d = &args.data;
+    let stdin = |p: &std::path::Path| p.as_os_str() == "-";
+    let count = || {
+        use std::io::BufRead;
+        super::open_input(&d.posts).map_or(0, |r| {
+            r.lines()
+                .map_while(Result::ok)
+                .filter(|l| !l.trim().is_empty())
+                .count()
+        })
+    };
+    let compiled = match stdin(&d.posts) || stdin(&d.labels) {
+        true => None,
+        false => super::compiled::open_for(
+            &d.glossary,
+            &args.compiled,
+            std::path::Path::new(glossa::generate::cache::DEFAULT_DIR),
+            count,
+        )?,
+    };
+    let Some(compiled) = compiled else {
+        return Ok(super::load_glossary(&d.glossary)?);
+    };
+    let specs = expand_list(&args.retriever);
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let posts =
+        glossa::compiled::post_texts(&d.posts.display().to_string(), super::open_input(&d.posts)?);
+    let ids = glossa::compiled::label_ids(
+        &d.labels.display().to_string(),
+        super::open_input(&d.labels)?,
+    );
+    super::compiled::load(
+        &compiled,
+        &specs,
+        &Params::from(&args.params),
+        posts,
+        ids.iter().map(String::as_str),
+        true,
+    )
 }

@@ -12,7 +12,7 @@ pub fn run(args: RetrieveArgs) -> anyhow::Result<ExitCode> {
     let params = Params::from(&args.params);
     let glossary = Arc::new(super::compiled::glossary_for(
         &args.glossary,
-        args.compiled,
+        &args.compiled,
         std::path::Path::new(glossa::generate::cache::DEFAULT_DIR),
         &args.retriever,
         &params,

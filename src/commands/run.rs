@@ -5,7 +5,7 @@
 //! [`batch::orchestrate::run`]; this file turns the flags into its request,
 //! prints what it tells, and reports.
 
-use crate::cli::RunArgs;
+use crate::cli::{CompiledArgs, CompiledMode, RunArgs};
 use glossa::batch::api::{self as batch_api, Dialect};
 use glossa::batch::orchestrate::{
     self, batch_dialect, batch_provider, End, Finished, HostError, Mode, Notice, RunHost,
@@ -17,6 +17,7 @@ use glossa::exit::Exit;
 use glossa::generate::prices::Prices;
 use glossa::generate::prompt::Template;
 use glossa::generate::retry::Client;
+use glossa::generate::simplify::Simplify;
 use glossa::glossary::Glossary;
 use glossa::report::{self, Format};
 use glossa::retrieve::{expand_list, Params};
@@ -43,6 +44,56 @@ pub(crate) fn load_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, V
 /// The glossary and every labelled post the run's files hold.
 fn load_all_posts(config: &RunConfig) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
     let glossary = Arc::new(super::load_glossary(&config.glossary)?);
+    let posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
+    Ok((glossary, posts))
+}
+
+/// [`load_all_posts`], with the glossary's entries from the compiled
+/// glossary when `compiled` says so: the candidates of every post (and of
+/// its sentences, which retrieval sees under `--simplify rules`) and the
+/// entries the labels name.
+fn load_all_compiled(
+    config: &RunConfig,
+    compiled: &CompiledArgs,
+) -> anyhow::Result<(Arc<Glossary>, Vec<LabelledPost>)> {
+    let mut compiled = compiled.clone();
+    if config.provider.simplify == Simplify::Llm {
+        // A model rewrites the post before retrieval: its words are not known here.
+        compiled.mode = CompiledMode::Never;
+        compiled.index = None;
+    }
+    let posts = std::cell::OnceCell::new();
+    let read = || super::load_posts(&config.posts);
+    let opened = super::compiled::open_for(
+        &config.glossary,
+        &compiled,
+        &config.provider.cache_dir,
+        || posts.get_or_init(read).as_ref().map_or(0, Vec::len),
+    )?;
+    let Some(opened) = opened else {
+        return load_all_posts(config);
+    };
+    let posts = match posts.into_inner() {
+        Some(read) => read,
+        None => read(),
+    }?;
+    let texts = posts.iter().flat_map(|p| {
+        std::iter::once(p.text.clone()).chain(glossa::generate::simplify::sentences(&p.text))
+    });
+    let ids = glossa::compiled::label_ids(
+        &config.labels.display().to_string(),
+        super::open_input(&config.labels)?,
+    );
+    let specs: Vec<&str> = config.retrievers.iter().map(String::as_str).collect();
+    let glossary = super::compiled::load(
+        &opened,
+        &specs,
+        &config.params,
+        texts,
+        ids.iter().map(String::as_str),
+        true,
+    )?;
+    let glossary = Arc::new(glossary);
     let posts = super::load_labelled(&glossary, &config.posts, &config.labels)?;
     Ok((glossary, posts))
 }
@@ -99,6 +150,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         new_start(&args, &mode)?
     };
     let mut host = Terminal {
+        compiled: args.compiled.clone(),
         prices_file: args.prices.clone(),
         prices: None,
     };
@@ -281,6 +333,8 @@ fn new_config(args: &RunArgs, mode: &Mode, shard: Option<Shard>) -> anyhow::Resu
 /// The run's side on the terminal: files read as every command reads
 /// them, notices on stderr, a progress bar.
 struct Terminal {
+    /// `--compiled` and `--index`.
+    compiled: CompiledArgs,
     prices_file: Option<PathBuf>,
     /// Read with the posts, so a bad price table is refused where it was.
     prices: Option<Prices>,
@@ -292,7 +346,7 @@ impl RunHost for Terminal {
         config: &RunConfig,
     ) -> Result<(Arc<Glossary>, Vec<LabelledPost>), HostError> {
         self.prices = self.prices_file.as_deref().map(Prices::load).transpose()?;
-        Ok(load_all_posts(config)?)
+        Ok(load_all_compiled(config, &self.compiled)?)
     }
 
     fn template(&mut self, provider: &ProviderConfig) -> Result<Template, HostError> {

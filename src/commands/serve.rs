@@ -46,6 +46,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             body_timeout,
             connection_deadline: serve::conn::CONNECTION_DEADLINE,
             max_connections: serve::conn::max_connections(),
+            compiled: super::compiled::mode(args.compiled),
+            compiled_cache: args.cache_dir.clone(),
         });
         if !addr.ip().is_loopback() {
             eprintln!(

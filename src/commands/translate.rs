@@ -105,11 +105,12 @@ fn glossary_of(
     posts: &[&str],
 ) -> anyhow::Result<glossa::glossary::Glossary> {
     use glossa::generate::simplify::{sentences, Simplify};
-    let mode = match args.provider.simplify {
+    let mut compiled = args.compiled.clone();
+    if args.provider.simplify == Simplify::Llm {
         // A model rewrites the post before retrieval: its words are not known here.
-        Simplify::Llm => crate::cli::CompiledMode::Never,
-        _ => args.compiled,
-    };
+        compiled.mode = crate::cli::CompiledMode::Never;
+        compiled.index = None;
+    }
     let split: Vec<String> = posts.iter().flat_map(|p| sentences(p)).collect();
     let texts: Vec<&str> = posts
         .iter()
@@ -118,7 +119,7 @@ fn glossary_of(
         .collect();
     super::compiled::glossary_for(
         &args.glossary,
-        mode,
+        &compiled,
         &args.provider.cache_dir,
         &args.retriever,
         params,

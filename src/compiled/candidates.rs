@@ -50,16 +50,26 @@ const SUPPORTED: &[&str] = &[
 /// glossary loaded.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct Unsupported(pub(crate) String);
+pub(crate) struct Unsupported(pub(crate) String);
 
 /// `Ok` when the candidates of [`Compiled::candidates`] hold every entry
 /// `spec` can match with `params`.
-pub fn supports(spec: &str, params: &Params) -> Result<(), Unsupported> {
+pub(crate) fn supports(spec: &str, params: &Params) -> Result<(), Unsupported> {
+    supports_with(spec, params, false)
+}
+
+/// As [`supports`], for a command that also loads every entry its labels
+/// name ([`Compiled::by_ids`]): `oracle` retrieves only those.
+pub(crate) fn supports_labelled(spec: &str, params: &Params) -> Result<(), Unsupported> {
+    supports_with(spec, params, true)
+}
+
+fn supports_with(spec: &str, params: &Params, labelled: bool) -> Result<(), Unsupported> {
     let parsed = Spec::parse(spec).map_err(|e| Unsupported(e.to_string()))?;
     if let Some(name) = parsed
         .retrievers()
         .into_iter()
-        .find(|n| !SUPPORTED.contains(n))
+        .find(|n| !(SUPPORTED.contains(n) || labelled && *n == "oracle"))
     {
         return Err(Unsupported(format!(
             "`{name}` compares a post with the whole glossary"
@@ -127,7 +137,7 @@ impl Compiled {
 
     /// The candidate entries of the posts `texts` (sorted, distinct) for
     /// the retrievers [`supports`] accepts, with `params`.
-    pub fn candidates<'t>(
+    pub(crate) fn candidates<'t>(
         &self,
         texts: impl IntoIterator<Item = &'t str>,
         params: &Params,

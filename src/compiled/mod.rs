@@ -17,9 +17,12 @@
 //! wrong match.
 
 mod candidates;
+mod ids;
+mod load;
 mod search;
 
-pub use candidates::{supports, Unsupported};
+pub(crate) use candidates::{supports, supports_labelled};
+pub use load::{label_ids, post_texts, wanted, Loaded, Use, AUTO_BYTES, AUTO_BYTES_PER_POST};
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary, WholeGlossary};
@@ -39,7 +42,8 @@ const MAGIC: &[u8; 8] = b"GLOSSAIX";
 const FORMAT: u32 = 1;
 /// What the sections mean to retrieval: raised whenever the candidate
 /// rules or what they index change, so that older files are rebuilt.
-pub(crate) const INDEX_VERSION: u32 = 1;
+/// 2: the `ids` section (entry id → index).
+pub(crate) const INDEX_VERSION: u32 = 2;
 /// The file name ending of a compiled glossary.
 pub(crate) const EXTENSION: &str = "glossa-index";
 
@@ -52,6 +56,13 @@ pub enum CompiledError {
     Io {
         path: PathBuf,
         cause: std::io::Error,
+    },
+    /// `--index FILE` was not compiled from the glossary as it is now.
+    #[error("{index}: compiled from another glossary or an earlier version of it ({from}), not from {glossary} as it is now; rebuild it with `glossa compile -g {glossary} -o {index}`")]
+    NotOf {
+        index: PathBuf,
+        glossary: String,
+        from: String,
     },
     #[error(transparent)]
     Input(#[from] InputError),
@@ -159,6 +170,8 @@ pub struct Compiled {
     pub(crate) grams: Map<Bytes>,
     /// Every source and alias key.
     keys: Set<Bytes>,
+    /// Entry id → entry index ([`Compiled::by_ids`]).
+    ids: Map<Bytes>,
     /// Posting lists: a length, then that many u32.
     postings: (usize, usize),
     /// Per alias key: its entry and its number of trigrams (u32 each).
@@ -383,6 +396,9 @@ fn build_from(
         ("joined", joined),
         ("grams", grams),
         ("keys", keys),
+        // Not last: the file ends with a section of whole 8-byte words, so
+        // that a file cut short always misses bytes of a section.
+        ("ids", ids::section(glossary)),
         ("postings", as_bytes(&postings)),
         ("alias_keys", as_bytes(&alias_keys)),
     ];
@@ -493,6 +509,7 @@ impl Compiled {
             "keys",
             "postings",
             "alias_keys",
+            "ids",
         ] {
             let s = header
                 .sections
@@ -538,6 +555,7 @@ impl Compiled {
             grams: fst_map(ranges[5], "grams")?,
             keys: Set::new(bytes(ranges[6]))
                 .map_err(|e| refuse(&format!("section `keys`: {e}")))?,
+            ids: fst_map(ranges[9], "ids")?,
             table: ranges[0],
             blob: ranges[1],
             postings: ranges[7],
@@ -632,7 +650,7 @@ impl Compiled {
 
     /// A glossary of the entries `ids` (sorted, distinct) in their order,
     /// answering for the whole glossary what retrieval reads across it.
-    pub fn part(self: &Arc<Self>, ids: &[u32]) -> Result<Glossary, CompiledError> {
+    pub(crate) fn part(self: &Arc<Self>, ids: &[u32]) -> Result<Glossary, CompiledError> {
         let entries = ids
             .par_iter()
             .map(|&i| self.entry(i as usize))
@@ -643,7 +661,7 @@ impl Compiled {
     }
 
     /// The whole glossary, every entry read from the file.
-    pub fn whole(&self) -> Result<Glossary, CompiledError> {
+    pub(crate) fn whole(&self) -> Result<Glossary, CompiledError> {
         let entries = (0..self.len())
             .into_par_iter()
             .map(|i| self.entry(i))

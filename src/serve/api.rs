@@ -74,6 +74,18 @@ impl From<BuildError> for ApiError {
     }
 }
 
+impl From<crate::compiled::CompiledError> for ApiError {
+    /// A glossary that does not read is the request's to fix, as when it
+    /// is parsed whole; a compiled file that cannot be written, the
+    /// server's.
+    fn from(e: crate::compiled::CompiledError) -> ApiError {
+        match e {
+            crate::compiled::CompiledError::Input(e) => StoreError::Invalid(e.to_string()).into(),
+            e => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         let status = match &e {
@@ -559,7 +571,7 @@ pub(crate) struct Warning {
 /// What translate and retrieve share: the trace of one post and what the
 /// page needs to explain it.
 struct Analysis {
-    loaded: Loaded,
+    source: Source,
     trace: Trace,
     used: Vec<UsedOut>,
     left_out: Vec<LeftOut>,
@@ -583,15 +595,33 @@ async fn analyse(
         // Retrieval only: the offline provider costs nothing.
         Arc::clone(&super::offline().client)
     };
-    let name = req.glossary.clone();
-    let st = Arc::clone(&state);
-    let loaded = blocking(move || st.store.load(&name)).await?;
-    let glossary = Arc::new(loaded.glossary.clone());
     let spec = req
         .retriever
         .clone()
         .unwrap_or_else(|| state.options.retriever.clone());
-    let (retriever, unfiltered) = built_retrievers(&state, &loaded, &glossary, &spec).await?;
+    let (st, name, text, s) = (
+        Arc::clone(&state),
+        req.glossary.clone(),
+        req.text.clone(),
+        spec.clone(),
+    );
+    let part = blocking(move || compiled_part(&st, &name, &text, &s)).await?;
+    let (source, glossary, retriever, unfiltered) = match part {
+        Some(part) => part,
+        None => {
+            let name = req.glossary.clone();
+            let st = Arc::clone(&state);
+            let loaded = blocking(move || st.store.load(&name)).await?;
+            let glossary = Arc::new(loaded.glossary.clone());
+            let (retriever, unfiltered) =
+                built_retrievers(&state, &loaded, &glossary, &spec).await?;
+            let source = Source {
+                name: loaded.name,
+                version: loaded.version,
+            };
+            (source, glossary, retriever, unfiltered)
+        }
+    };
     let pipeline = Pipeline::new(Arc::clone(&glossary), &spec, retriever, client, false)
         .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
@@ -615,13 +645,76 @@ async fn analyse(
     let used = used_entries(&trace, &glossary, translate);
     let warnings = warnings(&trace, &used, &left_out, &joined, translate);
     Ok(Analysis {
-        loaded,
+        source,
         trace,
         used,
         left_out,
         warnings,
         retriever: spec,
     })
+}
+
+/// The glossary a translation read: its name and version (the ETag).
+struct Source {
+    name: String,
+    version: String,
+}
+
+/// What a request retrieves from: the glossary (whole, or the entries
+/// the post could match), the retriever of its spec and the same without
+/// filters.
+type Retrieving = (
+    Source,
+    Arc<Glossary>,
+    Arc<dyn Retriever>,
+    Option<Arc<dyn Retriever>>,
+);
+
+/// For a glossary read from its compiled file ([`super::compiled`]): the
+/// entries the post (and its sentences, which retrieval sees) could match,
+/// with retrievers built on them; `None` when the glossary is parsed
+/// whole (small, `--compiled never`, missing, or a spec that reads every
+/// entry).
+fn compiled_part(
+    state: &AppState,
+    name: &str,
+    text: &str,
+    spec: &str,
+) -> Result<Option<Retrieving>, ApiError> {
+    let path = state.store.path(name)?;
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let params = &state.options.params;
+    let unfiltered = explain::unfiltered_spec(spec);
+    let specs: Vec<&str> = std::iter::once(spec).chain(unfiltered.as_deref()).collect();
+    if specs
+        .iter()
+        .any(|s| crate::compiled::supports(s, params).is_err())
+    {
+        return Ok(None);
+    }
+    let Some(compiled) = state.compiled.get(&path)? else {
+        return Ok(None);
+    };
+    let texts = std::iter::once(text.to_string()).chain(crate::generate::simplify::sentences(text));
+    let loaded = compiled.load(&specs, params, texts, [], false)?;
+    let glossary = Arc::new(loaded.glossary);
+    let build = |spec: &str| -> Result<Arc<dyn Retriever>, BuildError> {
+        Ok(Arc::from(crate::retrieve::build(spec, &glossary, params)?))
+    };
+    let retriever = build(spec)?;
+    let unfiltered = unfiltered.as_deref().map(build).transpose()?;
+    let source = Source {
+        name: name.to_string(),
+        version: compiled
+            .header
+            .sha256
+            .get(..16)
+            .unwrap_or_default()
+            .to_string(),
+    };
+    Ok(Some((source, glossary, retriever, unfiltered)))
 }
 
 /// The provider asked for, or the first one offered.
@@ -846,8 +939,8 @@ pub(crate) async fn translate(
         "entries": a.used,
         "left_out": a.left_out,
         "warnings": a.warnings,
-        "glossary": a.loaded.name,
-        "version": a.loaded.version,
+        "glossary": a.source.name,
+        "version": a.source.version,
         "retriever": a.retriever,
         "provider": g.provider,
         "model": g.model,
@@ -875,8 +968,8 @@ pub(crate) async fn retrieve(
         "uncovered": a.trace.review.uncovered,
         "warnings": a.warnings,
         "phrases": a.trace.phrases.output,
-        "glossary": a.loaded.name,
-        "version": a.loaded.version,
+        "glossary": a.source.name,
+        "version": a.source.version,
         "retriever": a.retriever,
     }))
     .into_response())

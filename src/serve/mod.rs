@@ -16,6 +16,7 @@
 //! ```
 
 pub(crate) mod api;
+pub(crate) mod compiled;
 pub mod conn;
 pub(crate) mod explain;
 pub(crate) mod hosts;
@@ -82,6 +83,11 @@ pub struct Options {
     pub connection_deadline: Duration,
     /// Connections served at once (see [`conn::max_connections`]).
     pub max_connections: usize,
+    /// When a glossary is read from its compiled file
+    /// ([`compiled::Opened`]).
+    pub compiled: crate::compiled::Use,
+    /// Where compiled glossaries are kept (`DIR/compiled/…`).
+    pub compiled_cache: PathBuf,
 }
 
 impl Options {
@@ -98,6 +104,8 @@ impl Options {
             body_timeout: conn::BODY_TIMEOUT,
             connection_deadline: conn::CONNECTION_DEADLINE,
             max_connections: conn::max_connections(),
+            compiled: crate::compiled::Use::Auto,
+            compiled_cache: PathBuf::from(crate::generate::cache::DEFAULT_DIR),
         }
     }
 }
@@ -109,6 +117,8 @@ pub struct AppState {
     pub(crate) retrievers: Retrievers,
     /// Connections served and waiting.
     pub(crate) slots: conn::Slots,
+    /// Compiled glossaries kept open.
+    pub(crate) compiled: compiled::Opened,
 }
 
 impl AppState {
@@ -116,6 +126,7 @@ impl AppState {
         Arc::new(AppState {
             slots: conn::Slots::new(options.max_connections),
             store: Store::new(options.glossaries.clone()),
+            compiled: compiled::Opened::new(options.compiled, options.compiled_cache.clone()),
             options,
             retrievers: Retrievers::default(),
         })

@@ -81,7 +81,7 @@ pub enum StoreError {
 #[derive(Debug, Clone)]
 pub(crate) struct Loaded {
     pub(crate) name: String,
-    pub(crate) glossary: Glossary,
+    pub glossary: Glossary,
     pub(crate) head: Head,
     /// Short hex digest of the file's bytes: the ETag.
     pub(crate) version: String,

@@ -11,6 +11,7 @@ mod check;
 mod check_real;
 mod cli;
 mod compiled;
+mod compiled_use;
 mod conventions;
 mod engine_export;
 mod forbidden;
