@@ -263,7 +263,12 @@ impl Grouped {
     /// The `fst` map of the keys, their posting lists written from `base`
     /// on in the postings section.
     fn map(&self, base: usize) -> Vec<u8> {
-        let mut builder = MapBuilder::memory();
+        // Room for the whole map at once (pages never written cost
+        // nothing): growing it would copy it.
+        let room = 2 * self.text.len() + 16 * self.keys.len();
+        let Ok(mut builder) = MapBuilder::new(Vec::with_capacity(room)) else {
+            return Vec::new();
+        };
         for (key, at) in self.iter() {
             // Keys are sorted and distinct: insertion cannot fail.
             let _ = builder.insert(key, base as u64 + at);
@@ -396,9 +401,13 @@ struct Index {
     alias_keys: Vec<u8>,
 }
 
-/// Little-endian bytes of `values`.
-fn le_bytes(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
-    values.into_iter().flat_map(u32::to_le_bytes).collect()
+/// Little-endian bytes of the values of `lists`, one after another.
+fn le_bytes(lists: &[&[u32]]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(4 * lists.iter().map(|l| l.len()).sum::<usize>());
+    for value in lists.iter().copied().flatten() {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    bytes
 }
 
 /// The words map's keys (each entry's key words) grouped, and the stems
@@ -508,7 +517,10 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
         keys.par_sort_unstable();
         keys.dedup();
         let sorted = Grouped::of(keys.into_iter().map(|(_, k)| (k, 0)));
-        let mut set = SetBuilder::memory();
+        let room = 2 * sorted.text.len() + 8 * sorted.keys.len();
+        let Ok(mut set) = SetBuilder::new(Vec::with_capacity(room)) else {
+            return Vec::new();
+        };
         for (k, _) in sorted.iter() {
             // Sorted and distinct: insertion cannot fail.
             let _ = set.insert(k);
@@ -534,11 +546,12 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
         || rayon::join(|| words.map(bases[0]), || stems.map(bases[1])),
         || rayon::join(|| joined.map(bases[2]), || grams.map(bases[3])),
     );
-    let postings = le_bytes(
-        [&words, &stems, &joined, &grams]
-            .into_iter()
-            .flat_map(|g| g.postings.iter().copied()),
-    );
+    let postings = le_bytes(&[
+        &words.postings,
+        &stems.postings,
+        &joined.postings,
+        &grams.postings,
+    ]);
     Index {
         words: words_map,
         stems: stems_map,
@@ -546,7 +559,7 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
         grams: grams_map,
         keys,
         postings,
-        alias_keys: le_bytes(alias_keys),
+        alias_keys: le_bytes(&[&alias_keys]),
     }
 }
 
