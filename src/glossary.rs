@@ -125,8 +125,10 @@ pub struct Glossary {
     /// The path it was loaded from, as given.
     #[serde(skip)]
     pub path: String,
+    /// Id → index, made on first use ([`Glossary::index_of`]): loading
+    /// checks that ids are unique without it.
     #[serde(skip)]
-    by_id: FxHashMap<String, usize>,
+    by_id: OnceLock<FxHashMap<String, usize>>,
     /// Every source and alias key, made on first use ([`Glossary::has_key`]).
     #[serde(skip)]
     keys: OnceLock<FxHashSet<String>>,
@@ -277,84 +279,50 @@ impl Glossary {
                 ),
             ));
         }
-        entries.par_iter_mut().for_each(|entry| {
-            // Keys in NFC, as posts are: an entry written "cafe" + U+0301
-            // finds "café" (the entry itself is kept as written).
-            entry.key = phrase::key(&phrase::nfc(&entry.source));
-            entry.alias_keys = entry
-                .aliases
-                .iter()
-                .map(|a| phrase::key(&phrase::nfc(a)))
-                .collect();
-        });
-        let mut by_id = FxHashMap::with_capacity_and_hasher(entries.len(), Default::default());
-        for (i, entry) in entries.iter_mut().enumerate() {
-            let line = entry.line;
-            let at = |msg: String| InputError {
-                path: path.to_string(),
-                line: (line > 0).then_some(line),
-                column: None,
-                message: msg,
-            };
-            let name = if entry.id.is_empty() {
-                &entry.source
-            } else {
-                &entry.id
-            };
-            if entry.source.trim().is_empty() {
-                return Err(at(format!("entry {} (`{name}`): `source` is empty", i + 1)));
-            }
-            if entry.keep {
-                // A kept entry's target is its source: left out, or the same.
-                if entry.target.trim().is_empty() {
-                    entry.target = entry.source.clone();
-                } else if phrase::nfc(entry.target.trim()) != phrase::nfc(entry.source.trim()) {
-                    return Err(at(format!(
-                        "entry `{name}`: `keep` is set, so the target is the source as written, \
-                         but `target` is {:?}; leave `target` out or drop `keep`",
-                        entry.target
-                    )));
-                }
-            } else if entry.target.is_empty() {
-                return Err(at(format!(
-                    "entry `{name}`: missing field `target`; give one, or set \"keep\": true \
-                     to keep the source as written"
-                )));
-            }
-            if entry.target.trim().is_empty() {
-                return Err(at(format!("entry `{name}`: `target` is empty")));
-            }
-            if entry.id.is_empty() {
-                entry.id = entry.source.clone();
-            }
-            // A source of symbols only ("±", "&") has no words and an empty
-            // key: `exact` finds it as written (docs/formats.md "v2: real glossaries"), nothing else
-            // looks it up. An alias of whitespace only is a mistake.
-            if let Some(alias) = entry.aliases.iter().find(|a| a.trim().is_empty()) {
-                return Err(at(format!(
-                    "entry `{}`: alias {alias:?} is empty",
-                    entry.id
-                )));
-            }
-            if let Some(word) = entry.forbidden.iter().find(|f| f.trim().is_empty()) {
-                return Err(at(format!(
-                    "entry `{}`: forbidden term {word:?} is empty",
-                    entry.id
-                )));
-            }
+        // Each entry's keys, defaults and own checks, side by side; then
+        // the ids. The first error in file order is reported, an entry's
+        // own before its id's.
+        let first_bad = entries
+            .par_iter_mut()
+            .enumerate()
+            .filter_map(|(i, entry)| {
+                // Keys in NFC, as posts are: an entry written "cafe" +
+                // U+0301 finds "café" (the entry itself is kept as written).
+                entry.key = phrase::key(&phrase::nfc(&entry.source));
+                entry.alias_keys = entry
+                    .aliases
+                    .iter()
+                    .map(|a| phrase::key(&phrase::nfc(a)))
+                    .collect();
+                check_entry(path, i, entry).err().map(|e| (i, e))
+            })
+            .min_by_key(|(i, _)| *i);
+        let checked = first_bad.as_ref().map_or(entries.len(), |(i, _)| *i);
+        let mut ids: FxHashMap<&str, usize> =
+            FxHashMap::with_capacity_and_hasher(checked, Default::default());
+        for (i, entry) in entries[..checked].iter().enumerate() {
             // One hash of the id, to look it up and to insert it.
-            match by_id.entry(entry.id.clone()) {
+            match ids.entry(&entry.id) {
                 Slot::Occupied(first) => {
-                    return Err(at(format!(
-                        "duplicate entry id `{}` (first used by entry {}); ids must be unique",
-                        entry.id,
-                        first.get() + 1
-                    )));
+                    return Err(InputError {
+                        path: path.to_string(),
+                        line: (entry.line > 0).then_some(entry.line),
+                        column: None,
+                        message: format!(
+                            "duplicate entry id `{}` (first used by entry {}); ids must be unique",
+                            entry.id,
+                            first.get() + 1
+                        ),
+                    });
                 }
                 Slot::Vacant(slot) => {
                     slot.insert(i);
                 }
             }
+        }
+        drop(ids);
+        if let Some((_, e)) = first_bad {
+            return Err(e);
         }
         Ok(Glossary {
             name,
@@ -363,7 +331,7 @@ impl Glossary {
             entries,
             forbidden: Vec::new(),
             path: path.to_string(),
-            by_id,
+            by_id: OnceLock::new(),
             keys: OnceLock::new(),
             whole: None,
         })
@@ -379,7 +347,16 @@ impl Glossary {
 
     /// Index of the entry with this id.
     pub fn index_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id
+            .get_or_init(|| {
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.id.clone(), i))
+                    .collect()
+            })
+            .get(id)
+            .copied()
     }
 
     /// Whether `key` (a phrase key) is the key of an entry's source or
@@ -406,6 +383,65 @@ impl Glossary {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// Check entry `i` (0-based) on its own, filling in its defaults: the id
+/// from the source, a kept entry's target from its source.
+fn check_entry(path: &str, i: usize, entry: &mut Entry) -> Result<(), InputError> {
+    let line = entry.line;
+    let at = |msg: String| InputError {
+        path: path.to_string(),
+        line: (line > 0).then_some(line),
+        column: None,
+        message: msg,
+    };
+    let name = if entry.id.is_empty() {
+        &entry.source
+    } else {
+        &entry.id
+    };
+    if entry.source.trim().is_empty() {
+        return Err(at(format!("entry {} (`{name}`): `source` is empty", i + 1)));
+    }
+    if entry.keep {
+        // A kept entry's target is its source: left out, or the same.
+        if entry.target.trim().is_empty() {
+            entry.target = entry.source.clone();
+        } else if phrase::nfc(entry.target.trim()) != phrase::nfc(entry.source.trim()) {
+            return Err(at(format!(
+                "entry `{name}`: `keep` is set, so the target is the source as written, \
+                 but `target` is {:?}; leave `target` out or drop `keep`",
+                entry.target
+            )));
+        }
+    } else if entry.target.is_empty() {
+        return Err(at(format!(
+            "entry `{name}`: missing field `target`; give one, or set \"keep\": true \
+             to keep the source as written"
+        )));
+    }
+    if entry.target.trim().is_empty() {
+        return Err(at(format!("entry `{name}`: `target` is empty")));
+    }
+    if entry.id.is_empty() {
+        entry.id = entry.source.clone();
+    }
+    // A source of symbols only ("±", "&") has no words and an empty key:
+    // `exact` finds it as written (docs/formats.md "v2: real glossaries"),
+    // nothing else looks it up. An alias of whitespace only is a mistake.
+    if let Some(alias) = entry.aliases.iter().find(|a| a.trim().is_empty()) {
+        return Err(at(format!(
+            "entry `{}`: alias {alias:?} is empty",
+            entry.id
+        )));
+    }
+    if let Some(word) = entry.forbidden.iter().find(|f| f.trim().is_empty()) {
+        return Err(at(format!(
+            "entry `{}`: forbidden term {word:?} is empty",
+            entry.id
+        )));
+    }
+    Ok(())
 }
 
 /// A glossary file that is not valid JSON, said so that its owner can act:
@@ -529,6 +565,46 @@ mod tests {
             .unwrap_err()
             .message
             .contains("missing field `target`"));
+    }
+
+    /// Entries are checked side by side and their ids after: the error
+    /// reported is still the first in file order, on its line, and an
+    /// entry's own error comes before its id's.
+    #[test]
+    fn the_first_bad_entry_in_file_order_is_reported_on_its_line() {
+        let text = |bad: &[(usize, &str)]| {
+            let entries: Vec<String> = (0..5000)
+                .map(|i| match bad.iter().find(|(at, _)| *at == i) {
+                    Some((_, entry)) => entry.to_string(),
+                    None => format!("{{\"source\":\"t{i}\",\"target\":\"x\"}}"),
+                })
+                .collect();
+            // Entry i is on line i + 2.
+            format!("{{\"entries\":[\n{}\n]}}", entries.join(",\n"))
+        };
+        let dup = r#"{"source":"t10","target":"y"}"#;
+        let empty = r#"{"source":" ","target":"y"}"#;
+        let err = parse(&text(&[(3000, dup), (4000, empty)])).unwrap_err();
+        assert_eq!(err.line, Some(3002), "{err}");
+        assert!(
+            err.message
+                .contains("duplicate entry id `t10` (first used by entry 11)"),
+            "{err}"
+        );
+        let err = parse(&text(&[(2000, empty), (3000, dup)])).unwrap_err();
+        assert_eq!(err.line, Some(2002), "{err}");
+        assert!(err.message.contains("entry 2001"), "{err}");
+        // Both wrong at once: its own error first.
+        let both = r#"{"source":"t10","target":"y","keep":true}"#;
+        let err = parse(&text(&[(3000, both), (4000, empty)])).unwrap_err();
+        assert_eq!(err.line, Some(3002), "{err}");
+        assert!(err.message.contains("`keep` is set"), "{err}");
+        let g = parse(&text(&[])).unwrap();
+        assert_eq!(
+            (g.index_of("t4999"), g.index_of("t5000")),
+            (Some(4999), None)
+        );
+        assert_eq!(g.entries[4999].line, 5001);
     }
 
     #[test]

@@ -201,28 +201,93 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> CompiledError + '_ {
     }
 }
 
-/// Sorted `(key, entry)` pairs grouped into an `fst` map whose values
-/// point into `postings`.
-fn map_of(mut pairs: Vec<(&[u8], u32)>, postings: &mut Vec<u32>) -> Vec<u8> {
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    let mut builder = MapBuilder::memory();
-    let mut i = 0;
-    while i < pairs.len() {
-        let key = &pairs[i].0;
-        let at = postings.len();
-        postings.push(0);
-        let mut j = i;
-        while j < pairs.len() && pairs[j].0 == *key {
-            postings.push(pairs[j].1);
-            j += 1;
+/// A key's first 8 bytes, big-endian and zero-padded: ordering by it, then
+/// by the key, is ordering by the key, and most comparisons of a sort stop
+/// at it rather than reading both keys, which lie scattered in memory.
+fn prefix(key: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = key.len().min(8);
+    head[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(head)
+}
+
+/// `(key, entry)` pairs with the key's [`prefix`] in front, for sorting.
+type Pairs<'a> = Vec<(u64, &'a [u8], u32)>;
+
+/// The pairs of one map sorted, de-duplicated and grouped by key: the
+/// distinct keys in order, one after another in `text` (so that the `fst`
+/// builder reads them in order), each with its end in `text` and the
+/// offset of its posting list in `postings` (a length, then that many
+/// entries).
+struct Grouped {
+    text: Vec<u8>,
+    keys: Vec<(usize, u64)>,
+    postings: Vec<u32>,
+}
+
+impl Grouped {
+    /// Group sorted, distinct `(key, entry)` pairs.
+    fn of<'k>(pairs: impl Iterator<Item = (&'k [u8], u32)>) -> Grouped {
+        let mut out = Grouped {
+            text: Vec::new(),
+            keys: Vec::new(),
+            postings: Vec::new(),
+        };
+        let mut count_at = 0;
+        let mut last: Option<&[u8]> = None;
+        for (key, entry) in pairs {
+            if last != Some(key) {
+                last = Some(key);
+                count_at = out.postings.len();
+                out.text.extend_from_slice(key);
+                out.keys.push((out.text.len(), count_at as u64));
+                out.postings.push(0);
+            }
+            out.postings[count_at] += 1;
+            out.postings.push(entry);
         }
-        postings[at] = (j - i) as u32;
-        // Keys are sorted and distinct: insertion cannot fail.
-        let _ = builder.insert(key, at as u64);
-        i = j;
+        out
     }
-    builder.into_inner().unwrap_or_default()
+
+    /// Sort, de-duplicate and group pairs of string keys.
+    fn of_pairs(mut pairs: Pairs<'_>) -> Grouped {
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        Grouped::of(pairs.into_iter().map(|(_, key, entry)| (key, entry)))
+    }
+
+    /// The keys in order, each with the offset of its posting list.
+    fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
+        let starts = std::iter::once(0).chain(self.keys.iter().map(|&(end, _)| end));
+        starts
+            .zip(&self.keys)
+            .map(|(start, &(end, at))| (&self.text[start..end], at))
+    }
+
+    /// Each key's posting list: its entries.
+    fn lists(&self) -> impl Iterator<Item = (&[u8], &[u32])> {
+        self.iter().map(|(key, at)| {
+            let at = at as usize;
+            let len = self.postings[at] as usize;
+            (key, &self.postings[at + 1..at + 1 + len])
+        })
+    }
+
+    /// The `fst` map of the keys, their posting lists written from `base`
+    /// on in the postings section.
+    fn map(&self, base: usize) -> Vec<u8> {
+        // Room for the whole map at once (pages never written cost
+        // nothing): growing it would copy it.
+        let room = 2 * self.text.len() + 16 * self.keys.len();
+        let Ok(mut builder) = MapBuilder::new(Vec::with_capacity(room)) else {
+            return Vec::new();
+        };
+        for (key, at) in self.iter() {
+            // Keys are sorted and distinct: insertion cannot fail.
+            let _ = builder.insert(key, base as u64 + at);
+        }
+        builder.into_inner().unwrap_or_default()
+    }
 }
 
 /// What [`build`] made.
@@ -260,6 +325,257 @@ fn keys_of(e: &Entry) -> Vec<&str> {
     keys
 }
 
+/// Entries are made ready for the file in chunks of this many, side by
+/// side.
+const CHUNK: usize = 4096;
+
+/// What a chunk of entries gives the file.
+#[derive(Default)]
+struct Chunk {
+    /// The entries' JSON one after another: each one's end and checksum.
+    json: Vec<u8>,
+    ends: Vec<usize>,
+    sums: Vec<u32>,
+    /// Space-less keys and their stems one after another: each one's end
+    /// and entry.
+    text: String,
+    joined: Vec<(usize, u32)>,
+    /// Each entry's distinct alias trigram sets, in order.
+    aliases: Vec<(u32, Vec<u64>)>,
+    /// Entries with a key of symbols only (an empty key).
+    symbols: Vec<u32>,
+}
+
+/// The chunk of `entries`, the first of which is entry `first`.
+fn chunk(first: usize, entries: &[Entry]) -> Chunk {
+    let mut c = Chunk::default();
+    let mut whole = String::new();
+    for (j, e) in entries.iter().enumerate() {
+        let i = (first + j) as u32;
+        let start = c.json.len();
+        if serde_json::to_writer(&mut c.json, e).is_err() {
+            c.json.truncate(start);
+        }
+        c.ends.push(c.json.len());
+        c.sums.push(checksum(&c.json[start..]) as u32);
+        let keys = keys_of(e);
+        for key in &keys {
+            whole.clear();
+            whole.extend(phrase::key_words(key));
+            let stem = stem_word(&whole);
+            if stem != whole {
+                c.text.push_str(&stem);
+                c.joined.push((c.text.len(), i));
+            }
+            c.text.push_str(&whole);
+            c.joined.push((c.text.len(), i));
+        }
+        if keys.iter().any(|k| k.is_empty()) {
+            c.symbols.push(i);
+        }
+        let mut aliases: Vec<Vec<u64>> = e.alias_keys.iter().map(|k| trigrams(k)).collect();
+        aliases.sort_unstable();
+        aliases.dedup();
+        c.aliases
+            .extend(aliases.into_iter().map(|grams| (i, grams)));
+    }
+    c
+}
+
+/// The table of entries (per entry its JSON's offset, line and checksum,
+/// then the end) and their JSON.
+fn table_and_blob(glossary: &Glossary, chunks: &[Chunk]) -> (Vec<u8>, Vec<u8>) {
+    let n = glossary.entries.len();
+    let mut table: Vec<u8> = Vec::with_capacity(16 * (n + 1));
+    let mut blob: Vec<u8> = Vec::with_capacity(chunks.iter().map(|c| c.json.len()).sum());
+    let mut entries = glossary.entries.iter();
+    for c in chunks {
+        let starts = std::iter::once(0).chain(c.ends.iter().copied());
+        for ((start, sum), e) in starts.zip(&c.sums).zip(&mut entries) {
+            table.extend_from_slice(&((blob.len() + start) as u64).to_le_bytes());
+            table.extend_from_slice(&(e.line as u32).to_le_bytes());
+            table.extend_from_slice(&sum.to_le_bytes());
+        }
+        blob.extend_from_slice(&c.json);
+    }
+    table.extend_from_slice(&(blob.len() as u64).to_le_bytes());
+    table.extend_from_slice(&[0u8; 8]);
+    (table, blob)
+}
+
+/// The lookup sections of a compiled glossary, each section's bytes.
+struct Index {
+    words: Vec<u8>,
+    stems: Vec<u8>,
+    joined: Vec<u8>,
+    grams: Vec<u8>,
+    keys: Vec<u8>,
+    postings: Vec<u8>,
+    alias_keys: Vec<u8>,
+}
+
+/// Little-endian bytes of the values of `lists`, one after another.
+fn le_bytes(lists: &[&[u32]]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(4 * lists.iter().map(|l| l.len()).sum::<usize>());
+    for value in lists.iter().copied().flatten() {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    bytes
+}
+
+/// The words map's keys (each entry's key words) grouped, and the stems
+/// map's (their stems, each distinct word stemmed once).
+fn words_and_stems(glossary: &Glossary) -> (Grouped, Grouped) {
+    let pairs: Pairs<'_> = glossary
+        .entries
+        .par_chunks(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(c, entries)| {
+            let mut pairs = Vec::new();
+            let mut words: Vec<&str> = Vec::new();
+            for (j, e) in entries.iter().enumerate() {
+                let i = (c * CHUNK + j) as u32;
+                words.clear();
+                words.extend(keys_of(e).into_iter().flat_map(phrase::key_words));
+                words.sort_unstable();
+                words.dedup();
+                pairs.extend(
+                    words
+                        .iter()
+                        .map(|w| (prefix(w.as_bytes()), w.as_bytes(), i)),
+                );
+            }
+            pairs
+        })
+        .collect();
+    let words = Grouped::of_pairs(pairs);
+    let lists: Vec<(&[u8], &[u32])> = words.lists().collect();
+    let stemmed: Vec<(String, Vec<usize>)> = lists
+        .par_chunks(CHUNK)
+        .map(|lists| {
+            let mut text = String::new();
+            let mut ends = Vec::with_capacity(lists.len());
+            for (word, _) in lists {
+                // The words are keys' words: UTF-8.
+                text.push_str(&stem_word(std::str::from_utf8(word).unwrap_or_default()));
+                ends.push(text.len());
+            }
+            (text, ends)
+        })
+        .collect();
+    let pairs: Pairs<'_> = stemmed
+        .par_iter()
+        .zip(lists.par_chunks(CHUNK))
+        .flat_map_iter(|((text, ends), lists)| {
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            starts
+                .zip(ends)
+                .zip(lists)
+                .flat_map(move |((start, &end), (_, entries))| {
+                    let stem = &text.as_bytes()[start..end];
+                    entries.iter().map(move |&i| (prefix(stem), stem, i))
+                })
+        })
+        .collect();
+    let stems = Grouped::of_pairs(pairs);
+    (words, stems)
+}
+
+/// The lookup sections of `glossary`, made of its `chunks`. The maps'
+/// posting lists lie in the postings section in the order words, stems,
+/// joined, grams; the maps are built side by side once their lists'
+/// places are known.
+fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
+    let joined_pairs = || -> Pairs<'_> {
+        chunks
+            .par_iter()
+            .flat_map_iter(|c| {
+                let starts = std::iter::once(0).chain(c.joined.iter().map(|&(end, _)| end));
+                starts.zip(&c.joined).map(|(start, &(end, i))| {
+                    let key = &c.text.as_bytes()[start..end];
+                    (prefix(key), key, i)
+                })
+            })
+            .collect()
+    };
+    // Alias keys are numbered in entry order, each entry's in its own.
+    let mut alias_keys: Vec<u32> = Vec::new();
+    let mut gram_pairs: Vec<(u64, u32)> = Vec::new();
+    for (i, grams) in chunks.iter().flat_map(|c| &c.aliases) {
+        let id = (alias_keys.len() / 2) as u32;
+        alias_keys.push(*i);
+        alias_keys.push(grams.len() as u32);
+        gram_pairs.extend(grams.iter().map(|&g| (g, id)));
+    }
+    let grams = || {
+        gram_pairs.par_sort_unstable();
+        gram_pairs.dedup();
+        let bytes: Vec<([u8; 8], u32)> = gram_pairs
+            .into_iter()
+            .map(|(g, id)| (g.to_be_bytes(), id))
+            .collect();
+        Grouped::of(bytes.iter().map(|(g, id)| (&g[..], *id)))
+    };
+    // Every source and alias key, in order: an `fst` set.
+    let keys = || {
+        let mut keys: Vec<(u64, &[u8])> = glossary
+            .entries
+            .par_iter()
+            .flat_map_iter(|e| {
+                keys_of(e)
+                    .into_iter()
+                    .map(|k| (prefix(k.as_bytes()), k.as_bytes()))
+            })
+            .collect();
+        keys.par_sort_unstable();
+        keys.dedup();
+        let sorted = Grouped::of(keys.into_iter().map(|(_, k)| (k, 0)));
+        let room = 2 * sorted.text.len() + 8 * sorted.keys.len();
+        let Ok(mut set) = SetBuilder::new(Vec::with_capacity(room)) else {
+            return Vec::new();
+        };
+        for (k, _) in sorted.iter() {
+            // Sorted and distinct: insertion cannot fail.
+            let _ = set.insert(k);
+        }
+        set.into_inner().unwrap_or_default()
+    };
+    let (((words, stems), joined), (grams, keys)) = rayon::join(
+        || {
+            rayon::join(
+                || words_and_stems(glossary),
+                || Grouped::of_pairs(joined_pairs()),
+            )
+        },
+        || rayon::join(grams, keys),
+    );
+    let bases = [
+        0,
+        words.postings.len(),
+        words.postings.len() + stems.postings.len(),
+        words.postings.len() + stems.postings.len() + joined.postings.len(),
+    ];
+    let ((words_map, stems_map), (joined_map, grams_map)) = rayon::join(
+        || rayon::join(|| words.map(bases[0]), || stems.map(bases[1])),
+        || rayon::join(|| joined.map(bases[2]), || grams.map(bases[3])),
+    );
+    let postings = le_bytes(&[
+        &words.postings,
+        &stems.postings,
+        &joined.postings,
+        &grams.postings,
+    ]);
+    Index {
+        words: words_map,
+        stems: stems_map,
+        joined: joined_map,
+        grams: grams_map,
+        keys,
+        postings,
+        alias_keys: le_bytes(&[&alias_keys]),
+    }
+}
+
 fn build_from(
     glossary: &Glossary,
     out: &Path,
@@ -268,126 +584,32 @@ fn build_from(
     mtime_ns: u64,
 ) -> Result<Built, CompiledError> {
     let n = glossary.entries.len();
-    // Per entry, side by side: its JSON, its keys' stems, space-less forms
-    // and alias trigrams (its words are borrowed from its keys).
-    struct Parts {
-        json: Vec<u8>,
-        stems: Vec<String>,
-        joined: Vec<String>,
-        aliases: Vec<Vec<u64>>,
-        symbols: bool,
-    }
-    let parts: Vec<Parts> = glossary
+    let chunks: Vec<Chunk> = glossary
         .entries
-        .par_iter()
-        .map(|e| {
-            let json = serde_json::to_vec(e).unwrap_or_default();
-            let keys = keys_of(e);
-            let mut stems: Vec<String> = Vec::new();
-            let mut joined: Vec<String> = Vec::new();
-            for key in &keys {
-                let mut whole = String::new();
-                for w in phrase::key_words(key) {
-                    stems.push(stem_word(w));
-                    whole.push_str(w);
-                }
-                let stem = stem_word(&whole);
-                if stem != whole {
-                    joined.push(stem);
-                }
-                joined.push(whole);
-            }
-            stems.sort_unstable();
-            stems.dedup();
-            joined.sort_unstable();
-            joined.dedup();
-            let mut aliases: Vec<Vec<u64>> = e.alias_keys.iter().map(|k| trigrams(k)).collect();
-            aliases.sort_unstable();
-            aliases.dedup();
-            Parts {
-                json,
-                stems,
-                joined,
-                aliases,
-                symbols: keys.iter().any(|k| k.is_empty()),
-            }
-        })
-        .collect();
-    let mut postings: Vec<u32> = Vec::new();
-    let words = {
-        let pairs: Vec<(&[u8], u32)> = glossary
-            .entries
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, e)| {
-                let mut words: Vec<&str> =
-                    keys_of(e).into_iter().flat_map(phrase::key_words).collect();
-                words.sort_unstable();
-                words.dedup();
-                words.into_iter().map(move |w| (w.as_bytes(), i as u32))
-            })
-            .collect();
-        map_of(pairs, &mut postings)
-    };
-    let of = |pick: fn(&Parts) -> &Vec<String>| -> Vec<(&[u8], u32)> {
-        parts
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, p)| pick(p).iter().map(move |k| (k.as_bytes(), i as u32)))
-            .collect()
-    };
-    let stems = map_of(of(|p| &p.stems), &mut postings);
-    let joined = map_of(of(|p| &p.joined), &mut postings);
-    let mut alias_keys: Vec<u32> = Vec::new();
-    let mut gram_pairs: Vec<(u64, u32)> = Vec::new();
-    for (i, p) in parts.iter().enumerate() {
-        for grams in &p.aliases {
-            let id = (alias_keys.len() / 2) as u32;
-            alias_keys.push(i as u32);
-            alias_keys.push(grams.len() as u32);
-            gram_pairs.extend(grams.iter().map(|&g| (g, id)));
-        }
-    }
-    let grams = {
-        gram_pairs.par_sort_unstable();
-        let bytes: Vec<([u8; 8], u32)> = gram_pairs
-            .iter()
-            .map(|(g, id)| (g.to_be_bytes(), *id))
-            .collect();
-        drop(gram_pairs);
-        map_of(
-            bytes.iter().map(|(g, id)| (&g[..], *id)).collect(),
-            &mut postings,
-        )
-    };
-    let mut all_keys: Vec<&str> = glossary.entries.iter().flat_map(keys_of).collect();
-    all_keys.par_sort_unstable();
-    all_keys.dedup();
-    let mut set = SetBuilder::memory();
-    for k in &all_keys {
-        let _ = set.insert(k);
-    }
-    let keys = set.into_inner().unwrap_or_default();
-    drop(all_keys);
-    let mut table: Vec<u8> = Vec::with_capacity(16 * (n + 1));
-    let mut blob: Vec<u8> = Vec::with_capacity(parts.iter().map(|p| p.json.len()).sum());
-    let sums: Vec<u32> = parts.par_iter().map(|p| checksum(&p.json) as u32).collect();
-    for ((p, e), sum) in parts.iter().zip(&glossary.entries).zip(sums) {
-        table.extend_from_slice(&(blob.len() as u64).to_le_bytes());
-        table.extend_from_slice(&(e.line as u32).to_le_bytes());
-        table.extend_from_slice(&sum.to_le_bytes());
-        blob.extend_from_slice(&p.json);
-    }
-    table.extend_from_slice(&(blob.len() as u64).to_le_bytes());
-    table.extend_from_slice(&[0u8; 8]);
-    let symbol_entries: Vec<u32> = parts
-        .iter()
+        .par_chunks(CHUNK)
         .enumerate()
-        .filter(|(_, p)| p.symbols)
-        .map(|(i, _)| i as u32)
+        .map(|(c, entries)| chunk(c * CHUNK, entries))
         .collect();
-    drop(parts);
-    let as_bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (
+        Index {
+            words,
+            stems,
+            joined,
+            grams,
+            keys,
+            postings,
+            alias_keys,
+        },
+        (table, blob),
+    ) = rayon::join(
+        || index(glossary, &chunks),
+        || table_and_blob(glossary, &chunks),
+    );
+    let symbol_entries: Vec<u32> = chunks
+        .iter()
+        .flat_map(|c| c.symbols.iter().copied())
+        .collect();
+    drop(chunks);
     let sections: Vec<(&str, Vec<u8>)> = vec![
         ("table", table),
         ("entries", blob),
@@ -399,8 +621,8 @@ fn build_from(
         // Not last: the file ends with a section of whole 8-byte words, so
         // that a file cut short always misses bytes of a section.
         ("ids", ids::section(glossary)),
-        ("postings", as_bytes(&postings)),
-        ("alias_keys", as_bytes(&alias_keys)),
+        ("postings", postings),
+        ("alias_keys", alias_keys),
     ];
     let mut header = Header {
         index_version: INDEX_VERSION,

@@ -317,3 +317,110 @@ fn a_stale_file_is_rebuilt_and_a_fresh_one_reused() {
     );
     assert_eq!(c.len(), 2);
 }
+
+/// The posting list of `key` in `map`, or none.
+fn listed(c: &Compiled, map: &fst::Map<Bytes>, key: &[u8]) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Some(at) = map.get(key) {
+        c.posting(at, usize::MAX, &mut out).unwrap();
+    }
+    out
+}
+
+/// The file is built in chunks of entries side by side, each distinct
+/// word stemmed once: every map must still list, for each of its keys,
+/// exactly the entries whose keys give it (as defined entry by entry
+/// here), across chunk boundaries, and every entry must read back as it
+/// was loaded.
+#[test]
+fn each_map_lists_the_entries_of_its_keys_across_chunks() {
+    let n = 2 * CHUNK + CHUNK / 2;
+    let w = |i: usize| WORDS[i % WORDS.len()];
+    let entries: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let mut e = serde_json::json!({
+                "id": format!("e{i}"),
+                "source": format!("{} {}", w(i), w(i / WORDS.len() + 3)),
+                "target": format!("t{i}"),
+            });
+            if i % 3 == 0 {
+                // Two aliases of the same key: one trigram set.
+                e["aliases"] = serde_json::json!([w(i * 7), w(i * 7).to_uppercase(), w(i + 1)]);
+            }
+            e
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let gpath = dir.path().join("g.json");
+    std::fs::write(
+        &gpath,
+        serde_json::to_string_pretty(&serde_json::json!({ "entries": entries })).unwrap(),
+    )
+    .unwrap();
+    let full = Glossary::load(&gpath).unwrap();
+    let out = dir.path().join("g.glossa-index");
+    build(&gpath, &out).unwrap();
+    let c = Arc::new(Compiled::open(&out, "g.json").unwrap());
+
+    type Lists = std::collections::BTreeMap<Vec<u8>, std::collections::BTreeSet<u32>>;
+    let (mut words, mut stems, mut joined, mut grams) =
+        (Lists::new(), Lists::new(), Lists::new(), Lists::new());
+    let mut keys = std::collections::BTreeSet::new();
+    let mut alias_keys: Vec<(u32, u32)> = Vec::new();
+    for (i, e) in full.entries.iter().enumerate() {
+        let i = i as u32;
+        for key in keys_of(e) {
+            keys.insert(key.to_string());
+            let mut whole = String::new();
+            for word in phrase::key_words(key) {
+                words.entry(word.into()).or_default().insert(i);
+                stems.entry(stem_word(word).into()).or_default().insert(i);
+                whole.push_str(word);
+            }
+            joined
+                .entry(stem_word(&whole).into())
+                .or_default()
+                .insert(i);
+            joined.entry(whole.into()).or_default().insert(i);
+        }
+        let mut sets: Vec<Vec<u64>> = e.alias_keys.iter().map(|k| trigrams(k)).collect();
+        sets.sort_unstable();
+        sets.dedup();
+        for set in sets {
+            let id = alias_keys.len() as u32;
+            alias_keys.push((i, set.len() as u32));
+            for g in set {
+                grams
+                    .entry(g.to_be_bytes().to_vec())
+                    .or_default()
+                    .insert(id);
+            }
+        }
+    }
+    assert!(words.len() > 50 && alias_keys.len() > n / 3, "a poor test");
+    for (name, map, want) in [
+        ("words", &c.words, &words),
+        ("stems", &c.stems, &stems),
+        ("joined", &c.joined, &joined),
+        ("grams", &c.grams, &grams),
+    ] {
+        assert_eq!(map.len(), want.len(), "{name}: number of keys");
+        for (key, ids) in want {
+            let got = listed(&c, map, key);
+            assert_eq!(
+                got,
+                ids.iter().copied().collect::<Vec<_>>(),
+                "{name}: {key:?}"
+            );
+        }
+    }
+    assert_eq!(c.keys.len(), keys.len());
+    assert!(keys.iter().all(|k| c.has_key(k)));
+    assert_eq!(c.alias_key_count(), alias_keys.len());
+    for (id, want) in alias_keys.iter().enumerate() {
+        assert_eq!(c.alias_key(id as u32), Some(*want), "alias key {id}");
+    }
+    let all: Vec<u32> = (0..n as u32).collect();
+    let read = c.part(&all).unwrap();
+    assert_eq!(read.entries, full.entries);
+}
