@@ -22,10 +22,13 @@ down() {
 
 up() {
   if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-    echo "== apt-get install slurmctld slurmd slurm-client munge"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-      slurmctld slurmd slurm-client munge >/dev/null
+    # On stderr: stdout carries only the `export` lines .ci/run evaluates.
+    {
+      echo "== apt-get install slurmctld slurmd slurm-client munge"
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+        slurmctld slurmd slurm-client munge >/dev/null
+    } >&2
   fi
   down
   mkdir -p "$dir/state" "$dir/spool" "$dir/log"
