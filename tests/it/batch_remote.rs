@@ -4,7 +4,8 @@
 //! process killed meanwhile), a batch that expires half done, failed
 //! requests in the error file, output lines out of order. What glossa sent
 //! and what the mock answered are checked against the official SDK's types
-//! (.ci/openai_types.py).
+//! (.ci/openai_types.py). One run goes through a real OpenAI-compatible
+//! gateway, LiteLLM's proxy (.ci/litellm.sh), in front of the mock.
 
 use crate::support;
 
@@ -413,5 +414,189 @@ fn batch_commands_refuse_what_they_cannot_do() {
     assert!(
         !cwd.join("b/batches").exists()
             || std::fs::read_dir(cwd.join("b/batches")).unwrap().count() == 0
+    );
+}
+
+/// The `litellm` executable of .ci/litellm.sh (GLOSSA_LITELLM); under
+/// CI=true it must be there.
+fn litellm() -> Option<PathBuf> {
+    support::required_data(
+        std::env::var_os("GLOSSA_LITELLM").map(PathBuf::from),
+        |exe| exe.is_file(),
+        "GLOSSA_LITELLM is unset or not a file \
+         (export GLOSSA_LITELLM=$(bash .ci/litellm.sh))",
+    )
+}
+
+/// The proxy's master key, which glossa sends as OPENAI_API_KEY.
+const LITELLM_KEY: &str = "sk-glossa-litellm-Zq8vN3kP2xW7rT5m";
+
+/// A LiteLLM proxy on 127.0.0.1 whose files and batches go to `upstream`;
+/// ended when dropped.
+struct Litellm {
+    child: std::process::Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Litellm {
+    fn start(exe: &Path, upstream: &str, dir: &Path) -> Litellm {
+        let config = dir.join("litellm.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "model_list:\n  - model_name: m\n    litellm_params:\n      model: openai/m\n      \
+                 api_base: {upstream}\n      api_key: sk-mock\n\
+                 files_settings:\n  - custom_llm_provider: openai\n    api_base: {upstream}\n    \
+                 api_key: sk-mock\n\
+                 litellm_settings:\n  telemetry: false\n\
+                 general_settings:\n  master_key: {LITELLM_KEY}\n"
+            ),
+        )
+        .unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = dir.join("litellm.log");
+        let out = std::fs::File::create(&log).unwrap();
+        let child = std::process::Command::new(exe)
+            .current_dir(dir)
+            .args(["--config", config.to_str().unwrap()])
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            .env("LITELLM_TELEMETRY", "False")
+            .env("DISABLE_TELEMETRY", "True")
+            .env("NO_DOCS", "True")
+            .stdin(std::process::Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .unwrap();
+        let mut proxy = Litellm { child, port, log };
+        // uvicorn listens once the app's startup is done.
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let exited = proxy.child.try_wait().unwrap();
+            assert!(
+                exited.is_none() && start.elapsed().as_secs() < 180,
+                "the LiteLLM proxy did not start ({exited:?}):\n{}",
+                proxy.log_text()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        proxy
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Litellm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `run_in` with the proxy's key as OPENAI_API_KEY.
+fn run_keyed(cwd: &Path, args: &[&str], code: i32) -> (String, String) {
+    let out = support::glossa_in(cwd)
+        .env("OPENAI_API_KEY", LITELLM_KEY)
+        .args(args)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "glossa {}\nstdout: {stdout}\nstderr: {stderr}",
+        args.join(" ")
+    );
+    (stdout, stderr)
+}
+
+/// A real OpenAI-compatible gateway in between: LiteLLM's proxy passes the
+/// upload, the create, the polls and the downloads through to the batch
+/// mock (its files_settings), and the run comes out as a live run's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submit_status_fetch_through_a_litellm_proxy_give_a_live_runs_summary() {
+    let Some(exe) = litellm() else {
+        return;
+    };
+    let chat = Server::start(vec![Response::json(
+        200,
+        json!({"model": "gpt-4o-mini-2024-07-18",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+        .to_string(),
+    )])
+    .await;
+    let service = BatchService::start(ANSWER).await;
+    service.with(|s| s.polls_before_done = 1);
+    let tmp = TempDir::new().unwrap();
+    let cwd = tmp.path().to_path_buf();
+    let (upstream, chat_base) = (service.base(), chat.url("/v1"));
+    let (proxy_base, live_table, submitted, status, batch_table, log) =
+        tokio::task::spawn_blocking(move || {
+            let proxy = Litellm::start(&exe, &upstream, &cwd);
+            let base = proxy.base();
+            let mut live = vec![
+                "run",
+                "--provider",
+                "openai",
+                "--base-url",
+                &chat_base,
+                "--no-cache",
+                "--out",
+                "live",
+            ];
+            live.extend(COMMON);
+            let (live_table, _) = run(&cwd, &live, 0);
+            batch_run(&cwd, "b");
+            let (submitted, _) = run_keyed(&cwd, &["batch", "submit", "b", "--base-url", &base], 0);
+            let (status, _) = run_keyed(&cwd, &["batch", "status", "b", "--format", "json"], 0);
+            let (batch_table, _) =
+                run_keyed(&cwd, &["batch", "fetch", "b", "--format", "markdown"], 0);
+            let log = proxy.log_text();
+            (base, live_table, submitted, status, batch_table, log)
+        })
+        .await
+        .unwrap();
+    // One upload and one batch reached the mock, with the proxy's own key.
+    assert_eq!(
+        service.with(|s| (s.uploads.len(), s.batches.len())),
+        (1, 1),
+        "{log}"
+    );
+    assert_eq!(service.uploaded_ids(0).len(), 48);
+    assert!(
+        service.with(|s| s
+            .auth
+            .iter()
+            .all(|a| a.as_deref() == Some("Bearer sk-mock"))),
+        "{log}"
+    );
+    assert!(submitted.contains("batch_001"), "{submitted}");
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["base_url"], proxy_base);
+    assert_eq!(status["parts"][0]["status"], "in_progress");
+    assert_eq!(status["parts"][0]["request_counts"]["total"], 48);
+    assert_eq!(
+        batch_table.split("**Tokens**").next(),
+        live_table.split("**Tokens**").next()
+    );
+    assert_eq!(
+        summary(&tmp.path().join("b")),
+        summary(&tmp.path().join("live"))
     );
 }
