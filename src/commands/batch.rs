@@ -86,7 +86,13 @@ fn service(
     )?)
 }
 
-fn load_ledger(dir: &Path, dialect: Dialect) -> anyhow::Result<Ledger> {
+/// The ledger of a run that was submitted, and its batch service.
+fn submitted(
+    dir: &Path,
+    config: &RunConfig,
+    dialect: Dialect,
+    flag: Option<&str>,
+) -> anyhow::Result<(Ledger, Service)> {
     let ledger = Ledger::load(dir)?.with_context(|| {
         format!(
             "{}: no {LEDGER_FILE}: nothing was submitted from this run (glossa batch submit {})",
@@ -95,7 +101,8 @@ fn load_ledger(dir: &Path, dialect: Dialect) -> anyhow::Result<Ledger> {
         )
     })?;
     ledger.check_service(dir, dialect)?;
-    Ok(ledger)
+    let api = service(config, dialect, flag, Some(&ledger))?;
+    Ok((ledger, api))
 }
 
 fn submit(args: BatchSubmitArgs) -> anyhow::Result<ExitCode> {
@@ -276,13 +283,7 @@ fn status(args: BatchStatusArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let config = load_config(dir)?;
     let dialect = batch_dialect(&config).unwrap_or_default();
-    let mut ledger = load_ledger(dir, dialect)?;
-    let api = service(
-        &config,
-        dialect,
-        args.service.base_url.as_deref(),
-        Some(&ledger),
-    )?;
+    let (mut ledger, api) = submitted(dir, &config, dialect, args.service.base_url.as_deref())?;
     super::runtime()?.block_on(refresh(&api, dir, &mut ledger))?;
     super::emit(&render(&ledger, args.format))?;
     Ok(Exit::Ok.into())
@@ -360,13 +361,7 @@ fn render(ledger: &Ledger, format: Format) -> String {
 fn fetch(args: BatchFetchArgs) -> anyhow::Result<ExitCode> {
     let dir = args.service.dir.as_path();
     let (config, dialect) = open_run(dir)?;
-    let mut ledger = load_ledger(dir, dialect)?;
-    let api = service(
-        &config,
-        dialect,
-        args.service.base_url.as_deref(),
-        Some(&ledger),
-    )?;
+    let (mut ledger, api) = submitted(dir, &config, dialect, args.service.base_url.as_deref())?;
     let poll = Duration::try_from_secs_f64(args.poll)
         .ok()
         .filter(|d| !d.is_zero())

@@ -257,16 +257,7 @@ impl GeminiBatches {
             }
         })
         .to_string();
-        let reply = self
-            .http
-            .send("POST", &url, || {
-                self.http
-                    .client
-                    .post(&url)
-                    .header(reqwest::header::CONTENT_TYPE, "application/json")
-                    .body(body.clone())
-            })
-            .await?;
+        let reply = self.http.post_json(&url, body).await?;
         let operation: Value = self.http.parse("POST", &url, &reply)?;
         remote(&operation).ok_or_else(|| no_batch("POST", &url))
     }

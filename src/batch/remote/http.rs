@@ -128,6 +128,17 @@ impl ServiceHttp {
         self.text(method, url, response).await
     }
 
+    /// POST a JSON body and read the whole reply.
+    pub(crate) async fn post_json(&self, url: &str, body: String) -> Result<String, RemoteError> {
+        self.send("POST", url, || {
+            self.client
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone())
+        })
+        .await
+    }
+
     /// The whole body of a response, without the key.
     pub(crate) async fn text(
         &self,

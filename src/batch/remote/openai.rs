@@ -167,16 +167,7 @@ impl OpenAiBatches {
             "metadata": metadata,
         })
         .to_string();
-        let reply = self
-            .http
-            .send("POST", &url, || {
-                self.http
-                    .client
-                    .post(&url)
-                    .header(reqwest::header::CONTENT_TYPE, "application/json")
-                    .body(body.clone())
-            })
-            .await?;
+        let reply = self.http.post_json(&url, body).await?;
         self.http.parse("POST", &url, &reply)
     }
 
