@@ -2,7 +2,9 @@
 # Compiled glossaries (issue 33 item 1). For synthetic glossaries of 10k,
 # 100k and 1M entries (bench/gen_workload.rs), prints, the fastest of
 # REPEAT runs each (/usr/bin/time: wall s, user + system s, peak RSS):
-#   - `glossa compile`: building the compiled file;
+#   - `glossa compile`: building the compiled file, as a new file and
+#     replacing the file of the run before (the kernel frees the old
+#     file's pages in the rename, on the clock);
 #   - one post through `glossa translate` (offline provider, default
 #     retriever) from the compiled file, whole process;
 #   - the same in memory (`--compiled never`: parse the JSON, build every
@@ -26,10 +28,12 @@ dir=${CARGO_TARGET_DIR:-target}/release
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The fastest of REPEAT runs of the command: "wall user sys rss_kb".
+# The fastest of REPEAT runs of the command: "wall user sys rss_kb";
+# $BEFORE, when set, is run before each (untimed).
 fastest() {
   local best="" wall user sys rss
   for ((i = 0; i < REPEAT; i++)); do
+    [ -z "${BEFORE:-}" ] || eval "$BEFORE"
     /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >"$work/out" 2>"$work/err" \
       || { cat "$work/err" >&2; exit 1; }
     read -r wall user sys rss <"$work/time"
@@ -53,7 +57,9 @@ for n in "${sizes[@]}"; do
   term=$(grep -o '"source": "[^"]*"' "$g" | sed -n '2p' | cut -d'"' -f4)
   post="Fresh ${term}s today: our new loaves come out of the oven at four."
   echo "== $n entries ($(du -h "$g" | cut -f1) of JSON); post: \"$post\""
-  show "compile" "$(fastest "$dir/glossa" compile -g "$g" --cache-dir "$cache")"
+  fresh="$work/fresh.glossa-index"
+  show "compile, a new file" "$(BEFORE="rm -f '$fresh'" fastest "$dir/glossa" compile -g "$g" -o "$fresh")"
+  show "compile, replacing the file" "$(fastest "$dir/glossa" compile -g "$g" --cache-dir "$cache")"
   echo "  compiled file: $(du -h "$cache"/compiled/*.glossa-index | cut -f1)"
   show "translate, compiled" "$(fastest "$dir/glossa" translate -g "$g" --cache-dir "$cache" \
     --compiled always --format json "$post")"

@@ -1,5 +1,6 @@
 //! Every file glossa writes goes through [`AtomicFile`]: a temporary file
-//! in the destination's folder, flushed and fsynced, then renamed over the
+//! in the destination's folder, flushed and fsynced (but for a compiled
+//! glossary: [`AtomicFile::commit_unsynced`]), then renamed over the
 //! destination. A crash, a full disk or an error on the way leaves the old
 //! file untouched and no temporary file behind (the temporary is removed
 //! when the write is abandoned).
@@ -72,15 +73,32 @@ impl AtomicFile {
 
     /// Flush, fsync and rename over the destination.
     pub fn commit(self) -> Result<(), WriteError> {
+        self.finish(true)
+    }
+
+    /// Flush and rename over the destination, without waiting for the
+    /// disk: for a file that can be made again and whose every part is
+    /// checked when it is read (a compiled glossary), where a crash that
+    /// loses it costs one rebuild, and the wait (a third of a second for
+    /// 250 MB) would be paid on every build.
+    pub(crate) fn commit_unsynced(self) -> Result<(), WriteError> {
+        self.finish(false)
+    }
+
+    fn finish(self, sync: bool) -> Result<(), WriteError> {
         let path = self.path;
         let fail = |e| WriteError::new(&path, e);
         let file = self.out.into_inner().map_err(|e| fail(e.into_error()))?;
-        file.sync_all().map_err(fail)?;
+        if sync {
+            file.sync_all().map_err(fail)?;
+        }
         drop(file);
         // On failure the error holds the temporary path, and dropping it
         // removes the file.
         self.temp.persist(&path).map_err(|e| fail(e.error))?;
-        sync_folder(&path);
+        if sync {
+            sync_folder(&path);
+        }
         Ok(())
     }
 }

@@ -103,14 +103,10 @@ impl Compiled {
         spelled(word) || word.strip_suffix("'s").is_some_and(spelled)
     }
 
-    /// The entries of `map` under `key`, into `out`.
-    fn look_up(
-        &self,
-        map: &fst::Map<super::Bytes>,
-        key: &[u8],
-        out: &mut Vec<u32>,
-    ) -> Result<(), CompiledError> {
-        match map.get(key) {
+    /// The entries of the posting list a map gave for a key (`None`: the
+    /// key is not in the map), into `out`.
+    fn look_up(&self, found: Option<u64>, out: &mut Vec<u32>) -> Result<(), CompiledError> {
+        match found {
             Some(at) => self.posting(at, self.len(), out),
             None => Ok(()),
         }
@@ -160,11 +156,11 @@ impl Compiled {
                 if !done.insert(word.to_string()) {
                     continue;
                 }
-                self.look_up(&self.words, word.as_bytes(), &mut out)?;
-                self.look_up(&self.stems, stem.as_bytes(), &mut out)?;
+                self.look_up(self.words.get(&word), &mut out)?;
+                self.look_up(self.stems.get(&stem), &mut out)?;
                 for base in table.map_or(&[][..], |t| t.bases(word)) {
-                    self.look_up(&self.words, base.as_bytes(), &mut out)?;
-                    self.look_up(&self.stems, stem_word(base).as_bytes(), &mut out)?;
+                    self.look_up(self.words.get(&base), &mut out)?;
+                    self.look_up(self.stems.get(stem_word(base)), &mut out)?;
                 }
                 if ceiling == 0 || word.chars().count() < bounds.one_from {
                     continue;
@@ -187,8 +183,8 @@ impl Compiled {
                         key.push(' ');
                     }
                     key.push_str(w);
-                    self.look_up(&self.joined, joined.as_bytes(), &mut out)?;
-                    self.look_up(&self.joined, stem_word(&joined).as_bytes(), &mut out)?;
+                    self.look_up(self.joined.get(&joined), &mut out)?;
+                    self.look_up(self.joined.get(stem_word(&joined)), &mut out)?;
                     if fuzzy && unknown[first..first + len].contains(&true) {
                         self.alias_grams(&key, params.threshold, &mut out)?;
                     }

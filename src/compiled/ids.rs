@@ -1,30 +1,32 @@
-//! The `ids` section of a compiled glossary: an `fst` map from each
+//! The `ids` section of a compiled glossary: a [`super::Table`] from each
 //! entry's id to its index, so that a command can load the entries its
 //! labels name (`glossa eval`, `glossa run`) without parsing the glossary
 //! (docs/formats.md, "Compiled glossaries").
 
 use super::{Compiled, CompiledError};
 use crate::glossary::Glossary;
-use fst::MapBuilder;
 use rayon::prelude::*;
 
 /// The section's bytes: every entry id → its index. Ids are distinct in a
 /// validated glossary.
 pub(super) fn section(glossary: &Glossary) -> Vec<u8> {
-    let mut pairs: Vec<(&[u8], u64)> = glossary
+    let mut pairs: Vec<(u64, &[u8], u64)> = glossary
         .entries
         .par_iter()
         .enumerate()
-        .map(|(i, e)| (e.id.as_bytes(), i as u64))
+        .map(|(i, e)| {
+            (
+                super::table::hash(e.id.as_bytes()),
+                e.id.as_bytes(),
+                i as u64,
+            )
+        })
         .collect();
     pairs.par_sort_unstable();
-    let mut builder = MapBuilder::memory();
-    for (id, i) in pairs {
-        // Sorted and distinct: insertion cannot fail (a repeated id, which
-        // validation refuses, would keep its first index).
-        let _ = builder.insert(id, i);
-    }
-    builder.into_inner().unwrap_or_default()
+    // A repeated id, which validation refuses, would keep its first index.
+    pairs.dedup_by(|b, a| a.1 == b.1);
+    let pairs: Vec<(&[u8], u64)> = pairs.into_iter().map(|(_, id, i)| (id, i)).collect();
+    super::table::bytes(&pairs, true)
 }
 
 impl Compiled {

@@ -20,15 +20,17 @@ mod candidates;
 mod ids;
 mod load;
 mod search;
+mod table;
 
 pub(crate) use candidates::{supports, supports_labelled};
 pub use load::{label_ids, post_texts, wanted, Loaded, Use, AUTO_BYTES, AUTO_BYTES_PER_POST};
+pub(crate) use table::Table;
 
 use crate::error::InputError;
 use crate::glossary::{Entry, Glossary, WholeGlossary};
 use crate::phrase;
 use crate::retrieve::{stem_word, trigrams};
-use fst::{Map, MapBuilder, Set, SetBuilder};
+use fst::{Map, MapBuilder};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -39,7 +41,8 @@ use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"GLOSSAIX";
 /// The layout of the file.
-const FORMAT: u32 = 1;
+/// 2: `joined`, `keys` and `ids` are hashed tables, no longer `fst`.
+const FORMAT: u32 = 2;
 /// What the sections mean to retrieval: raised whenever the candidate
 /// rules or what they index change, so that older files are rebuilt.
 /// 2: the `ids` section (entry id → index).
@@ -165,13 +168,13 @@ pub struct Compiled {
     /// Stem of a key word → entries.
     pub(crate) stems: Map<Bytes>,
     /// Space-less keys and their stems → entries.
-    pub(crate) joined: Map<Bytes>,
+    pub(crate) joined: Table<Bytes>,
     /// Alias-key trigram (8 bytes, big-endian) → alias keys.
     pub(crate) grams: Map<Bytes>,
     /// Every source and alias key.
-    keys: Set<Bytes>,
+    keys: Table<Bytes>,
     /// Entry id → entry index ([`Compiled::by_ids`]).
-    ids: Map<Bytes>,
+    ids: Table<Bytes>,
     /// Posting lists: a length, then that many u32.
     postings: (usize, usize),
     /// Per alias key: its entry and its number of trigrams (u32 each).
@@ -219,6 +222,7 @@ type Pairs<'a> = Vec<(u64, &'a [u8], u32)>;
 /// builder reads them in order), each with its end in `text` and the
 /// offset of its posting list in `postings` (a length, then that many
 /// entries).
+#[derive(Default)]
 struct Grouped {
     text: Vec<u8>,
     keys: Vec<(usize, u64)>,
@@ -228,11 +232,7 @@ struct Grouped {
 impl Grouped {
     /// Group sorted, distinct `(key, entry)` pairs.
     fn of<'k>(pairs: impl Iterator<Item = (&'k [u8], u32)>) -> Grouped {
-        let mut out = Grouped {
-            text: Vec::new(),
-            keys: Vec::new(),
-            postings: Vec::new(),
-        };
+        let mut out = Grouped::default();
         let mut count_at = 0;
         let mut last: Option<&[u8]> = None;
         for (key, entry) in pairs {
@@ -247,6 +247,15 @@ impl Grouped {
             out.postings.push(entry);
         }
         out
+    }
+
+    /// Add `key`, after every key so far, with its posting list.
+    fn push(&mut self, key: &[u8], entries: &[u32]) {
+        self.text.extend_from_slice(key);
+        self.keys
+            .push((self.text.len(), self.postings.len() as u64));
+        self.postings.push(entries.len() as u32);
+        self.postings.extend_from_slice(entries);
     }
 
     /// Sort, de-duplicate and group pairs of string keys.
@@ -271,6 +280,14 @@ impl Grouped {
             let len = self.postings[at] as usize;
             (key, &self.postings[at + 1..at + 1 + len])
         })
+    }
+
+    /// The [`Table`] of the keys (grouped from pairs headed by
+    /// [`table::hash`]), their posting lists written from `base` on in the
+    /// postings section.
+    fn table(&self, base: usize) -> Vec<u8> {
+        let keys: Vec<(&[u8], u64)> = self.iter().map(|(k, at)| (k, base as u64 + at)).collect();
+        table::bytes(&keys, true)
     }
 
     /// The `fst` map of the keys, their posting lists written from `base`
@@ -303,13 +320,25 @@ pub fn build(glossary_path: &Path, out: &Path) -> Result<Built, CompiledError> {
     let shown = glossary_path.display().to_string();
     let meta = std::fs::metadata(glossary_path).map_err(io_error(glossary_path))?;
     let bytes = std::fs::read(glossary_path).map_err(io_error(glossary_path))?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    const BOM: &[u8] = "\u{feff}".as_bytes();
+    let bom = bytes.starts_with(BOM);
     let text = crate::error::decode_text(&shown, bytes)?;
     let stem = glossary_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let glossary = Glossary::parse(&shown, &stem, &text)?;
+    // The hash of the file's bytes (the text and the byte-order mark it
+    // lost) while the text is parsed.
+    let (sha256, glossary) = rayon::join(
+        || {
+            let mut sha = Sha256::new();
+            sha.update(if bom { BOM } else { b"" });
+            sha.update(text.as_bytes());
+            hex(&sha.finalize())
+        },
+        || Glossary::parse(&shown, &stem, &text),
+    );
+    let glossary = glossary?;
     drop(text);
     let (size, mtime_ns) = stamp(&meta);
     build_from(&glossary, out, sha256, size, mtime_ns)
@@ -450,34 +479,31 @@ fn words_and_stems(glossary: &Glossary) -> (Grouped, Grouped) {
         .collect();
     let words = Grouped::of_pairs(pairs);
     let lists: Vec<(&[u8], &[u32])> = words.lists().collect();
-    let stemmed: Vec<(String, Vec<usize>)> = lists
-        .par_chunks(CHUNK)
-        .map(|lists| {
-            let mut text = String::new();
-            let mut ends = Vec::with_capacity(lists.len());
-            for (word, _) in lists {
-                // The words are keys' words: UTF-8.
-                text.push_str(&stem_word(std::str::from_utf8(word).unwrap_or_default()));
-                ends.push(text.len());
-            }
-            (text, ends)
-        })
-        .collect();
-    let pairs: Pairs<'_> = stemmed
+    // Each distinct word stemmed once; the words sorted by their stems, so
+    // that the entries of the words of one stem are merged, not sorted
+    // again pair by pair.
+    let stemmed: Vec<String> = lists
         .par_iter()
-        .zip(lists.par_chunks(CHUNK))
-        .flat_map_iter(|((text, ends), lists)| {
-            let starts = std::iter::once(0).chain(ends.iter().copied());
-            starts
-                .zip(ends)
-                .zip(lists)
-                .flat_map(move |((start, &end), (_, entries))| {
-                    let stem = &text.as_bytes()[start..end];
-                    entries.iter().map(move |&i| (prefix(stem), stem, i))
-                })
-        })
+        // The words are keys' words: UTF-8.
+        .map(|(word, _)| stem_word(std::str::from_utf8(word).unwrap_or_default()))
         .collect();
-    let stems = Grouped::of_pairs(pairs);
+    let mut by_stem: Vec<(u64, &str, u32)> = stemmed
+        .iter()
+        .enumerate()
+        .map(|(w, stem)| (prefix(stem.as_bytes()), stem.as_str(), w as u32))
+        .collect();
+    by_stem.par_sort_unstable();
+    let mut stems = Grouped::default();
+    let mut entries: Vec<u32> = Vec::new();
+    for group in by_stem.chunk_by(|a, b| a.1 == b.1) {
+        entries.clear();
+        entries.extend(group.iter().flat_map(|&(_, _, w)| lists[w as usize].1));
+        if group.len() > 1 {
+            entries.sort_unstable();
+            entries.dedup();
+        }
+        stems.push(group[0].1.as_bytes(), &entries);
+    }
     (words, stems)
 }
 
@@ -493,7 +519,7 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
                 let starts = std::iter::once(0).chain(c.joined.iter().map(|&(end, _)| end));
                 starts.zip(&c.joined).map(|(start, &(end, i))| {
                     let key = &c.text.as_bytes()[start..end];
-                    (prefix(key), key, i)
+                    (table::hash(key), key, i)
                 })
             })
             .collect()
@@ -516,7 +542,7 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
             .collect();
         Grouped::of(bytes.iter().map(|(g, id)| (&g[..], *id)))
     };
-    // Every source and alias key, in order: an `fst` set.
+    // Every source and alias key: a table (values unused).
     let keys = || {
         let mut keys: Vec<(u64, &[u8])> = glossary
             .entries
@@ -524,21 +550,13 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
             .flat_map_iter(|e| {
                 keys_of(e)
                     .into_iter()
-                    .map(|k| (prefix(k.as_bytes()), k.as_bytes()))
+                    .map(|k| (table::hash(k.as_bytes()), k.as_bytes()))
             })
             .collect();
         keys.par_sort_unstable();
         keys.dedup();
-        let sorted = Grouped::of(keys.into_iter().map(|(_, k)| (k, 0)));
-        let room = 2 * sorted.text.len() + 8 * sorted.keys.len();
-        let Ok(mut set) = SetBuilder::new(Vec::with_capacity(room)) else {
-            return Vec::new();
-        };
-        for (k, _) in sorted.iter() {
-            // Sorted and distinct: insertion cannot fail.
-            let _ = set.insert(k);
-        }
-        set.into_inner().unwrap_or_default()
+        let keys: Vec<(&[u8], u64)> = keys.into_iter().map(|(_, k)| (k, 0)).collect();
+        table::bytes(&keys, false)
     };
     let (((words, stems), joined), (grams, keys)) = rayon::join(
         || {
@@ -557,7 +575,7 @@ fn index(glossary: &Glossary, chunks: &[Chunk]) -> Index {
     ];
     let ((words_map, stems_map), (joined_map, grams_map)) = rayon::join(
         || rayon::join(|| words.map(bases[0]), || stems.map(bases[1])),
-        || rayon::join(|| joined.map(bases[2]), || grams.map(bases[3])),
+        || rayon::join(|| joined.table(bases[2]), || grams.map(bases[3])),
     );
     let postings = le_bytes(&[
         &words.postings,
@@ -600,10 +618,15 @@ fn build_from(
             postings,
             alias_keys,
         },
-        (table, blob),
+        ((table, blob), ids),
     ) = rayon::join(
         || index(glossary, &chunks),
-        || table_and_blob(glossary, &chunks),
+        || {
+            rayon::join(
+                || table_and_blob(glossary, &chunks),
+                || ids::section(glossary),
+            )
+        },
     );
     let symbol_entries: Vec<u32> = chunks
         .iter()
@@ -620,7 +643,7 @@ fn build_from(
         ("keys", keys),
         // Not last: the file ends with a section of whole 8-byte words, so
         // that a file cut short always misses bytes of a section.
-        ("ids", ids::section(glossary)),
+        ("ids", ids),
         ("postings", postings),
         ("alias_keys", alias_keys),
     ];
@@ -676,7 +699,7 @@ fn build_from(
         file.write_all(&[0u8; 8][..pad]).map_err(werr)?;
         total += (bytes.len() + pad) as u64;
     }
-    file.commit()?;
+    file.commit_unsynced()?;
     Ok(Built {
         path: out.to_path_buf(),
         entries: n,
@@ -768,16 +791,18 @@ impl Compiled {
         let fst_map = |r, name: &str| {
             Map::new(bytes(r)).map_err(|e| refuse(&format!("section `{name}`: {e}")))
         };
+        let table = |r, name: &str| {
+            Table::new(bytes(r)).map_err(|e| refuse(&format!("section `{name}`: {e}")))
+        };
         Ok(Compiled {
             path: path.to_path_buf(),
             glossary_path: glossary_path.to_string(),
             words: fst_map(ranges[2], "words")?,
             stems: fst_map(ranges[3], "stems")?,
-            joined: fst_map(ranges[4], "joined")?,
+            joined: table(ranges[4], "joined")?,
             grams: fst_map(ranges[5], "grams")?,
-            keys: Set::new(bytes(ranges[6]))
-                .map_err(|e| refuse(&format!("section `keys`: {e}")))?,
-            ids: fst_map(ranges[9], "ids")?,
+            keys: table(ranges[6], "keys")?,
+            ids: table(ranges[9], "ids")?,
             table: ranges[0],
             blob: ranges[1],
             postings: ranges[7],
