@@ -24,8 +24,24 @@ pub fn run(args: TranslateArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let pipeline = pipeline(&args, &[&text])?;
-    let trace = super::runtime()?.block_on(pipeline.run(&text, None, 1));
+    let started = std::time::SystemTime::now();
+    // Ctrl-C abandons the call but not the trace: the post's span is
+    // recorded, and the exporter flushed on the way out (commands::run).
+    let finished = super::runtime()?.block_on(async {
+        tokio::select! {
+            trace = pipeline.run(&text, None, 1) => Some(trace),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
     let now = std::time::SystemTime::now();
+    let Some(trace) = finished else {
+        pipeline.record_interrupted(&opentelemetry::Context::current(), "1", started, now);
+        eprintln!(
+            "{}: interrupted (Ctrl-C) before the translation came back",
+            super::style::warning()
+        );
+        return Ok(glossa::exit::Exit::Interrupted.into());
+    };
     pipeline.record_spans(&opentelemetry::Context::current(), &trace, "1", None, now);
 
     if args.quiet {

@@ -127,6 +127,35 @@ impl Pipeline {
         cx.span().end_with_timestamp(ended);
     }
 
+    /// Record a post that Ctrl-C stopped before it finished (its stages'
+    /// results are not known): a `post` span under `parent` from `started`
+    /// to `ended` with an error status, so that the viewer shows where the
+    /// time went. Nothing without an exporter.
+    pub fn record_interrupted(
+        &self,
+        parent: &Context,
+        post: &str,
+        started: SystemTime,
+        ended: SystemTime,
+    ) {
+        if !crate::otel::enabled() {
+            return;
+        }
+        let tracer = global::tracer(SCOPE);
+        let mut span = tracer
+            .span_builder("post")
+            .with_start_time(started)
+            .with_attributes(vec![
+                KeyValue::new("openinference.span.kind", "CHAIN"),
+                KeyValue::new("glossa.post.id", post.to_string()),
+                KeyValue::new("glossa.retriever", self.retriever_name.clone()),
+                KeyValue::new("glossa.interrupted", true),
+            ])
+            .start_with_context(&tracer, parent);
+        span.set_status(Status::error("interrupted (Ctrl-C) before it finished"));
+        span.end_with_timestamp(ended);
+    }
+
     fn retrieve_attributes(&self, trace: &Trace, label: Option<&Label>) -> Vec<KeyValue> {
         let used = &trace.retrieve.output;
         let review = &trace.review;

@@ -158,6 +158,68 @@ async fn spans_of_a_run_stopped_by_ctrl_c_are_sent() {
     }
 }
 
+/// Ctrl-C during a one-post `translate` (its model call still out) ends
+/// the process at once, but the invocation's span and an interrupted
+/// `post` span reach the collector first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_of_a_translate_stopped_by_ctrl_c_are_sent() {
+    let collector = Server::start(vec![collector_ok()]).await;
+    let model = Server::start(vec![Response::Delayed(
+        std::time::Duration::from_secs(60),
+        Box::new(support::chat_reply("ok")),
+    )])
+    .await;
+    let dir = TempDir::new().unwrap();
+    let (base, otlp) = (model.url("/v1"), collector.url(""));
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("glossa"))
+        .current_dir(dir.path())
+        .args([
+            "--otlp",
+            &otlp,
+            "translate",
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+        ])
+        .args(["--no-cache", "--base-url", &base, POST])
+        .env("OPENAI_API_KEY", "k")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while model.requests().is_empty() {
+        assert!(started.elapsed().as_secs() < 30, "the call never went out");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted (Ctrl-C)"), "{stderr}");
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "it waited for the model's answer"
+    );
+    let body: String = collector
+        .requests()
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    assert!(body.contains("glossa translate"), "no invocation span");
+    assert!(
+        body.contains("glossa.interrupted"),
+        "no interrupted post span"
+    );
+    assert!(body.contains("interrupted (Ctrl-C) before it finished"));
+}
+
 #[test]
 fn an_unreachable_collector_costs_a_warning_not_the_run() {
     let dir = TempDir::new().unwrap();
