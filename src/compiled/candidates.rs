@@ -156,10 +156,10 @@ impl Compiled {
                 if !done.insert(word.to_string()) {
                     continue;
                 }
-                self.look_up(self.words.get(&word), &mut out)?;
+                self.look_up(self.words.get(word), &mut out)?;
                 self.look_up(self.stems.get(&stem), &mut out)?;
                 for base in table.map_or(&[][..], |t| t.bases(word)) {
-                    self.look_up(self.words.get(&base), &mut out)?;
+                    self.look_up(self.words.get(base), &mut out)?;
                     self.look_up(self.stems.get(stem_word(base)), &mut out)?;
                 }
                 if ceiling == 0 || word.chars().count() < bounds.one_from {
