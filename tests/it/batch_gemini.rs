@@ -10,7 +10,8 @@ use crate::support;
 
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use support::batch_files::{check_exchange, json_file, recorded_ids, sdk_python, summary};
 use support::gemini_service::GeminiService;
 use support::{jsonl, Response, Server};
 use tempfile::TempDir;
@@ -57,35 +58,11 @@ fn run(cwd: &Path, args: &[&str], code: i32) -> (String, String) {
     (stdout, stderr)
 }
 
-fn json_file(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// `summary.json` without its folder name.
-fn summary(dir: &Path) -> Value {
-    let mut s = json_file(&dir.join("summary.json"));
-    s.as_object_mut().unwrap().remove("run_dir");
-    s
-}
-
 /// `glossa run --batch-out` of the demo into `cwd/DIR`.
 fn batch_run(cwd: &Path, dir: &str) {
     let mut args = vec!["run", "--batch-out", "requests.jsonl", "--out", dir];
     args.extend(COMMON);
     run(cwd, &args, 0);
-}
-
-fn recorded_ids(dir: &Path) -> BTreeSet<String> {
-    jsonl(&dir.join("calls.jsonl"))
-        .iter()
-        .map(|r| {
-            glossa::batch::api::custom_id(
-                r["retriever"].as_str().unwrap(),
-                r["repeat"].as_u64().unwrap() as u32,
-                r["post"].as_str().unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// The key appears in no file below `dir`.
@@ -94,22 +71,6 @@ fn no_key_below(dir: &Path) {
         let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).to_string();
         assert!(!text.contains(KEY), "{} holds the key", file.display());
     }
-}
-
-/// The venv python of .ci/genai_types.sh (GLOSSA_GENAI_PYTHON); under
-/// CI=true it must be there.
-fn genai_python() -> Option<PathBuf> {
-    support::required_data(
-        std::env::var_os("GLOSSA_GENAI_PYTHON").map(PathBuf::from),
-        |python| {
-            std::process::Command::new(python)
-                .args(["-c", "import google.genai.types"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        },
-        "GLOSSA_GENAI_PYTHON is unset or has no `google-genai` package \
-         (export GLOSSA_GENAI_PYTHON=$(bash .ci/genai_types.sh))",
-    )
 }
 
 /// What glossa sent and the mock answered, checked against google-genai.
@@ -128,22 +89,10 @@ fn check_against_the_sdk(service: &GeminiService, scratch: &Path) {
             "result_lines": s.result_lines,
         })
     });
-    let Some(python) = genai_python() else {
-        return;
-    };
-    let file = scratch.join("exchange.json");
-    std::fs::write(&file, exchange.to_string()).unwrap();
-    let out = std::process::Command::new(python)
-        .arg(support::repo_file(".ci/genai_types.py"))
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let setup = "export GLOSSA_GENAI_PYTHON=$(bash .ci/genai_types.sh)";
+    if let Some(python) = sdk_python("GLOSSA_GENAI_PYTHON", "google.genai.types", setup) {
+        check_exchange(&python, ".ci/genai_types.py", &exchange, scratch);
+    }
 }
 
 /// The reply the mock's batches give each request, as a live call gets it.

@@ -12,6 +12,7 @@ use crate::support;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use support::batch_files::{check_exchange, json_file, recorded_ids, sdk_python, summary};
 use support::batch_service::BatchService;
 use support::{jsonl, run_in as run, Response, Server};
 use tempfile::TempDir;
@@ -28,51 +29,11 @@ const COMMON: [&str; 6] = [
     "markdown",
 ];
 
-fn json_file(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// `summary.json` without its folder name.
-fn summary(dir: &Path) -> Value {
-    let mut s = json_file(&dir.join("summary.json"));
-    s.as_object_mut().unwrap().remove("run_dir");
-    s
-}
-
 /// `glossa run --batch-out` of the demo into `cwd/DIR`.
 fn batch_run(cwd: &Path, dir: &str) {
     let mut args = vec!["run", "--batch-out", "requests.jsonl", "--out", dir];
     args.extend(COMMON);
     run(cwd, &args, 0);
-}
-
-fn recorded_ids(dir: &Path) -> BTreeSet<String> {
-    jsonl(&dir.join("calls.jsonl"))
-        .iter()
-        .map(|r| {
-            glossa::batch::api::custom_id(
-                r["retriever"].as_str().unwrap(),
-                r["repeat"].as_u64().unwrap() as u32,
-                r["post"].as_str().unwrap(),
-            )
-        })
-        .collect()
-}
-
-/// The venv python of .ci/openai_types.sh (GLOSSA_OPENAI_PYTHON); under
-/// CI=true it must be there.
-fn openai_python() -> Option<PathBuf> {
-    support::required_data(
-        std::env::var_os("GLOSSA_OPENAI_PYTHON").map(PathBuf::from),
-        |python| {
-            std::process::Command::new(python)
-                .args(["-c", "import openai.types"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        },
-        "GLOSSA_OPENAI_PYTHON is unset or has no `openai` package \
-         (export GLOSSA_OPENAI_PYTHON=$(bash .ci/openai_types.sh))",
-    )
 }
 
 /// What glossa sent and the mock answered, checked against openai.types.
@@ -88,22 +49,10 @@ fn check_against_the_sdk(service: &BatchService, scratch: &Path) {
             "replies": s.replies.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
         })
     });
-    let Some(python) = openai_python() else {
-        return;
-    };
-    let file = scratch.join("exchange.json");
-    std::fs::write(&file, exchange.to_string()).unwrap();
-    let out = std::process::Command::new(python)
-        .arg(support::repo_file(".ci/openai_types.py"))
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let setup = "export GLOSSA_OPENAI_PYTHON=$(bash .ci/openai_types.sh)";
+    if let Some(python) = sdk_python("GLOSSA_OPENAI_PYTHON", "openai.types", setup) {
+        check_exchange(&python, ".ci/openai_types.py", &exchange, scratch);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

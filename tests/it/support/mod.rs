@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod batch_files;
 pub mod batch_service;
 pub mod gemini_service;
 pub mod providers;
