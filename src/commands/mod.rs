@@ -56,7 +56,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let exporter = telemetry::start(&otlp)?;
     // One trace per invocation; `serve` makes one per request.
     // Not the command line: it may hold the post.
-    let root = invocation_name(&cli.command).map(|name| otel::invocation(name, Vec::new()));
+    let parent = incoming_trace();
+    let root = invocation_name(&cli.command)
+        .map(|name| otel::invocation(name, Vec::new(), parent.as_ref()));
     if let Some(root) = &root {
         otel::set_root(root);
     }
@@ -72,6 +74,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         eprintln!("{}: {e}", style::warning());
     }
     result
+}
+
+/// The caller's span from `TRACEPARENT` (and `TRACESTATE`), the variables
+/// OpenTelemetry passes a child process (docs/telemetry.md); a value that is
+/// no traceparent costs a warning, not the run.
+fn incoming_trace() -> Option<opentelemetry::Context> {
+    let traceparent = std::env::var_os("TRACEPARENT")?;
+    let tracestate = std::env::var("TRACESTATE").ok();
+    let parsed = match traceparent.to_str() {
+        Some(traceparent) => otel::parent(traceparent, tracestate.as_deref()),
+        None => otel::parent(&traceparent.to_string_lossy(), None),
+    };
+    parsed
+        .map_err(|e| eprintln!("{}: {e}", style::warning()))
+        .ok()
 }
 
 /// The root span's name of a command that makes one trace per invocation.

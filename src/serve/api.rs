@@ -626,7 +626,7 @@ async fn analyse(
         .map_err(|e| ApiError::bad(e.to_string()))?;
     let trace = pipeline.run(&req.text, None, 1).await;
     // One trace per request.
-    let request = otel::invocation("glossa serve", Vec::new());
+    let request = otel::invocation("glossa serve", Vec::new(), None);
     pipeline.record_spans(&request, &trace, "1", None, std::time::SystemTime::now());
     otel::end_invocation(&request, trace.generate.output.error.as_deref());
     if let Some(err) = &trace.retrieve_error {

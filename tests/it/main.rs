@@ -23,6 +23,7 @@ mod languages;
 mod lint;
 mod nolost;
 mod outputs;
+mod promptfoo;
 mod properties;
 mod providers;
 mod real_data;

@@ -20,6 +20,8 @@ fn glossa(cwd: &Path, args: &[&str]) -> (Option<i32>, String) {
         "OTEL_EXPORTER_OTLP_PROTOCOL",
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
         "OTEL_SDK_DISABLED",
+        "TRACEPARENT",
+        "TRACESTATE",
     ] {
         command.env_remove(var);
     }
@@ -218,6 +220,89 @@ async fn spans_of_a_translate_stopped_by_ctrl_c_are_sent() {
         "no interrupted post span"
     );
     assert!(body.contains("interrupted (Ctrl-C) before it finished"));
+}
+
+/// The spans in the OTLP/HTTP (protobuf) bodies a collector received.
+fn decoded_spans(collector: &Server) -> Vec<opentelemetry_proto::tonic::trace::v1::Span> {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message as _;
+    collector
+        .requests()
+        .iter()
+        .flat_map(|r| {
+            ExportTraceServiceRequest::decode(r.raw.as_slice())
+                .unwrap()
+                .resource_spans
+        })
+        .flat_map(|r| r.scope_spans)
+        .flat_map(|s| s.spans)
+        .collect()
+}
+
+/// With TRACEPARENT set (how a caller such as promptfoo passes its trace),
+/// the invocation's root span is the caller's span's child: same trace,
+/// parent span id from it; the posts' spans follow. A value that is no
+/// traceparent costs one warning, and the trace is glossa's own.
+#[tokio::test(flavor = "multi_thread")]
+async fn traceparent_makes_the_invocation_a_child_of_the_callers_span() {
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent = "00f067aa0ba902b7";
+    let collector = Server::start(vec![collector_ok()]).await;
+    let dir = TempDir::new().unwrap();
+    let otlp = collector.url("");
+    let out = glossa_in(dir.path())
+        .args(["--otlp", &otlp, "translate", "-q", POST])
+        .env("TRACEPARENT", format!("00-{trace}-{parent}-01"))
+        .env("TRACESTATE", "caller=1")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let spans = decoded_spans(&collector);
+    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let root = spans
+        .iter()
+        .find(|s| s.name == "glossa translate")
+        .expect("no root span");
+    assert_eq!(hex(&root.trace_id), trace);
+    assert_eq!(hex(&root.parent_span_id), parent);
+    assert_eq!(root.trace_state, "caller=1");
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    for name in ["post", "retrieve", "generate", "check"] {
+        assert!(names.contains(&name), "no {name} span in {names:?}");
+    }
+    assert!(
+        spans.iter().all(|s| hex(&s.trace_id) == trace),
+        "a span outside the caller's trace"
+    );
+
+    // Not a traceparent (here something longer, that may be a secret): one
+    // warning that does not repeat it, and a trace of glossa's own.
+    let collector = Server::start(vec![collector_ok()]).await;
+    let otlp = collector.url("");
+    let bad = format!("00-{trace}-{parent}-01-sk-secret-0123456789");
+    let out = glossa_in(dir.path())
+        .args(["--otlp", &otlp, "translate", "-q", POST])
+        .env("TRACEPARENT", &bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("warning: TRACEPARENT").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-secret"), "{stderr}");
+    let spans = decoded_spans(&collector);
+    let root = spans
+        .iter()
+        .find(|s| s.name == "glossa translate")
+        .expect("no root span");
+    assert!(root.parent_span_id.is_empty());
+    assert_ne!(hex(&root.trace_id), trace);
 }
 
 #[test]

@@ -65,6 +65,8 @@ pub struct Recorded {
     /// Header names lower-cased.
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// The body's bytes as sent (`body` replaces what is not UTF-8).
+    pub raw: Vec<u8>,
 }
 
 impl Recorded {
@@ -226,12 +228,14 @@ async fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    let body = String::from_utf8_lossy(&buf[head_end..head_end + length]).to_string();
+    let raw = buf[head_end..head_end + length].to_vec();
+    let body = String::from_utf8_lossy(&raw).to_string();
     Some(Recorded {
         method,
         path,
         headers,
         body,
+        raw,
     })
 }
 
