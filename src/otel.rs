@@ -93,7 +93,9 @@ pub fn parent(traceparent: &str, tracestate: Option<&str>) -> Result<Context, Ba
     Ok(Context::new().with_remote_span_context(span_context))
 }
 
-/// `version-traceid-parentid-flags` as the W3C Trace Context spec reads it:
+/// `version-traceid-parentid-flags` as the W3C Trace Context spec reads it
+/// (by hand: opentelemetry_sdk's `TraceContextPropagator` lets short ids
+/// and a leading `+` through):
 /// lowercase hex of exact lengths, version `ff` invalid, version `00` with
 /// exactly four fields (a later version may add fields after a `-`), ids
 /// not all zero.
