@@ -26,7 +26,8 @@ class GlossaProvider {
   async callApi(prompt, context) {
     const bin = process.env.GLOSSA_BIN || 'glossa';
     const otlp = process.env.GLOSSA_OTLP || 'http://127.0.0.1:4318';
-    const args = ['--otlp', otlp, 'translate', '-q', ...(this.config.args || []), prompt];
+    // `--`: a post that starts with `-` is text, not a flag.
+    const args = ['--otlp', otlp, 'translate', '-q', ...(this.config.args || []), '--', prompt];
     const env = { ...process.env };
     if (context && context.traceparent) {
       env.TRACEPARENT = context.traceparent;
