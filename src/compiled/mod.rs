@@ -1,9 +1,11 @@
 //! A compiled glossary (docs/formats.md, "Compiled glossaries"): a file
 //! built once from a glossary that later runs open without parsing it.
 //! It holds each entry's JSON behind an offset table, so that one entry
-//! parses on its own, and `fst` maps (memory-mapped) from lookup keys
-//! (key words, their stems, space-less keys, alias trigrams) to the
-//! entries holding them. A run loads only the entries a post could match
+//! parses on its own, and memory-mapped maps from lookup keys to the
+//! entries holding them: `fst` maps for key words and their stems (which
+//! `edit` walks within a distance) and alias trigrams, hashed tables
+//! ([`table`]) for space-less keys, every key and entry ids, which are
+//! only looked up whole. A run loads only the entries a post could match
 //! ([`Compiled::candidates`]) as a small glossary and runs the ordinary
 //! retrievers on it; what they read across the whole glossary (its words,
 //! stems and keys: [`crate::glossary::WholeGlossary`]) the file answers.
