@@ -4,7 +4,7 @@
 //! parses on its own, and memory-mapped maps from lookup keys to the
 //! entries holding them: `fst` maps for key words and their stems (which
 //! `edit` walks within a distance) and alias trigrams, hashed tables
-//! ([`table`]) for space-less keys, every key and entry ids, which are
+//! (`table.rs`) for space-less keys, every key and entry ids, which are
 //! only looked up whole. A run loads only the entries a post could match
 //! ([`Compiled::candidates`]) as a small glossary and runs the ordinary
 //! retrievers on it; what they read across the whole glossary (its words,
