@@ -13,20 +13,13 @@
 //! a binary search of the hashes, then the key itself is compared, so
 //! that keys of one hash are told apart.
 
-/// A key's hash in the table: 32 bits keep the table small; keys that
-/// share one are told apart by their text. Eight bytes a step (keys are
-/// short, and a build hashes millions), each step a bijection of the
-/// running value; the top half of a last multiplication, which every
-/// byte reaches.
+use super::checksum;
+
+/// A key's hash in the table: the top half of the file's [`checksum`] of
+/// it. 32 bits keep the table small; keys that share one are told apart
+/// by their text.
 pub(super) fn hash(key: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = (key.len() as u64).wrapping_mul(K);
-    for chunk in key.chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        h = (h.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    (h ^ (h >> 29)).wrapping_mul(K) >> 32
+    checksum(key) >> 32
 }
 
 /// The bytes of a table of `keys` (distinct, in ascending order of

@@ -36,6 +36,15 @@ fn batch_run(cwd: &Path, dir: &str) {
     run(cwd, &args, 0);
 }
 
+/// The same calls made live against `chat_base` into `cwd/live`: its
+/// table.
+fn live_run(cwd: &Path, chat_base: &str) -> String {
+    let mut live = vec!["run", "--provider", "openai", "--base-url", chat_base];
+    live.extend(["--no-cache", "--out", "live"]);
+    live.extend(COMMON);
+    run(cwd, &live, 0).0
+}
+
 /// What glossa sent and the mock answered, checked against openai.types.
 fn check_against_the_sdk(service: &BatchService, scratch: &Path) {
     let exchange = service.with(|s| {
@@ -77,18 +86,7 @@ async fn submit_status_fetch_give_the_run_a_live_run_gives() {
     let (base, chat_base) = (service.base(), chat.url("/v1"));
     let (live_table, submitted, status, batch_table, again) =
         tokio::task::spawn_blocking(move || {
-            let mut live = vec![
-                "run",
-                "--provider",
-                "openai",
-                "--base-url",
-                &chat_base,
-                "--no-cache",
-                "--out",
-                "live",
-            ];
-            live.extend(COMMON);
-            let (live_table, _) = run(&cwd, &live, 0);
+            let live_table = live_run(&cwd, &chat_base);
             batch_run(&cwd, "b");
             let (submitted, err) = run(
                 &cwd,
@@ -499,18 +497,7 @@ async fn submit_status_fetch_through_a_litellm_proxy_give_a_live_runs_summary() 
         tokio::task::spawn_blocking(move || {
             let proxy = Litellm::start(&exe, &upstream, &cwd);
             let base = proxy.base();
-            let mut live = vec![
-                "run",
-                "--provider",
-                "openai",
-                "--base-url",
-                &chat_base,
-                "--no-cache",
-                "--out",
-                "live",
-            ];
-            live.extend(COMMON);
-            let (live_table, _) = run(&cwd, &live, 0);
+            let live_table = live_run(&cwd, &chat_base);
             batch_run(&cwd, "b");
             let (submitted, _) = run_keyed(&cwd, &["batch", "submit", "b", "--base-url", &base], 0);
             let (status, _) = run_keyed(&cwd, &["batch", "status", "b", "--format", "json"], 0);

@@ -5,7 +5,7 @@
 //! anything the server sends back.
 
 use crate::fsutil::{AtomicFile, WriteError};
-use crate::generate::provider::{display_url, error_chain, parse_retry_after};
+use crate::generate::provider::{client_builder, display_url, error_chain, parse_retry_after};
 use crate::generate::secrets::{scrub, Secret};
 use serde_json::Value;
 use std::io::Write;
@@ -89,11 +89,8 @@ impl ServiceHttp {
         var: &str,
         key: Option<String>,
     ) -> Result<ServiceHttp, RemoteError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("glossa/", env!("CARGO_PKG_VERSION")))
-            // As for model calls: the key never follows a redirect.
-            .redirect(reqwest::redirect::Policy::none())
+        // As for model calls: the key never follows a redirect.
+        let client = client_builder()
             .connect_timeout(Duration::from_secs(30))
             .read_timeout(Duration::from_secs(300))
             .build()

@@ -568,24 +568,11 @@ impl Http {
         key_var: String,
         timeout: Option<Duration>,
     ) -> Result<Http, ProviderError> {
-        // reqwest is built without a default TLS backend (fast to compile);
-        // install ring once per process. An error only means it is already
-        // installed.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("glossa/", env!("CARGO_PKG_VERSION")))
-            // No redirect is followed, not even to the same origin: reqwest
-            // strips only Authorization and cookies on a cross-origin hop,
-            // so Gemini's `x-goog-api-key` and every prompt would follow a
-            // 307 anywhere; and a model API never redirects a POST (301/302
-            // would turn it into a GET without a body). A 3xx comes back
-            // as a reply and becomes `ProviderError::Redirected`.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| ProviderError::Setup {
-                provider: provider.to_string(),
-                detail: error_chain(&e),
-            })?;
+        // A 3xx comes back as a reply and becomes `ProviderError::Redirected`.
+        let client = client_builder().build().map_err(|e| ProviderError::Setup {
+            provider: provider.to_string(),
+            detail: error_chain(&e),
+        })?;
         Ok(Http {
             client,
             provider,
@@ -844,6 +831,22 @@ fn retry_delay(json: &Value) -> Option<Duration> {
         .iter()
         .filter_map(|d| d.get("retryDelay")?.as_str())
         .find_map(|d| parse_seconds(d.strip_suffix('s')?))
+}
+
+/// The HTTP client every API call of glossa starts from (model calls and
+/// the batch services): its user agent, and no redirect followed, not even
+/// to the same origin: reqwest strips only Authorization and cookies on a
+/// cross-origin hop, so Gemini's `x-goog-api-key` and every prompt would
+/// follow a 307 anywhere; and an API never redirects a POST (301/302 would
+/// turn it into a GET without a body).
+pub(crate) fn client_builder() -> reqwest::ClientBuilder {
+    // reqwest is built without a default TLS backend (fast to compile);
+    // install ring once per process. An error only means it is already
+    // installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("glossa/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
 }
 
 /// An error and its causes on one line: reqwest's own message is terse
